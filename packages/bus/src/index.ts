@@ -1,0 +1,4 @@
+export * from './port';
+export * from './migrations';
+export * from './embedded';
+export * from './factory';

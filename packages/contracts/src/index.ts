@@ -1,0 +1,4 @@
+export * from './topics';
+export * from './records';
+export * from './events';
+export * from './vocabulary';

@@ -1,0 +1,48 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+
+const COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'SELECT']);
+
+/**
+ * PGlite is one connection. Kysely asks a pool for a client per query or transaction, so this pool hands out that
+ * one connection to one borrower at a time: a transaction keeps it until it commits, and nothing interleaves.
+ */
+export class PGlitePool implements PostgresPool {
+  private queue: Array<() => void> = [];
+  private busy = false;
+
+  constructor(private readonly pg: PGlite) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    if (this.busy) await new Promise<void>((resolve) => this.queue.push(resolve));
+    this.busy = true;
+    let released = false;
+    const client = {
+      query: async (sql: string, parameters: ReadonlyArray<unknown>) => {
+        // Parameterless SQL may hold several statements (migrations); only the simple protocol runs those.
+        const result =
+          parameters.length === 0 && /;\s*\S/.test(sql)
+            ? (await this.pg.exec(sql)).at(-1) ?? { rows: [], affectedRows: 0 }
+            : await this.pg.query(sql, parameters as unknown[]);
+        const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT';
+        return {
+          command: (COMMANDS.has(verb) ? verb : 'SELECT') as 'SELECT',
+          rowCount: result.affectedRows ?? result.rows.length,
+          rows: result.rows,
+        };
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        const next = this.queue.shift();
+        if (next) next();
+        else this.busy = false;
+      },
+    };
+    return client as unknown as PostgresPoolClient;
+  }
+
+  async end(): Promise<void> {
+    // The PGlite instance is closed by its owner.
+  }
+}

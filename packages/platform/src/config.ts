@@ -1,0 +1,127 @@
+import { z } from 'zod';
+
+/** Raised when the environment does not describe a runnable configuration; the message names each bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.string().url().optional())
+  .optional();
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const SERVICE_NAMES = ['gateway', 'auth', 'records', 'ingestion', 'search', 'open', 'billing', 'connector', 'mcp'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Default port of each service; the gateway listens on PORT. */
+export const DEFAULT_PORTS: Record<ServiceName, number> = {
+  gateway: 8080,
+  auth: 8081,
+  records: 8082,
+  ingestion: 8083,
+  search: 8084,
+  open: 8085,
+  billing: 8086,
+  connector: 8087,
+  mcp: 8088,
+};
+
+const DEV_INTERNAL_SECRET = 'trove-development-internal-token-secret-not-for-production';
+const DEV_API_KEY_SALT = 'trove-development-api-key-salt-not-for-production';
+
+export const configSchema = z
+  .object({
+    ENV: z.enum(['development', 'production', 'test']).default('production'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    HOST: z.string().default('0.0.0.0'),
+    PORT: port(DEFAULT_PORTS.gateway),
+    AUTH_PORT: port(DEFAULT_PORTS.auth),
+    RECORDS_PORT: port(DEFAULT_PORTS.records),
+    AUTH_URL: optionalUrl,
+    RECORDS_URL: optionalUrl,
+    INGESTION_URL: optionalUrl,
+    SEARCH_URL: optionalUrl,
+    OPEN_URL: optionalUrl,
+    BILLING_URL: optionalUrl,
+    CONNECTOR_URL: optionalUrl,
+    MCP_URL: optionalUrl,
+    DATABASE_URL: optionalUrl,
+    AUTH_DATABASE_URL: optionalUrl,
+    RECORDS_DATABASE_URL: optionalUrl,
+    GATEWAY_DATABASE_URL: optionalUrl,
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    KAFKA_BROKERS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v.split(',').map((b) => b.trim()).filter(Boolean) : undefined)),
+    KAFKA_CLIENT_ID: z.string().default('trove'),
+    INTERNAL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    INTERNAL_TOKEN_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+    API_KEY_SALT: z.string().min(16, 'must be at least 16 characters').optional(),
+    KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+    JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('2mb'),
+    UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    METRICS_ENABLED: bool(true),
+  })
+  .superRefine((c, ctx) => {
+    if (c.ENV === 'production') {
+      if (!c.INTERNAL_TOKEN_SECRET)
+        ctx.addIssue({ code: 'custom', path: ['INTERNAL_TOKEN_SECRET'], message: 'is required when ENV=production' });
+      if (!c.API_KEY_SALT) ctx.addIssue({ code: 'custom', path: ['API_KEY_SALT'], message: 'is required when ENV=production' });
+    }
+  })
+  .transform((c) => ({
+    ...c,
+    INTERNAL_TOKEN_SECRET: c.INTERNAL_TOKEN_SECRET ?? DEV_INTERNAL_SECRET,
+    API_KEY_SALT: c.API_KEY_SALT ?? DEV_API_KEY_SALT,
+    usingDevelopmentSecrets: !c.INTERNAL_TOKEN_SECRET || !c.API_KEY_SALT,
+  }));
+
+export type Config = z.output<typeof configSchema>;
+
+/** Reads and validates the environment once; a bad value stops start-up with a message naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(environment)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+/** Port a service listens on: the gateway uses PORT, the others <NAME>_PORT or their default. */
+export function servicePort(config: Config, name: ServiceName, env: Record<string, string | undefined> = process.env): number {
+  if (name === 'gateway') return config.PORT;
+  const explicit = (config as Record<string, unknown>)[`${name.toUpperCase()}_PORT`];
+  if (typeof explicit === 'number') return explicit;
+  const raw = env[`${name.toUpperCase()}_PORT`];
+  const n = raw === undefined ? NaN : Number(raw);
+  if (raw !== undefined && (!Number.isInteger(n) || n < 0 || n > 65535)) {
+    throw new ConfigError(`Invalid configuration:\n  ${name.toUpperCase()}_PORT: must be an integer port`);
+  }
+  return raw === undefined ? DEFAULT_PORTS[name] : n;
+}
+
+/** Base URL of a service: <NAME>_URL, or the local port it listens on by default. */
+export function serviceUrl(config: Config, name: ServiceName): string {
+  const explicit = (config as Record<string, unknown>)[`${name.toUpperCase()}_URL`];
+  if (typeof explicit === 'string') return explicit.replace(/\/$/, '');
+  return `http://127.0.0.1:${servicePort(config, name)}`;
+}
+
+/** Database URL of a service: <NAME>_DATABASE_URL, else DATABASE_URL, else undefined (embedded PGlite). */
+export function databaseUrl(config: Config, name: ServiceName): string | undefined {
+  const explicit = (config as Record<string, unknown>)[`${name.toUpperCase()}_DATABASE_URL`];
+  return typeof explicit === 'string' ? explicit : config.DATABASE_URL;
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
+import { ERRORS, HttpError } from './errors';
+import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
+import type { Logger } from './logger';
+import { createMetrics, type HttpMetrics } from './metrics';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id: string;
+    log: Logger;
+    identity?: Identity;
+  }
+}
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** A dependency the service needs to be ready; throws (or rejects) when it is down. */
+export type ReadinessCheck = () => Promise<void>;
+
+export interface ServiceAppOptions {
+  name: string;
+  logger: Logger;
+  /** Secret that verifies the gateway's internal identity token; omit only on the gateway itself. */
+  internalTokenSecret?: string;
+  jsonLimit?: string;
+  readiness?: Record<string, ReadinessCheck>;
+  /** Adds the service's own routes; they are mounted after the platform middleware. */
+  routes: (router: Router) => void;
+  metrics?: HttpMetrics;
+  /** Paths that skip JSON parsing (streaming uploads). */
+  rawBodyPaths?: RegExp[];
+}
+
+function routeLabel(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route?.path;
+  if (typeof route === 'string') return `${req.baseUrl}${route}`;
+  return 'unmatched';
+}
+
+/** The identity the gateway established; services mount `requireIdentity` so this never fails in a handler. */
+export function identityOf(req: Request): Identity {
+  if (!req.identity) throw ERRORS.unauthorized('Missing internal identity');
+  return req.identity;
+}
+
+export function requireScope(scope: Scope): RequestHandler {
+  return (req, _res, next) => {
+    const identity = identityOf(req);
+    if (!hasScope(identity, scope)) return next(ERRORS.forbidden(`This key lacks the '${scope}' scope`));
+    next();
+  };
+}
+
+function jsonErrorHandler(): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    const e = err as { type?: string; status?: number; limit?: number; message?: string; body?: string };
+    if (e?.type === 'entity.parse.failed') {
+      return next(
+        ERRORS.validation([
+          { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: e.message ?? 'invalid JSON' } },
+        ]),
+      );
+    }
+    if (e?.type === 'entity.too.large') {
+      return next(ERRORS.payloadTooLarge(`Request body exceeds the limit of ${e.limit} bytes`));
+    }
+    if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+      return next(ERRORS.unsupportedMediaType(e.message ?? 'Unsupported encoding'));
+    }
+    next(err);
+  };
+}
+
+/** Renders any error as `{detail}`; unexpected ones are logged with the request id and answer 500 without internals. */
+export function errorHandler(): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      req.log?.error({ err }, 'error after response started');
+      res.destroy();
+      return;
+    }
+    const httpError = err instanceof HttpError ? err : undefined;
+    if (!httpError) {
+      (req.log ?? console).error({ err, requestId: req.id }, 'unhandled error');
+    }
+    const e = httpError ?? ERRORS.internal();
+    for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+    res.status(e.status).json(e.body());
+  };
+}
+
+/**
+ * Builds a service's express app: request ids, metrics, health, the internal identity check, JSON body limits,
+ * the service's routes and one error handler. It never listens; the launcher does.
+ */
+export function createServiceApp(opts: ServiceAppOptions): express.Express {
+  const app = express();
+  const metrics = opts.metrics ?? createMetrics(opts.name);
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.locals.metrics = metrics;
+
+  app.use((req, res, next) => {
+    const incoming = req.get(REQUEST_ID_HEADER);
+    req.id = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    req.log = opts.logger.child({ requestId: req.id });
+    res.setHeader('X-Request-Id', req.id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
+      metrics.requests.inc(labels);
+      metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  });
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok', service: opts.name });
+  });
+  app.get('/health/ready', async (_req, res) => {
+    const dependencies: Record<string, 'up' | 'down'> = {};
+    const down: string[] = [];
+    await Promise.all(
+      Object.entries(opts.readiness ?? {}).map(async ([name, check]) => {
+        try {
+          await check();
+          dependencies[name] = 'up';
+        } catch {
+          dependencies[name] = 'down';
+          down.push(name);
+        }
+      }),
+    );
+    if (down.length > 0) {
+      res.status(503).json({ detail: `${down.sort().join(', ')} ${down.length === 1 ? 'is' : 'are'} down`, status: 'unavailable', dependencies });
+      return;
+    }
+    res.json({ status: 'ready', service: opts.name, dependencies });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+
+  if (opts.internalTokenSecret) {
+    const secret = opts.internalTokenSecret;
+    app.use((req, _res, next) => {
+      const identity = verifyIdentity(req.get(IDENTITY_HEADER), secret);
+      if (!identity) return next(ERRORS.unauthorized('Missing or invalid internal identity token'));
+      req.identity = identity;
+      req.log = req.log.child({ tenantId: identity.tenantId, principal: identity.principal });
+      next();
+    });
+  }
+
+  const json = express.json({ limit: opts.jsonLimit ?? '2mb', type: ['application/json', 'application/*+json'] });
+  app.use((req, res, next) => {
+    if (opts.rawBodyPaths?.some((p) => p.test(req.path))) return next();
+    json(req, res, next);
+  });
+  app.use(jsonErrorHandler());
+
+  const router = express.Router();
+  opts.routes(router);
+  app.use(router);
+
+  app.use((req, _res, next) => next(ERRORS.notFound(`No route for ${req.method} ${req.path}`)));
+  app.use(errorHandler());
+  return app;
+}

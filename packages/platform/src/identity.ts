@@ -1,0 +1,52 @@
+import jwt from 'jsonwebtoken';
+import { z } from 'zod';
+
+export const SCOPES = ['search', 'upload', 'records', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who a request acts for, as the gateway established it. */
+export interface Identity {
+  tenantId: string;
+  /** `key:<id>`, `dev:<tenant>`, `user:<id>` or `service:<name>`. */
+  principal: string;
+  scopes: Scope[];
+  plan?: string;
+}
+
+export const IDENTITY_HEADER = 'x-trove-identity';
+const ISSUER = 'trove-gateway';
+const AUDIENCE = 'trove-services';
+
+const claimsSchema = z.object({
+  tid: z.string(),
+  sub: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  plan: z.string().optional(),
+});
+
+/** Signs the short-lived internal token the gateway forwards to services. */
+export function signIdentity(identity: Identity, secret: string, ttlSeconds = 60): string {
+  return jwt.sign(
+    { tid: identity.tenantId, scopes: identity.scopes, ...(identity.plan ? { plan: identity.plan } : {}) },
+    secret,
+    { algorithm: 'HS256', expiresIn: ttlSeconds, issuer: ISSUER, audience: AUDIENCE, subject: identity.principal },
+  );
+}
+
+/** Verifies an internal token; returns undefined for a missing, forged or expired one. */
+export function verifyIdentity(token: string | undefined, secret: string): Identity | undefined {
+  if (!token) return undefined;
+  try {
+    const decoded = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
+    const claims = claimsSchema.safeParse(decoded);
+    if (!claims.success) return undefined;
+    return { tenantId: claims.data.tid, principal: claims.data.sub, scopes: claims.data.scopes, plan: claims.data.plan };
+  } catch {
+    return undefined;
+  }
+}
+
+/** admin implies every other scope. */
+export function hasScope(identity: Pick<Identity, 'scopes'>, required: Scope): boolean {
+  return identity.scopes.includes('admin') || identity.scopes.includes(required);
+}

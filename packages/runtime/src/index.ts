@@ -1,0 +1,3 @@
+export * from './module';
+export * from './system';
+export * from './testing';

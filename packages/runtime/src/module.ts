@@ -1,0 +1,52 @@
+import type { Express } from 'express';
+import type { EventBus } from '@trove/bus';
+import type { Database } from '@trove/db';
+import type { Config, Logger, ServiceName } from '@trove/platform';
+
+/** What the composition root hands every service: validated configuration and the ports it chose. */
+export interface ServiceContext {
+  config: Config;
+  logger: Logger;
+  /** The service's database; its tables live in the service's own schema. */
+  database: Database;
+  bus: EventBus;
+}
+
+/** A service once initialised: its HTTP app, and the background work that starts after it listens. */
+export interface ServiceInstance {
+  app: Express;
+  /** Starts consumers and timers; called after the HTTP server listens. */
+  start?(): Promise<void>;
+  /** Stops consumers and timers; called after the HTTP server has drained. */
+  stop?(): Promise<void>;
+}
+
+/**
+ * A service as a module (Grafana Loki's targets): a name, the modules it needs started first, and an init that
+ * migrates its schema and composes its app. `--target=all` is only the module set holding every service.
+ */
+export interface ServiceModule {
+  name: ServiceName;
+  dependsOn: ServiceName[];
+  init(ctx: ServiceContext): Promise<ServiceInstance>;
+}
+
+/** Orders modules so that each comes after its dependencies; throws on a cycle or a missing dependency. */
+export function orderModules(modules: ServiceModule[]): ServiceModule[] {
+  const byName = new Map(modules.map((m) => [m.name, m]));
+  const ordered: ServiceModule[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (m: ServiceModule, path: string[]) => {
+    if (state.get(m.name) === 'done') return;
+    if (state.get(m.name) === 'visiting') throw new Error(`Module dependency cycle: ${[...path, m.name].join(' -> ')}`);
+    state.set(m.name, 'visiting');
+    for (const dep of m.dependsOn) {
+      const d = byName.get(dep);
+      if (d) visit(d, [...path, m.name]);
+    }
+    state.set(m.name, 'done');
+    ordered.push(m);
+  };
+  for (const m of modules) visit(m, []);
+  return ordered;
+}

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createEventBus, type EventBus } from '@trove/bus';
+import { openDatabase, type Database } from '@trove/db';
+import { IDENTITY_HEADER, createLogger, loadConfig, signIdentity, type Config, type Identity, type Scope } from '@trove/platform';
+import type { ServiceContext, ServiceInstance, ServiceModule } from './module';
+
+/** The PostgreSQL server tests run against; CI starts it if it is down. */
+export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  url: string;
+  database: Database;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database on the test server, for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `trove_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_SERVER_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(TEST_SERVER_URL);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), poolSize: 5 });
+  return {
+    url: url.toString(),
+    database,
+    async drop() {
+      await database.close();
+      const c = new pg.Client({ connectionString: TEST_SERVER_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...overrides });
+}
+
+export interface TestService {
+  instance: ServiceInstance;
+  ctx: ServiceContext;
+  database: Database;
+  bus: EventBus;
+  /** Headers carrying a valid internal identity, as the gateway would send. */
+  as(tenantId: string, scopes?: Scope[], principal?: string): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Initialises one service module against a database (a fresh PostgreSQL database unless one is given), with the
+ * real event bus, and starts its background work. Tests talk to `instance.app` through supertest.
+ */
+export async function startTestService(
+  module: ServiceModule,
+  opts: { database?: Database; config?: Record<string, string>; start?: boolean } = {},
+): Promise<TestService> {
+  const owned = opts.database ? undefined : await createTestDatabase();
+  const database = opts.database ?? owned!.database;
+  const config = testConfig(opts.config);
+  const logger = createLogger({ level: config.LOG_LEVEL, name: module.name });
+  const bus = await createEventBus({ database, logger, kafkaBrokers: config.KAFKA_BROKERS });
+  const ctx: ServiceContext = { config, logger, database, bus };
+  const instance = await module.init(ctx);
+  if (opts.start !== false) await instance.start?.();
+  return {
+    instance,
+    ctx,
+    database,
+    bus,
+    as(tenantId, scopes = ['admin'], principal = `test:${tenantId}`) {
+      const identity: Identity = { tenantId, principal, scopes };
+      return { [IDENTITY_HEADER]: signIdentity(identity, config.INTERNAL_TOKEN_SECRET) };
+    },
+    async stop() {
+      await instance.stop?.();
+      await bus.close();
+      if (owned) await owned.drop();
+    },
+  };
+}
