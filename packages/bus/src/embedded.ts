@@ -48,11 +48,21 @@ export class EmbeddedEventBus implements EventBus {
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    await this.database.db
-      .insertInto('bus.consumer_offsets')
-      .values({ grp: opts.group })
-      .onConflict((oc) => oc.column('grp').doNothing())
-      .execute();
+    if (opts.ephemeral) {
+      // Start at the current end of the log: everything already committed, nothing still in flight.
+      await sql`
+        insert into bus.consumer_offsets (grp, txid, position)
+        select ${opts.group}, coalesce(max(txid), '0'::xid8), coalesce(max(position), 0)
+        from bus.events where txid < pg_snapshot_xmin(pg_current_snapshot())
+        on conflict (grp) do nothing
+      `.execute(this.database.db);
+    } else {
+      await this.database.db
+        .insertInto('bus.consumer_offsets')
+        .values({ grp: opts.group })
+        .onConflict((oc) => oc.column('grp').doNothing())
+        .execute();
+    }
     const sub = new EmbeddedSubscription(this.database, this.logger.child({ consumerGroup: opts.group }), opts, () =>
       this.subscriptions.delete(sub),
     );
@@ -181,13 +191,14 @@ class EmbeddedSubscription implements Subscription {
     this.wake?.();
     await this.loop;
     await this.unlisten?.();
-    await this.database.db
-      .updateTable('bus.consumer_offsets')
-      .set({ lease_owner: null, lease_until: null })
-      .where('grp', '=', this.opts.group)
-      .where('lease_owner', '=', this.owner)
-      .execute()
-      .catch(() => undefined);
+    const release = this.opts.ephemeral
+      ? this.database.db.deleteFrom('bus.consumer_offsets').where('grp', '=', this.opts.group)
+      : this.database.db
+          .updateTable('bus.consumer_offsets')
+          .set({ lease_owner: null, lease_until: null })
+          .where('grp', '=', this.opts.group)
+          .where('lease_owner', '=', this.owner);
+    await release.execute().catch(() => undefined);
     this.onStopped();
   }
 }

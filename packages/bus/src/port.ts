@@ -29,6 +29,11 @@ export interface SubscribeOptions {
   topics: string[];
   handler: BatchHandler;
   maxBatchSize?: number;
+  /**
+   * A group of one member that sees only events published after it subscribed, and whose position is forgotten
+   * when it stops: for per-instance state such as a gateway's key cache, where every replica needs every event.
+   */
+  ephemeral?: boolean;
 }
 
 export interface Subscription {
