@@ -1,0 +1,34 @@
+export interface ParsedArgs {
+  command: 'start' | 'create-tenant' | 'help';
+  options: Record<string, string>;
+}
+
+/** `[command] [--key=value | --key value | --flag]...`; the default command is start. */
+export function parseArgs(argv: string[]): ParsedArgs {
+  const options: Record<string, string> = {};
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h' || arg === '--help') return { command: 'help', options };
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      if (eq > 0) options[arg.slice(2, eq)] = arg.slice(eq + 1);
+      else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) options[arg.slice(2)] = argv[++i]!;
+      else options[arg.slice(2)] = 'true';
+    } else positional.push(arg);
+  }
+  const command = positional[0] ?? 'start';
+  if (command !== 'start' && command !== 'create-tenant' && command !== 'help') {
+    throw new Error(`Unknown command ${command}; commands: start, create-tenant, help`);
+  }
+  return { command, options };
+}
+
+export const USAGE = `Usage: trove [start] [--target=all|<service>[,<service>...]]
+       trove create-tenant --name <name> [--tenant-id <uuid>]
+
+  start          Start services (default). --target=all runs every service in one process,
+                 each on its own port behind the gateway (PORT, default 8080).
+  create-tenant  Create a tenant and print its first admin API key (production bootstrap).
+
+Configuration comes from the environment; see README.md.`;
