@@ -1,0 +1,31 @@
+import type { Router } from 'express';
+import { ERRORS, identityOf } from '@trove/platform';
+import type { KeyService } from '../keys';
+
+/** The only principal allowed to exchange a key value for an identity. */
+export const GATEWAY_PRINCIPAL = 'service:gateway';
+
+const REFUSALS = {
+  unknown: 'Invalid API key',
+  // A revoked key reads like an unknown one: the caller learns nothing about keys it does not hold.
+  revoked: 'Invalid API key',
+  expired: 'API key has expired',
+} as const;
+
+/** Key verification for the gateway. The body is read by hand so that a malformed one is never echoed in a 422. */
+export function internalKeyRoutes(router: Router, keys: KeyService): void {
+  router.post('/internal/keys/verify', async (req, res) => {
+    if (identityOf(req).principal !== GATEWAY_PRINCIPAL) throw ERRORS.forbidden('Only the gateway may verify keys');
+    const value: unknown = req.body?.key;
+    if (typeof value !== 'string' || value.length === 0 || value.length > 200) throw ERRORS.unauthorized(REFUSALS.unknown);
+    const result = await keys.verify(value);
+    if (!result.ok) throw ERRORS.unauthorized(REFUSALS[result.reason]);
+    res.json({
+      tenant_id: result.tenantId,
+      key_id: result.keyId,
+      scopes: result.scopes,
+      plan: result.plan,
+      expires_at: result.expiresAt && result.expiresAt.toISOString(),
+    });
+  });
+}
