@@ -1,0 +1,34 @@
+import type { Database } from '@trove/db';
+import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import type { RecordsService } from './records-service';
+import { collectionRoutes } from './routes/collections';
+import { recordBulkRoutes } from './routes/records-bulk';
+import { recordRoutes } from './routes/records';
+import { retryResetRoutes } from './routes/retry-reset';
+import { visibilityRoutes } from './routes/visibility';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  records: RecordsService;
+}
+
+/** Composes the records HTTP app from its dependencies; it never listens. */
+export function buildApp({ config, logger, database, records }: AppDeps): ReturnType<typeof createServiceApp> {
+  return createServiceApp({
+    name: 'records',
+    logger,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    jsonLimit: config.JSON_BODY_LIMIT,
+    readiness: { database: () => database.ping() },
+    routes: (router) => {
+      // Fixed paths first: /records/bulk and friends would otherwise be taken for a record id.
+      recordBulkRoutes(router, records);
+      retryResetRoutes(router, records);
+      visibilityRoutes(router, records);
+      collectionRoutes(router, records);
+      recordRoutes(router, records);
+    },
+  });
+}

@@ -1,0 +1,35 @@
+import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
+import { TOPICS, recordIndexedEvent } from '@trove/contracts';
+import type { Logger } from '@trove/platform';
+import { acknowledgeIndexing } from '../store/records';
+import type { Db } from '../store/schema';
+
+export const INDEXING_STATUS_GROUP = 'records.indexing-status';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Applies search's acknowledgements (records.indexed) to indexing_status. Only an acknowledgement of the record's
+ * current version counts: an older one describes a state the record has left. Applying one neither changes the
+ * version nor announces a change, so acknowledgements never loop back into the pipeline. Redelivery is harmless.
+ */
+export function indexingStatusHandler(db: Db, logger: Logger) {
+  return async (events: DeliveredEvent[]): Promise<void> => {
+    for (const event of events) {
+      const parsed = recordIndexedEvent.safeParse(event.payload);
+      if (!parsed.success || !UUID.test(parsed.data.record_id)) {
+        // A malformed event would fail the same way on every delivery; skipping it keeps the group moving.
+        logger.warn({ offset: event.offset, key: event.key, issues: parsed.error?.issues }, 'skipping malformed records.indexed event');
+        continue;
+      }
+      const ack = parsed.data;
+      const applied = await acknowledgeIndexing(db, { tenantId: ack.tenant_id, recordId: ack.record_id, version: ack.version, status: ack.status });
+      if (!applied) logger.debug({ recordId: ack.record_id, version: ack.version }, 'ignoring acknowledgement of a version that is not current');
+      else if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
+    }
+  };
+}
+
+export function subscribeIndexingStatus(bus: EventBus, db: Db, logger: Logger): Promise<Subscription> {
+  return bus.subscribe({ group: INDEXING_STATUS_GROUP, topics: [TOPICS.recordsIndexed], handler: indexingStatusHandler(db, logger) });
+}

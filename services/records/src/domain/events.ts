@@ -1,0 +1,11 @@
+import { TOPICS, type RecordChangedEvent, type RecordDto } from '@trove/contracts';
+import type { OutgoingEvent } from '@trove/bus';
+
+export type ChangeKind = 'upserted' | 'archived' | 'visibility';
+
+/** The records.changed event announcing one record's new version, keyed by record id so its versions stay ordered. */
+export function recordChanged(kind: ChangeKind, record: RecordDto): OutgoingEvent {
+  const base = { tenant_id: record.tenant_id, record_id: record.id, version: record.version, record };
+  const payload: RecordChangedEvent = kind === 'visibility' ? { kind, ...base, visibility: record.visibility } : { kind, ...base };
+  return { topic: TOPICS.recordsChanged, key: record.id, payload };
+}

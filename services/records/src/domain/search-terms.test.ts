@@ -1,0 +1,23 @@
+import { nameQuery, nameSearchText, searchTerms } from './search-terms';
+
+describe('name search terms', () => {
+  it('splits on anything but letters and digits and lower-cases', () => {
+    expect(searchTerms('M8x20 Hex-Bolt, DIN/933 Müller')).toEqual(['m8x20', 'hex', 'bolt', 'din', '933', 'müller']);
+  });
+
+  it('stores a name as its terms', () => {
+    expect(nameSearchText('Hex-Bolt  M8')).toBe('hex bolt m8');
+  });
+
+  it('requires every term and lets the last one be a prefix', () => {
+    expect(nameQuery('hex bo')).toBe("'hex' & 'bo':*");
+  });
+
+  it('cannot be steered by tsquery operators or quotes', () => {
+    expect(nameQuery("bolt' | !nut & (x")).toBe("'bolt' & 'nut' & 'x':*");
+  });
+
+  it('gives nothing for a query without letters or digits', () => {
+    expect(nameQuery(' !!! ')).toBeUndefined();
+  });
+});

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { recordStatus, visibility } from '@trove/contracts';
+import { parseInput, requireScope, validationError } from '@trove/platform';
+import { decodeCursor, encodeCursor } from '../domain/cursor';
+import { nameQuery } from '../domain/search-terms';
+import { tenantOf, type Router } from '../http';
+import type { RecordsService } from '../records-service';
+import { collection, collectionData, description, idParams, name, recordUpdate, sourceId, sourceName, sourceUrl, text, type } from './schemas';
+
+/** Unknown fields are refused (422 extra_forbidden) so a misspelt field never silently falls back to a default. */
+const createBody = z.strictObject({
+  name,
+  collection,
+  record_type: type,
+  collection_data: collectionData.default({}),
+  visibility: visibility.optional(),
+  description: description.optional(),
+  status: z.enum(['active', 'draft']).default('active'),
+  source_name: sourceName.optional(),
+  source_id: sourceId.optional(),
+  source_url: sourceUrl.optional(),
+});
+
+const limit = z
+  .string()
+  .regex(/^\s*\d{1,9}\s*$/, { error: 'Input should be a valid integer' })
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(100))
+  .default(20);
+
+/** Unknown query parameters are ignored, as caches and proxies add their own. */
+const listQuery = z.object({
+  collection: collection.optional(),
+  record_type: type.optional(),
+  q: text(500).optional(),
+  status: recordStatus.default('active'),
+  limit,
+  cursor: z.string().optional(),
+});
+
+export function recordRoutes(router: Router, records: RecordsService): void {
+  router.post('/records', requireScope('records'), async (req, res) => {
+    const body = parseInput(createBody, req.body, 'body');
+    const record = await records.create(tenantOf(req), body);
+    res.status(201).json({
+      id: record.id,
+      name: record.name,
+      collection: record.collection,
+      record_type: record.record_type,
+      visibility: record.visibility,
+      collection_data: record.collection_data,
+      indexing_status: record.indexing_status,
+      created_at: record.created_at,
+    });
+  });
+
+  router.get('/records', requireScope('records'), async (req, res) => {
+    const query = parseInput(listQuery, req.query, 'query');
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (query.cursor !== undefined && !after) {
+      throw validationError(['query', 'cursor'], 'Input should be a cursor returned by a previous page', 'value_error', query.cursor);
+    }
+    const q = query.q?.trim();
+    const tsquery = q ? nameQuery(q) : undefined;
+    // A query with no letters or digits names nothing, so it matches nothing rather than everything.
+    if (q && !tsquery) {
+      res.json({ items: [], cursor: null, has_more: false });
+      return;
+    }
+    const page = await records.list(tenantOf(req), {
+      status: query.status,
+      collection: query.collection,
+      recordType: query.record_type,
+      nameQuery: tsquery,
+      after,
+      limit: query.limit,
+    });
+    const last = page.items.at(-1);
+    res.json({
+      items: page.items.map((r) => ({
+        id: r.id,
+        name: r.name,
+        collection: r.collection,
+        record_type: r.record_type,
+        indexing_status: r.indexing_status,
+        created_at: r.created_at.toISOString(),
+        updated_at: r.updated_at.toISOString(),
+      })),
+      cursor: page.hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+      has_more: page.hasMore,
+    });
+  });
+
+  router.get('/records/:id', requireScope('records'), async (req, res) => {
+    const { id } = parseInput(idParams, req.params, 'path');
+    res.json(await records.get(tenantOf(req), id));
+  });
+
+  router.patch('/records/:id', requireScope('records'), async (req, res) => {
+    const { id } = parseInput(idParams, req.params, 'path');
+    const update = parseInput(recordUpdate, req.body, 'body');
+    res.json(await records.update(tenantOf(req), id, update));
+  });
+
+  router.delete('/records/:id', requireScope('records'), async (req, res) => {
+    const { id } = parseInput(idParams, req.params, 'path');
+    await records.archive(tenantOf(req), id);
+    res.status(204).end();
+  });
+}

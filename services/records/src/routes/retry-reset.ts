@@ -1,0 +1,9 @@
+import { requireScope } from '@trove/platform';
+import { tenantOf, type Router } from '../http';
+import type { RecordsService } from '../records-service';
+
+export function retryResetRoutes(router: Router, records: RecordsService): void {
+  router.post('/records/retry-reset', requireScope('records'), async (req, res) => {
+    res.json({ reset: await records.retryFailed(tenantOf(req)) });
+  });
+}

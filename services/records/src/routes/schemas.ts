@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { collectionName, recordName, recordType, visibility } from '@trove/contracts';
+import { fields } from '@trove/platform';
+
+/** Ids a bulk call may name at once (the specification's bulk-visibility limit, applied to every bulk call). */
+export const BULK_LIMIT = 1000;
+const COLLECTION_DATA_MAX_DEPTH = 32;
+
+/** PostgreSQL cannot store NUL characters or unpaired surrogates; they are refused as input, never a 500. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function storable(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+const STORABLE = { error: 'String should not contain NUL characters or unpaired surrogates' };
+
+/** A string PostgreSQL can store, of at most `max` characters. */
+export const text = (max: number) => z.string().max(max).refine(storable, STORABLE);
+
+export const name = recordName.refine(storable, STORABLE);
+export const type = recordType.refine(storable, STORABLE);
+export const collection = collectionName;
+export const description = text(50_000);
+export const sourceName = text(200);
+export const sourceId = text(500);
+export const sourceUrl = text(2048);
+
+/** Walks a JSON value and reports the first part PostgreSQL could not store, with its path. */
+function checkJson(value: unknown, path: (string | number)[], depth: number, ctx: z.RefinementCtx): boolean {
+  if (depth > COLLECTION_DATA_MAX_DEPTH) {
+    ctx.addIssue({ code: 'custom', path, input: value, message: `Value should be nested at most ${COLLECTION_DATA_MAX_DEPTH} levels deep` });
+    return false;
+  }
+  if (typeof value === 'string') {
+    if (storable(value)) return true;
+    ctx.addIssue({ code: 'custom', path, input: value, message: STORABLE.error });
+    return false;
+  }
+  if (Array.isArray(value)) return value.every((v, i) => checkJson(v, [...path, i], depth + 1, ctx));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).every(([k, v]) => {
+      if (!storable(k)) {
+        ctx.addIssue({ code: 'custom', path: [...path, k], input: k, message: 'Key should not contain NUL characters or unpaired surrogates' });
+        return false;
+      }
+      return checkJson(v, [...path, k], depth + 1, ctx);
+    });
+  }
+  return true;
+}
+
+/** Free-form structured data: a JSON object. */
+export const collectionData = z.looseObject({}).superRefine((data, ctx) => {
+  checkJson(data, [], 1, ctx);
+});
+
+export const recordId = fields.uuid;
+export const idParams = z.object({ id: recordId });
+
+export const recordIds = z.array(recordId).min(1).max(BULK_LIMIT);
+
+/**
+ * What PATCH /records/{id} and PATCH /records/bulk may change. `collection` and `source_id` identify a record's place
+ * and origin and are not changeable; unknown fields are refused rather than ignored, so a typo never passes silently.
+ */
+export const recordUpdate = z.strictObject({
+  name: name.optional(),
+  description: description.nullable().optional(),
+  record_type: type.optional(),
+  collection_data: collectionData.optional(),
+  visibility: visibility.optional(),
+  status: z.enum(['active', 'draft']).optional(),
+  source_name: sourceName.nullable().optional(),
+  source_url: sourceUrl.nullable().optional(),
+});

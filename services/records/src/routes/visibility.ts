@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { visibility } from '@trove/contracts';
+import { parseInput, requireScope } from '@trove/platform';
+import { tenantOf, type Router } from '../http';
+import type { RecordsService } from '../records-service';
+import { idParams } from './schemas';
+
+const visibilityBody = z.strictObject({ visibility });
+
+export function visibilityRoutes(router: Router, records: RecordsService): void {
+  router.patch('/records/:id/visibility', requireScope('records'), async (req, res) => {
+    const { id } = parseInput(idParams, req.params, 'path');
+    const body = parseInput(visibilityBody, req.body, 'body');
+    await records.setVisibility(tenantOf(req), id, body.visibility);
+    res.json({ id, visibility: body.visibility });
+  });
+}

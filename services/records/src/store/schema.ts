@@ -1,0 +1,46 @@
+import type { ColumnType, Kysely, Transaction } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface RecordsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  description_llm: string;
+  collection: string;
+  record_type: string;
+  collection_data: ColumnType<Record<string, unknown>, string, string>;
+  indexing_status: 'pending' | 'processing' | 'indexed' | 'failed';
+  status: 'active' | 'archived' | 'draft';
+  visibility: 'private' | 'public';
+  generation: number;
+  source_name: string | null;
+  source_id: string | null;
+  source_url: string | null;
+  source_type: 'api' | 'file_upload' | 'webhook' | 'connector';
+  version: number;
+  name_tsv: ColumnType<string, unknown, unknown>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CollectionsTable {
+  tenant_id: string;
+  name: string;
+  default_visibility: 'private' | 'public';
+  active_generation: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The tables of the `records` schema, as kysely sees them. */
+export interface RecordsSchema {
+  'records.records': RecordsTable;
+  'records.collections': CollectionsTable;
+}
+
+export type Db = Kysely<RecordsSchema>;
+export type Trx = Transaction<RecordsSchema>;
+/** A query runs either on its own or inside a caller's transaction. */
+export type Executor = Db | Trx;
