@@ -63,7 +63,6 @@ describe('key creation', () => {
       key: expect.stringMatching(/^sk_live_[0-9a-f]{64}$/),
       scopes: ['search', 'upload'],
       expires_at: null,
-      created_at: expect.any(String),
       message: expect.any(String),
     });
     const verified = await verify(res.body.key);

@@ -15,7 +15,8 @@ export const createKeyBody = z.object({
   expires_at: z.iso.datetime({ offset: true, local: true }).nullable().optional(),
 });
 
-const keyPath = z.object({ key_id: fields.uuid });
+// Lower-cased so that events name a key exactly as the gateway's cache knows it.
+const keyPath = z.object({ key_id: fields.uuid.transform((id) => id.toLowerCase()) });
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -46,7 +47,6 @@ function issued(row: ApiKeyRow, value: string, message: string) {
     key: value,
     scopes: row.scopes,
     expires_at: iso(row.expires_at),
-    created_at: iso(row.created_at),
     message,
   };
 }

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import { ERRORS, SCOPES, ServiceClient, type Identity, type Logger } from '@trove/platform';
+
+/** Who the gateway is when it asks auth to verify a key; auth answers only this principal. */
+export const GATEWAY_IDENTITY: Identity = {
+  tenantId: '00000000-0000-0000-0000-000000000000',
+  principal: 'service:gateway',
+  scopes: [],
+};
+
+const verifiedKey = z.object({
+  tenant_id: z.string(),
+  key_id: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  plan: z.string(),
+  expires_at: z.string().nullable(),
+});
+
+interface CachedKey {
+  keyId: string;
+  identity: Identity;
+  /** Epoch milliseconds, or null for a key that never expires. */
+  expiresAt: number | null;
+}
+
+export interface KeyVerifierOptions {
+  /** Base URL of the auth service, looked up on every call so a changed configuration takes effect. */
+  authUrl: () => string;
+  internalTokenSecret: string;
+  timeoutMs: number;
+  cacheTtlMs: number;
+  logger: Logger;
+  maxCachedKeys?: number;
+}
+
+/**
+ * Turns an API key into an identity through auth's /internal/keys/verify, and caches the answer for a short while.
+ *
+ * The cache is keyed by a SHA-256 of the key so it never holds a key value, keeps no entry past the key's expiry,
+ * and drops a key the moment it is revoked or rotated (see `drop`). It stays off until `enableCache`, which is
+ * called once the auth.events subscription runs: before that, a revocation could not reach it.
+ */
+export class KeyVerifier {
+  private readonly cache: LRUCache<string, CachedKey>;
+  private caching = false;
+  /** Bumped by every drop; a verification that started before a drop must not cache its (maybe stale) answer. */
+  private generation = 0;
+  private client?: { url: string; client: ServiceClient };
+
+  constructor(private readonly opts: KeyVerifierOptions) {
+    this.cache = new LRUCache({ max: opts.maxCachedKeys ?? 10_000, ...(opts.cacheTtlMs > 0 ? { ttl: opts.cacheTtlMs } : {}) });
+  }
+
+  enableCache(): void {
+    this.caching = this.opts.cacheTtlMs > 0;
+  }
+
+  disableCache(): void {
+    this.caching = false;
+    this.cache.clear();
+  }
+
+  async verify(value: string, requestId: string): Promise<Identity> {
+    const cacheKey = createHash('sha256').update(value).digest('hex');
+    const cached = this.cache.get(cacheKey);
+    if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached.identity;
+
+    const generation = this.generation;
+    const res = await this.auth().request<unknown>({
+      method: 'POST',
+      path: '/internal/keys/verify',
+      identity: GATEWAY_IDENTITY,
+      body: { key: value },
+      requestId,
+    });
+    if (res.status === 401) throw ERRORS.unauthorized(detailOf(res.body) ?? 'Invalid API key');
+    const parsed = res.status === 200 ? verifiedKey.safeParse(res.body) : undefined;
+    if (!parsed?.success) {
+      this.opts.logger.error({ status: res.status, requestId }, 'auth answered key verification unexpectedly');
+      throw ERRORS.unavailable('The auth service is unavailable; try again shortly');
+    }
+
+    const key = parsed.data;
+    const identity: Identity = { tenantId: key.tenant_id, principal: `key:${key.key_id}`, scopes: key.scopes, plan: key.plan };
+    const expiresAt = key.expires_at === null ? null : Date.parse(key.expires_at);
+    if (this.caching && generation === this.generation) {
+      const ttl = Math.min(this.opts.cacheTtlMs, expiresAt === null ? Infinity : expiresAt - Date.now());
+      if (ttl >= 1) this.cache.set(cacheKey, { keyId: key.key_id.toLowerCase(), identity, expiresAt }, { ttl: Math.floor(ttl) });
+    }
+    return identity;
+  }
+
+  /** Forgets every cached value of a key at once (its old value after a rotation, or any value after revocation). */
+  drop(keyId: string): void {
+    this.generation++;
+    const id = keyId.toLowerCase();
+    const stale: string[] = [];
+    for (const [k, v] of this.cache.entries()) if (v.keyId === id) stale.push(k);
+    for (const k of stale) this.cache.delete(k);
+  }
+
+  shutdown(): void {
+    this.disableCache();
+    this.client?.client.shutdown();
+  }
+
+  private auth(): ServiceClient {
+    const url = this.opts.authUrl();
+    if (this.client?.url !== url) {
+      this.client?.client.shutdown();
+      this.client = {
+        url,
+        client: new ServiceClient({
+          service: 'auth',
+          baseUrl: url,
+          internalTokenSecret: this.opts.internalTokenSecret,
+          timeoutMs: this.opts.timeoutMs,
+        }),
+      };
+    }
+    return this.client.client;
+  }
+}
+
+function detailOf(body: unknown): string | undefined {
+  const detail = (body as { detail?: unknown } | undefined)?.detail;
+  return typeof detail === 'string' ? detail : undefined;
+}

@@ -1,0 +1,53 @@
+import type { Subscription } from '@trove/bus';
+import { serviceUrl } from '@trove/platform';
+import type { ServiceModule } from '@trove/runtime';
+import { createGatewayApp } from './app';
+import { Authenticator } from './authenticate';
+import { subscribeToKeyChanges } from './consumers/auth-events';
+import { keyChangedBy } from './domain/credentials';
+import { UPSTREAM_SERVICES } from './domain/route-table';
+import { KeyVerifier } from './key-verifier';
+import { Upstreams } from './upstreams';
+
+/** The only public entry. It depends on every other service so that it starts last and stops first. */
+export const gatewayModule: ServiceModule = {
+  name: 'gateway',
+  dependsOn: ['auth', 'records'],
+  async init({ config, logger, database, bus }) {
+    const keys = new KeyVerifier({
+      authUrl: () => serviceUrl(config, 'auth'),
+      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      cacheTtlMs: config.KEY_CACHE_TTL_MS,
+      logger,
+    });
+    const upstreams = new Upstreams({
+      config,
+      services: UPSTREAM_SERVICES,
+      // The replica that forwarded a revoke or rotate forgets the key before its client sees the answer;
+      // auth.events tells every other replica.
+      onResponse: (service, req, status) => {
+        if (service !== 'auth' || status < 200 || status >= 300) return;
+        const keyId = keyChangedBy(req.method, req.originalUrl.split('?')[0]!);
+        if (keyId) keys.drop(keyId);
+      },
+    });
+    const authenticator = new Authenticator({ keys, allowDevTenant: config.ENV === 'development' });
+    if (config.ENV === 'development') logger.warn('ENV=development: X-Tenant-Id is accepted in place of an API key');
+
+    let subscription: Subscription | undefined;
+    return {
+      app: createGatewayApp({ config, logger, database, authenticator, upstreams }),
+      async start() {
+        subscription = await subscribeToKeyChanges(bus, keys, logger);
+        keys.enableCache();
+      },
+      async stop() {
+        keys.disableCache();
+        await subscription?.stop();
+        upstreams.shutdown();
+        keys.shutdown();
+      },
+    };
+  },
+};

@@ -1,0 +1,119 @@
+import type { Request, Response } from 'express';
+import CircuitBreaker from 'opossum';
+import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middleware';
+import { ERRORS, IDENTITY_HEADER, REQUEST_ID_HEADER, serviceUrl, signIdentity, type Config, type ServiceName } from '@trove/platform';
+import { ANONYMOUS_IDENTITY } from './authenticate';
+import { upstreamPath } from './domain/route-table';
+
+/** Resolves when the upstream's response headers arrive; rejects when it cannot be reached or fails. */
+interface Pending {
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** The upstream answered 5xx: counts against its breaker, while its response still streams to the client. */
+class UpstreamServerError extends Error {}
+
+export interface UpstreamsOptions {
+  config: Config;
+  services: ServiceName[];
+  /** Called with each upstream response before it is passed on. */
+  onResponse?: (service: ServiceName, req: Request, status: number) => void;
+}
+
+interface Upstream {
+  proxy: RequestHandler<Request, Response>;
+  breaker: CircuitBreaker<[Request, Response], void>;
+}
+
+/**
+ * One streaming proxy per upstream service, each behind its own circuit breaker. Request and response bodies are
+ * piped, never buffered. The forwarded request carries the signed internal identity and the request id, and
+ * neither the caller's Authorization nor its X-Tenant-Id.
+ */
+export class Upstreams {
+  private readonly upstreams = new Map<ServiceName, Upstream>();
+  private readonly pending = new WeakMap<Request, Pending>();
+
+  constructor(private readonly opts: UpstreamsOptions) {
+    for (const service of opts.services) this.upstreams.set(service, this.create(service));
+  }
+
+  /** Forwards the request; a service that is down, or whose breaker is open, gives 503 naming it. */
+  async forward(service: ServiceName, req: Request, res: Response): Promise<void> {
+    const upstream = this.upstreams.get(service);
+    if (!upstream) throw new Error(`No upstream configured for ${service}`);
+    try {
+      await upstream.breaker.fire(req, res);
+    } catch (err) {
+      if (err instanceof UpstreamServerError) return;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      req.log.warn({ service, reason: (err as Error).message }, 'upstream unavailable');
+      throw ERRORS.unavailable(`The ${service} service is unavailable; try again shortly`);
+    }
+  }
+
+  shutdown(): void {
+    for (const u of this.upstreams.values()) u.breaker.shutdown();
+  }
+
+  private settle(req: Request, err?: Error): void {
+    const p = this.pending.get(req);
+    if (!p) return;
+    this.pending.delete(req);
+    if (err) p.reject(err);
+    else p.resolve();
+  }
+
+  private create(service: ServiceName): Upstream {
+    const { config } = this.opts;
+    const proxy = createProxyMiddleware<Request, Response>({
+      // Looked up per request, so a changed <NAME>_URL takes effect without rebuilding the proxy.
+      router: () => serviceUrl(config, service),
+      changeOrigin: true,
+      xfwd: true,
+      // Inactivity on the upstream socket, so a long upload that keeps streaming is not cut off.
+      proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
+      pathRewrite: (path) => upstreamPath(path),
+      on: {
+        proxyReq: (proxyReq, req) => {
+          proxyReq.removeHeader('authorization');
+          proxyReq.removeHeader('x-tenant-id');
+          proxyReq.setHeader(
+            IDENTITY_HEADER,
+            signIdentity(req.identity ?? ANONYMOUS_IDENTITY, config.INTERNAL_TOKEN_SECRET, config.INTERNAL_TOKEN_TTL_SECONDS),
+          );
+          proxyReq.setHeader(REQUEST_ID_HEADER, req.id);
+        },
+        proxyRes: (proxyRes, req) => {
+          const status = proxyRes.statusCode ?? 502;
+          this.opts.onResponse?.(service, req, status);
+          this.settle(req, status >= 500 ? new UpstreamServerError(`${service} answered ${status}`) : undefined);
+        },
+        error: (err, req) => this.settle(req as Request, err),
+      },
+    });
+    const breaker = new CircuitBreaker<[Request, Response], void>(
+      (req, res) =>
+        new Promise<void>((resolve, reject) => {
+          this.pending.set(req, { resolve, reject });
+          // A client that goes away before the upstream answers is not the upstream's failure.
+          res.once('close', () => this.settle(req));
+          void proxy(req, res, (err?: unknown) => this.settle(req, err instanceof Error ? err : new Error('proxy declined the request')));
+        }),
+      {
+        name: service,
+        // http-proxy's proxyTimeout bounds a silent upstream; a whole-request limit would cut off long uploads.
+        timeout: false,
+        errorThresholdPercentage: 50,
+        volumeThreshold: 5,
+        resetTimeout: 5_000,
+      },
+    );
+    return { proxy, breaker };
+  }
+}
+

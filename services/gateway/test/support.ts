@@ -1,0 +1,94 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listen, type RunningServer } from '@trove/platform';
+import { startTestService, type TestService } from '@trove/runtime';
+import { authModule } from '@trove/auth-service';
+import { gatewayModule } from '../src';
+
+/** A port nothing listens on: an upstream that is down. */
+export async function closedPort(): Promise<number> {
+  const server = await listen((_req, res) => res.end(), 0, '127.0.0.1');
+  await server.close();
+  return server.port;
+}
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  bodyBytes: number;
+}
+
+/** A stand-in upstream service that records what reached it; answers 500 on paths ending in /fail. */
+export async function startRecordingUpstream(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let bodyBytes = 0;
+    req.on('data', (chunk: Buffer) => (bodyBytes += chunk.length));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, bodyBytes });
+      const failing = req.url!.split('?')[0]!.endsWith('/fail');
+      res.writeHead(failing ? 500 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(failing ? { detail: 'upstream failed' } : { ok: true, bodyBytes }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface Stack {
+  auth: TestService;
+  authServer: RunningServer;
+  gateway: TestService;
+  /** Another gateway on the same database and bus, with a cache of its own. */
+  startGateway(config?: Record<string, string>): Promise<TestService>;
+  stop(): Promise<void>;
+}
+
+/** The real auth service listening on a free port, and a gateway in front of it sharing its database and event log. */
+export async function startStack(gatewayConfig: Record<string, string> = {}): Promise<Stack> {
+  const auth = await startTestService(authModule);
+  const authServer = await listen(auth.instance.app, 0, '127.0.0.1');
+  const gateways: TestService[] = [];
+  const startGateway = async (config: Record<string, string> = {}) => {
+    const gw = await startTestService(gatewayModule, {
+      database: auth.database,
+      config: {
+        ENV: 'development',
+        AUTH_URL: `http://127.0.0.1:${authServer.port}`,
+        INTERNAL_TOKEN_SECRET: auth.ctx.config.INTERNAL_TOKEN_SECRET,
+        ...gatewayConfig,
+        ...config,
+      },
+    });
+    gateways.push(gw);
+    return gw;
+  };
+  const gateway = await startGateway();
+  return {
+    auth,
+    authServer,
+    gateway,
+    startGateway,
+    async stop() {
+      for (const gw of gateways.reverse()) await gw.stop();
+      await authServer.close(1_000);
+      await auth.stop();
+    },
+  };
+}
+
+export const devTenant = (tenantId: string) => ({ 'X-Tenant-Id': tenantId });
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+export async function eventually(probe: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
