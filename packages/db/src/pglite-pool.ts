@@ -14,8 +14,7 @@ export class PGlitePool implements PostgresPool {
   constructor(private readonly pg: PGlite) {}
 
   async connect(): Promise<PostgresPoolClient> {
-    if (this.busy) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.busy = true;
+    await this.acquire();
     let released = false;
     const client = {
       query: async (sql: string, parameters: ReadonlyArray<unknown>) => {
@@ -34,12 +33,34 @@ export class PGlitePool implements PostgresPool {
       release: () => {
         if (released) return;
         released = true;
-        const next = this.queue.shift();
-        if (next) next();
-        else this.busy = false;
+        this.release();
       },
     };
     return client as unknown as PostgresPoolClient;
+  }
+
+  /**
+   * Runs work that talks to PGlite directly (LISTEN, UNLISTEN) while no borrower holds the connection; otherwise it
+   * would run inside whatever transaction is open, and be undone if that transaction rolls back.
+   */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.busy) await new Promise<void>((resolve) => this.queue.push(resolve));
+    this.busy = true;
+  }
+
+  private release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.busy = false;
   }
 
   async end(): Promise<void> {
