@@ -75,7 +75,7 @@ export class Upstreams {
       router: () => serviceUrl(config, service),
       changeOrigin: true,
       xfwd: true,
-      // Inactivity on the upstream socket, so a long upload that keeps streaming is not cut off.
+      // Inactivity on the upstream socket until it answers, so a long upload that keeps streaming is not cut off.
       proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
       pathRewrite: (path) => upstreamPath(path),
       on: {
@@ -88,12 +88,22 @@ export class Upstreams {
           );
           proxyReq.setHeader(REQUEST_ID_HEADER, req.id);
         },
-        proxyRes: (proxyRes, req) => {
+        proxyRes: (proxyRes, req, res) => {
+          // proxyTimeout bounds the wait for an answer; once it streams (MCP's event streams may idle for long),
+          // the response is the upstream's and the client's business.
+          proxyRes.socket?.setTimeout(0);
+          // An upstream that dies mid-body must not leave the client waiting for the rest.
+          proxyRes.once('close', () => {
+            if (!proxyRes.complete) res.destroy();
+          });
           const status = proxyRes.statusCode ?? 502;
           this.opts.onResponse?.(service, req, status);
           this.settle(req, status >= 500 ? new UpstreamServerError(`${service} answered ${status}`) : undefined);
         },
-        error: (err, req) => this.settle(req as Request, err),
+        error: (err, req, res) => {
+          if (this.pending.has(req as Request)) this.settle(req as Request, err);
+          else res.destroy();
+        },
       },
     });
     const breaker = new CircuitBreaker<[Request, Response], void>(

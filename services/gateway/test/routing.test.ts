@@ -136,6 +136,18 @@ describe('forwarding', () => {
     expect(res.body).toEqual({ detail: 'upstream failed' });
   });
 
+  it('ends the response when the upstream drops the connection half-way', async () => {
+    const outcome = await gateway()
+      .get('/api/v1/uploads/die')
+      .set(devTenant(randomUUID()))
+      .timeout(3_000)
+      .then(
+        () => 'ended',
+        (err: { timeout?: number }) => (err.timeout ? 'still waiting' : 'ended'),
+      );
+    expect(outcome).toBe('ended');
+  });
+
   it('forwards the Open API without a credential, stripping /open/v1', async () => {
     const res = await gateway().get('/open/v1/collections?q=bolt');
     expect(res.status).toBe(200);

@@ -19,7 +19,10 @@ export interface Received {
   bodyBytes: number;
 }
 
-/** A stand-in upstream service that records what reached it; answers 500 on paths ending in /fail. */
+/**
+ * A stand-in upstream service that records what reached it. Paths ending in /fail answer 500; paths ending in
+ * /die start a response and drop the connection half-way.
+ */
 export async function startRecordingUpstream(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
@@ -27,7 +30,14 @@ export async function startRecordingUpstream(): Promise<{ url: string; received:
     req.on('data', (chunk: Buffer) => (bodyBytes += chunk.length));
     req.on('end', () => {
       received.push({ method: req.method!, url: req.url!, headers: req.headers, bodyBytes });
-      const failing = req.url!.split('?')[0]!.endsWith('/fail');
+      const path = req.url!.split('?')[0]!;
+      if (path.endsWith('/die')) {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('partial');
+        setTimeout(() => req.socket.destroy(), 20);
+        return;
+      }
+      const failing = path.endsWith('/fail');
       res.writeHead(failing ? 500 : 200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(failing ? { detail: 'upstream failed' } : { ok: true, bodyBytes }));
     });
