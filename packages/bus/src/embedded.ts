@@ -7,14 +7,24 @@ import type { DeliveredEvent, EventBus, OutgoingEvent, SubscribeOptions, Subscri
 export const NOTIFY_CHANNEL = 'trove_bus';
 const LEASE_SECONDS = 30;
 const IDLE_POLL_MS = 500;
+/**
+ * A notified event can still be unreadable for a moment, while any older transaction (even a lease update elsewhere)
+ * is running; for a short while after a notification, poll again soon instead of waiting a whole idle period.
+ */
+const RECHECK_MS = 25;
+const RECHECK_WINDOW_MS = 1_000;
 const MAX_BACKOFF_MS = 30_000;
+/** Offset rows of ephemeral groups are named with this prefix, so rows left by a crashed process can be found. */
+const EPHEMERAL_PREFIX = 'ephemeral:';
+/** An ephemeral group whose lease ran out this long ago belongs to a process that is gone. */
+const EPHEMERAL_ABANDONED = '1 hour';
 
 interface EventRow {
   position: number;
   txid: string;
   topic: string;
   key: string;
-  payload: unknown;
+  payload: string;
   published_at: Date | string;
 }
 
@@ -48,27 +58,43 @@ export class EmbeddedEventBus implements EventBus {
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    if (opts.ephemeral) {
-      // Start at the current end of the log: everything already committed, nothing still in flight.
-      await sql`
-        insert into bus.consumer_offsets (grp, txid, position)
-        select ${opts.group}, coalesce(max(txid), '0'::xid8), coalesce(max(position), 0)
-        from bus.events where txid < pg_snapshot_xmin(pg_current_snapshot())
-        on conflict (grp) do nothing
-      `.execute(this.database.db);
-    } else {
-      await this.database.db
-        .insertInto('bus.consumer_offsets')
-        .values({ grp: opts.group })
-        .onConflict((oc) => oc.column('grp').doNothing())
-        .execute();
-    }
-    const sub = new EmbeddedSubscription(this.database, this.logger.child({ consumerGroup: opts.group }), opts, () =>
+    const group = opts.ephemeral ? await this.createEphemeralGroup(opts.group) : await this.joinGroup(opts.group);
+    const sub = new EmbeddedSubscription(this.database, this.logger.child({ consumerGroup: group }), { ...opts, group }, () =>
       this.subscriptions.delete(sub),
     );
     this.subscriptions.add(sub);
     await sub.start();
     return sub;
+  }
+
+  private async joinGroup(group: string): Promise<string> {
+    await this.database.db
+      .insertInto('bus.consumer_offsets')
+      .values({ grp: group })
+      .onConflict((oc) => oc.column('grp').doNothing())
+      .execute();
+    return group;
+  }
+
+  /**
+   * Every ephemeral subscription is its own group, so replicas that pass the same group name each see every event.
+   * It starts at the end of what is readable now; an event committed behind a transaction still running may arrive
+   * as well, which is the safe side of at least once.
+   */
+  private async createEphemeralGroup(name: string): Promise<string> {
+    const db = this.database.db;
+    const group = `${EPHEMERAL_PREFIX}${name}:${randomUUID()}`;
+    await sql`
+      delete from bus.consumer_offsets
+      where grp like ${`${EPHEMERAL_PREFIX}%`}
+        and coalesce(lease_until, updated_at) < now() - ${EPHEMERAL_ABANDONED}::interval
+    `.execute(db);
+    await sql`
+      insert into bus.consumer_offsets (grp, txid, position)
+      select ${group}, coalesce(max(txid), '0'::xid8), coalesce(max(position), 0)
+      from bus.events where txid < pg_snapshot_xmin(pg_current_snapshot())
+    `.execute(db);
+    return group;
   }
 
   async start(): Promise<void> {}
@@ -94,7 +120,13 @@ async function appendEvents(trx: Transaction<any>, events: OutgoingEvent[]): Pro
 class EmbeddedSubscription implements Subscription {
   private running = false;
   private loop?: Promise<void>;
+  /** Ends the current sleep; stop() uses it. */
   private wake?: () => void;
+  /** Ends the current idle sleep when an event arrives; unset during a back-off, which events must not cut short. */
+  private wakeOnEvent?: () => void;
+  /** Set by a notification that arrives while a poll runs, so the next idle sleep is skipped rather than missed. */
+  private woken = false;
+  private lastNotifiedAt = 0;
   private unlisten?: () => Promise<void>;
   private readonly owner = randomUUID();
   private readonly topics: Set<string>;
@@ -111,19 +143,25 @@ class EmbeddedSubscription implements Subscription {
   async start(): Promise<void> {
     this.running = true;
     this.unlisten = await this.database.listen(NOTIFY_CHANNEL, (topic) => {
-      if (this.topics.has(topic)) this.wake?.();
+      if (!this.topics.has(topic)) return;
+      this.woken = true;
+      this.lastNotifiedAt = Date.now();
+      this.wakeOnEvent?.();
     });
     this.loop = this.run();
   }
 
-  private sleep(ms: number): Promise<void> {
+  private sleep(ms: number, opts: { untilEvent: boolean }): Promise<void> {
+    if (opts.untilEvent && this.woken) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.wake = this.wakeOnEvent = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
+      this.wakeOnEvent = opts.untilEvent ? done : undefined;
     });
   }
 
@@ -131,32 +169,54 @@ class EmbeddedSubscription implements Subscription {
     let backoff = 100;
     while (this.running) {
       try {
+        this.woken = false;
         const handled = await this.pollOnce();
         backoff = 100;
-        if (!handled) await this.sleep(IDLE_POLL_MS);
+        if (!handled) {
+          const recentlyNotified = Date.now() - this.lastNotifiedAt < RECHECK_WINDOW_MS;
+          await this.sleep(recentlyNotified ? RECHECK_MS : IDLE_POLL_MS, { untilEvent: true });
+        }
       } catch (err) {
         if (!this.running) break;
-        this.logger.error({ err }, 'event handler failed; the batch will be delivered again');
-        await this.sleep(backoff);
+        this.logger.error({ err }, 'event batch failed; it will be delivered again');
+        await this.sleep(backoff, { untilEvent: false });
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
   }
 
-  /** Claims the group's lease, handles one batch, and commits its position. Returns whether it handled anything. */
-  private async pollOnce(): Promise<boolean> {
-    const db = this.database.db;
-    const claimed = await db
+  /** Takes or renews the group's lease; returns the committed position when this member holds it. */
+  private claimLease() {
+    return this.database.db
       .updateTable('bus.consumer_offsets')
       .set({ lease_owner: this.owner, lease_until: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
       .where('grp', '=', this.opts.group)
       .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', this.owner), eb('lease_until', '<', sql<Date>`now()`)]))
       .returning(['txid', 'position'])
       .executeTakeFirst();
+  }
+
+  /** Runs the handler while renewing the lease, so a slow batch is not taken over by another member mid-way. */
+  private async handleHoldingLease(events: DeliveredEvent[]): Promise<void> {
+    const renew = setInterval(() => {
+      this.claimLease().catch((err: unknown) => this.logger.warn({ err }, 'could not renew the consumer lease'));
+    }, (LEASE_SECONDS * 1000) / 3);
+    try {
+      await this.opts.handler(events);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  /** Claims the group's lease, handles one batch, and commits its position. Returns whether it handled anything. */
+  private async pollOnce(): Promise<boolean> {
+    const db = this.database.db;
+    const claimed = await this.claimLease();
     if (!claimed) return false;
 
+    // payload as text: drivers would parse jsonb themselves, and a payload that is a JSON string must not be parsed twice.
     const rows = await sql<EventRow>`
-      select position, txid::text as txid, topic, key, payload, published_at
+      select position, txid::text as txid, topic, key, payload::text as payload, published_at
       from bus.events
       where topic = any(${[...this.topics]}::text[])
         and (txid, position) > (${claimed.txid}::xid8, ${claimed.position}::bigint)
@@ -169,11 +229,11 @@ class EmbeddedSubscription implements Subscription {
     const events: DeliveredEvent[] = rows.rows.map((r) => ({
       topic: r.topic,
       key: r.key,
-      payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+      payload: JSON.parse(r.payload) as unknown,
       offset: `${r.txid}:${r.position}`,
       publishedAt: new Date(r.published_at).toISOString(),
     }));
-    await this.opts.handler(events);
+    await this.handleHoldingLease(events);
     const last = rows.rows[rows.rows.length - 1]!;
     const committed = await db
       .updateTable('bus.consumer_offsets')

@@ -1,4 +1,6 @@
 export * from './port';
 export * from './migrations';
 export * from './embedded';
+export * from './outbox';
+export * from './kafka';
 export * from './factory';

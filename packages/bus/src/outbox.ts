@@ -1,0 +1,149 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '@trove/db';
+import type { Logger } from '@trove/platform';
+import type { OutgoingEvent } from './port';
+
+/** NOTIFY channel that wakes the outbox relay when a transaction wrote outbox rows. */
+export const OUTBOX_CHANNEL = 'trove_bus_outbox';
+/** Only one relay sends at a time, so events of one key reach the broker in the order they were written. */
+const RELAY_LOCK = 'trove.bus.outbox-relay';
+const MAX_BACKOFF_MS = 30_000;
+
+/** An outbox row on its way to the broker; `payload` is the JSON text stored in the row. */
+export interface OutboxMessage {
+  id: number;
+  topic: string;
+  key: string;
+  payload: string;
+  createdAt: Date;
+}
+
+/** Sends messages and resolves only once the broker acknowledged every one of them. */
+export type OutboxSender = (messages: OutboxMessage[]) => Promise<void>;
+
+/** Writes events into bus.outbox inside the caller's transaction; they leave only if it commits. */
+export async function writeOutbox(trx: Transaction<any>, events: OutgoingEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  // Chunked so a 10,000-record write stays within the parameter limit of one statement.
+  for (let i = 0; i < events.length; i += 1000) {
+    const chunk = events.slice(i, i + 1000);
+    await trx
+      .insertInto('bus.outbox')
+      .values(chunk.map((e) => ({ topic: e.topic, key: e.key, payload: JSON.stringify(e.payload) })))
+      .execute();
+  }
+  await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
+}
+
+export interface OutboxRelayOptions {
+  database: Database;
+  logger: Logger;
+  send: OutboxSender;
+  batchSize?: number;
+  /** How often the relay looks for rows when no notification woke it. */
+  pollIntervalMs?: number;
+}
+
+/**
+ * Moves outbox rows to the broker, at least once. Each pass runs in one transaction: it locks a batch of rows in id
+ * order (`for update skip locked`), sends them, deletes them once the broker acknowledged, and commits. A crash or a
+ * failed send rolls the transaction back and the rows are sent again later. Replicas may all run a relay: a
+ * transaction-scoped advisory lock lets one of them send at a time (the others stand by), because two relays
+ * sending neighbouring batches concurrently could reorder events of the same key.
+ */
+export class OutboxRelay {
+  private running = false;
+  private loop?: Promise<void>;
+  /** Ends the current wait; stop() uses it. */
+  private wake?: () => void;
+  /** Ends an idle wait when rows were written; unset during a back-off, which notifications must not cut short. */
+  private wakeOnNotify?: () => void;
+  /** Set by a notification that arrives during a pass, so the next idle wait is skipped rather than missed. */
+  private woken = false;
+  private unlisten?: () => Promise<void>;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    this.batchSize = opts.batchSize ?? 500;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => {
+      this.woken = true;
+      this.wakeOnNotify?.();
+    });
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.unlisten?.();
+  }
+
+  /** Relays one batch; returns how many rows it sent (0 when there was nothing, or another relay holds the lock). */
+  async relayOnce(): Promise<number> {
+    return this.opts.database.db.transaction().execute(async (trx) => {
+      const lock = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext(${RELAY_LOCK})) as locked`.execute(trx);
+      if (!lock.rows[0]?.locked) return 0;
+      const rows = await sql<{ id: number; topic: string; key: string; payload: string; created_at: Date | string }>`
+        select id, topic, key, payload::text as payload, created_at
+        from bus.outbox
+        order by id
+        limit ${this.batchSize}
+        for update skip locked
+      `.execute(trx);
+      if (rows.rows.length === 0) return 0;
+      const messages = rows.rows.map((r) => ({
+        id: Number(r.id),
+        topic: r.topic,
+        key: r.key,
+        payload: r.payload,
+        createdAt: new Date(r.created_at),
+      }));
+      await this.opts.send(messages);
+      await trx
+        .deleteFrom('bus.outbox')
+        .where('id', 'in', messages.map((m) => m.id))
+        .execute();
+      return messages.length;
+    });
+  }
+
+  private async run(): Promise<void> {
+    let backoff = 100;
+    while (this.running) {
+      try {
+        this.woken = false;
+        const sent = await this.relayOnce();
+        backoff = 100;
+        if (sent < this.batchSize) await this.sleep(this.pollIntervalMs, true);
+      } catch (err) {
+        if (!this.running) break;
+        this.opts.logger.error({ err }, 'outbox relay failed; the rows stay in the outbox and are sent again');
+        await this.sleep(backoff, false);
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      }
+    }
+  }
+
+  private sleep(ms: number, untilNotified: boolean): Promise<void> {
+    if (untilNotified && this.woken) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = this.wakeOnNotify = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+      this.wakeOnNotify = untilNotified ? done : undefined;
+    });
+  }
+}
