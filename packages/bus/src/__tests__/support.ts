@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { DeliveredEvent, OutgoingEvent } from '../port';
 
 /** Polls until the check passes; fails with the check's last error (or the description) after the timeout. */
-export async function waitUntil(description: string, check: () => boolean | void, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(
+  description: string,
+  check: () => boolean | void | Promise<boolean | void>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     try {
-      if (check() !== false) return;
+      if ((await check()) !== false) return;
     } catch (err) {
       lastError = err;
     }
