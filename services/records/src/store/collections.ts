@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor, Trx } from './schema';
 
 const TABLE = 'records.collections';
@@ -35,6 +36,6 @@ export async function setDefaultVisibility(db: Executor, tenantId: string, name:
   await db
     .insertInto(TABLE)
     .values({ tenant_id: tenantId, name, default_visibility: visibility })
-    .onConflict((oc) => oc.columns(['tenant_id', 'name']).doUpdateSet({ default_visibility: visibility, updated_at: new Date() }))
+    .onConflict((oc) => oc.columns(['tenant_id', 'name']).doUpdateSet({ default_visibility: visibility, updated_at: sql`now()` }))
     .execute();
 }

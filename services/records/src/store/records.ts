@@ -234,7 +234,8 @@ export async function listRecords(db: Executor, filter: ListFilter): Promise<Lis
   if (filter.nameQuery !== undefined) query = query.where(sql<boolean>`name_tsv @@ to_tsquery('simple', ${filter.nameQuery})`);
   if (filter.after) {
     const { createdAt, id } = filter.after;
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
+    // Passed as text: a Date parameter depends on the driver's serialiser, and the cast states the type either way.
+    query = query.where(sql<boolean>`(created_at, id) < (${createdAt.toISOString()}::timestamptz, ${id}::uuid)`);
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
 }

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { TOPICS, recordChangedEvent, type RecordChangedEvent } from '@trove/contracts';
+import type { Database } from '@trove/db';
+import type { Scope } from '@trove/platform';
+import { startTestService, type TestService } from '@trove/runtime';
+import { recordsModule } from '../src';
+
+export interface Harness {
+  svc: TestService;
+  /** A supertest agent acting for a tenant with the given scopes (records by default). */
+  as(tenantId: string, scopes?: Scope[]): Client;
+  /** Every records.changed event seen since the harness started, parsed with the contract. */
+  changes: RecordChangedEvent[];
+  /** Waits until `predicate` holds for the events seen so far. */
+  waitForChanges(predicate: (events: RecordChangedEvent[]) => boolean, timeoutMs?: number): Promise<RecordChangedEvent[]>;
+  stop(): Promise<void>;
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** Signs a fresh identity for every request, as the gateway does, so long test files never outlive a token. */
+function client(svc: TestService, tenantId: string, scopes: Scope[]) {
+  const app = svc.instance.app;
+  const headers = () => svc.as(tenantId, scopes);
+  return {
+    get: (path: string) => request(app).get(path).set(headers()),
+    post: (path: string, body?: unknown) => {
+      const r = request(app).post(path).set(headers());
+      return body === undefined ? r : r.send(body as object);
+    },
+    patch: (path: string, body?: unknown) => {
+      const r = request(app).patch(path).set(headers());
+      return body === undefined ? r : r.send(body as object);
+    },
+    delete: (path: string) => request(app).delete(path).set(headers()),
+  };
+}
+
+export async function startRecords(opts: { database?: Database } = {}): Promise<Harness> {
+  const svc = await startTestService(recordsModule, opts);
+  const changes: RecordChangedEvent[] = [];
+  const subscription = await svc.bus.subscribe({
+    group: `test.records-changed.${randomUUID()}`,
+    topics: [TOPICS.recordsChanged],
+    handler: async (events) => {
+      for (const e of events) changes.push(recordChangedEvent.parse(e.payload));
+    },
+  });
+  return {
+    svc,
+    changes,
+    as: (tenantId, scopes = ['records']) => client(svc, tenantId, scopes),
+    async waitForChanges(predicate, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(changes)) {
+        if (Date.now() > deadline) throw new Error(`records.changed events did not arrive; saw ${JSON.stringify(changes.map((c) => [c.kind, c.record_id, c.version]))}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return changes;
+    },
+    async stop() {
+      await subscription.stop();
+      await svc.stop();
+    },
+  };
+}
+
+export const newTenant = () => randomUUID();
+
+export function bolt(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'M8 hex bolt',
+    collection: 'fasteners',
+    record_type: 'product',
+    collection_data: { material: 'steel', standard: 'DIN 933', price: 0.12 },
+    ...overrides,
+  };
+}
+
+/** Waits until `check` passes (for effects of consumers, which run asynchronously). */
+export async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
