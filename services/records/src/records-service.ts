@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventBus } from '@trove/bus';
+import type { EventBus, OutgoingEvent } from '@trove/bus';
 import type { RecordDto } from '@trove/contracts';
 import { ERRORS } from '@trove/platform';
 import { describeRecord } from './domain/description';
@@ -58,7 +58,7 @@ export class RecordsService {
 
   private async write<T>(work: (trx: Trx, announce: (kind: ChangeKind, rows: RecordRow[]) => RecordDto[]) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
-      const events: ReturnType<typeof recordChanged>[] = [];
+      const events: OutgoingEvent[] = [];
       const announce = (kind: ChangeKind, rows: RecordRow[]) =>
         rows.map((row) => {
           const dto = toDto(row);

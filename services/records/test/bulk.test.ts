@@ -33,6 +33,15 @@ describe('PATCH /records/bulk', () => {
     }
   });
 
+  it('keeps nested, quoted and non-Latin collection_data exactly', async () => {
+    const data = { dims: { l: 20, tags: ['a', "it's"] }, note: 'say "hi" \\ 🙂', 名前: 'ボルト', empty: {}, zero: 0, no: false };
+    const [id] = await createMany(1, { collection_data: data, description: "O'Brien's" });
+    await api.patch('/records/bulk', { record_ids: [id], update: { name: "Bolt 'quoted'" } });
+    const record = await read(id!);
+    expect(record).toMatchObject({ name: "Bolt 'quoted'", description: "O'Brien's", version: 2 });
+    expect(record.collection_data).toEqual(data);
+  });
+
   it('does not count unknown, archived or repeated ids', async () => {
     const [live, gone] = await createMany(2);
     await api.delete(`/records/${gone}`);
@@ -172,6 +181,10 @@ describe('PATCH /collections/{collection}/default-visibility', () => {
     expect((await api.post('/records', bolt({ collection: 'brand-new' }))).body.visibility).toBe('public');
     await api.patch('/collections/brand-new/default-visibility', { default_visibility: 'private' });
     expect((await api.post('/records', bolt({ collection: 'brand-new' }))).body.visibility).toBe('private');
+  });
+
+  it('answers 400 for a collection name with broken percent-encoding', async () => {
+    expect((await api.patch('/collections/%ZZ/default-visibility', { default_visibility: 'public' })).status).toBe(400);
   });
 
   it.each([

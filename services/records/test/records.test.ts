@@ -151,6 +151,12 @@ describe('GET /records/{id}', () => {
     expect(typeof res.body.detail).toBe('string');
   });
 
+  it('answers 400, not 500, for a path with broken percent-encoding', async () => {
+    const res = await api.get('/records/%E0%A4%A');
+    expect(res.status).toBe(400);
+    expect(typeof res.body.detail).toBe('string');
+  });
+
   it('answers 422 for an id that is not a UUID', async () => {
     const res = await api.get('/records/not-a-uuid');
     expect(res.status).toBe(422);
