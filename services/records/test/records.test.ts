@@ -80,6 +80,8 @@ describe('POST /records', () => {
     ['collection missing', { name: 'n', record_type: 't' }, ['body', 'collection'], 'missing'],
     ['record_type missing', { name: 'n', collection: 'c' }, ['body', 'record_type'], 'missing'],
     ['empty name', bolt({ name: '' }), ['body', 'name'], 'string_too_short'],
+    ['a name of only spaces', bolt({ name: '   ' }), ['body', 'name'], 'value_error'],
+    ['a record_type of only spaces', bolt({ record_type: ' ' }), ['body', 'record_type'], 'value_error'],
     ['name over 500 characters', bolt({ name: 'x'.repeat(501) }), ['body', 'name'], 'string_too_long'],
     ['record_type over 100 characters', bolt({ record_type: 'x'.repeat(101) }), ['body', 'record_type'], 'string_too_long'],
     ['collection with a space', bolt({ collection: 'my collection' }), ['body', 'collection'], 'string_pattern_mismatch'],

@@ -18,8 +18,12 @@ const STORABLE = { error: 'String should not contain NUL characters or unpaired 
 /** A string PostgreSQL can store, of at most `max` characters. */
 export const text = (max: number) => z.string().max(max).refine(storable, STORABLE);
 
-export const name = recordName.refine(storable, STORABLE);
-export const type = recordType.refine(storable, STORABLE);
+/** A name or type of only spaces would read as nothing in listings and in the generated description. */
+const notBlank = (s: string) => s.trim().length > 0;
+const NOT_BLANK = { error: 'String should not be blank' };
+
+export const name = recordName.refine(notBlank, NOT_BLANK).refine(storable, STORABLE);
+export const type = recordType.refine(notBlank, NOT_BLANK).refine(storable, STORABLE);
 export const collection = collectionName;
 export const description = text(50_000);
 export const sourceName = text(200);
