@@ -1,5 +1,9 @@
-// PGlite loads its WASM through dynamic import(), which jest's sandbox refuses; load it with Node's own loader.
-jest.mock('@electric-sql/pglite', () => jest.requireActual('../../../packages/db/src/__tests__/native-pglite').loadPGliteNatively());
+// PGlite loads its WASM through dynamic import(), which jest's sandbox refuses unless node runs with
+// --experimental-vm-modules; load it with Node's own loader instead. The package is named by the path @trove/db
+// resolves it to, since this folder does not depend on it directly.
+jest.mock(require.resolve('@electric-sql/pglite', { paths: [`${__dirname}/../../../packages/db`] }), () =>
+  jest.requireActual('../../../packages/db/src/__tests__/native-pglite').loadPGliteNatively(),
+);
 
 import { TOPICS } from '@trove/contracts';
 import { openDatabase, type Database } from '@trove/db';
