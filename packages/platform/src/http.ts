@@ -25,6 +25,8 @@ export interface ServiceAppOptions {
   internalTokenSecret?: string;
   jsonLimit?: string;
   readiness?: Record<string, ReadinessCheck>;
+  /** A readiness check that has not answered after this long counts as down (default 5s). */
+  readinessTimeoutMs?: number;
   /** Adds the service's own routes; they are mounted after the platform middleware. */
   routes: (router: Router) => void;
   metrics?: HttpMetrics;
@@ -72,6 +74,27 @@ function jsonErrorHandler(): ErrorRequestHandler {
   };
 }
 
+/**
+ * A client error raised by express or a body parser rather than by our code: http-errors marks those safe to show
+ * with `expose`, and the router's URIError for a path that is not valid percent-encoding carries status 400. They are
+ * the client's fault, so they answer their 4xx instead of an unexpected 500.
+ */
+function exposedClientError(err: unknown): HttpError | undefined {
+  const e = err as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof e?.status !== 'number' || e.status < 400 || e.status > 499) return undefined;
+  if (e.expose !== true && !(err instanceof URIError)) return undefined;
+  return new HttpError(e.status, 'bad_request', typeof e.message === 'string' && e.message ? e.message : 'Bad request');
+}
+
+/** Rejects when the check has not settled in time, so one hung dependency cannot hang the readiness probe. */
+function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([Promise.resolve().then(check), timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Renders any error as `{detail}`; unexpected ones are logged with the request id and answer 500 without internals. */
 export function errorHandler(): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -80,7 +103,7 @@ export function errorHandler(): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const httpError = err instanceof HttpError ? err : undefined;
+    const httpError = err instanceof HttpError ? err : exposedClientError(err);
     if (!httpError) {
       (req.log ?? console).error({ err, requestId: req.id }, 'unhandled error');
     }
@@ -125,7 +148,7 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     await Promise.all(
       Object.entries(opts.readiness ?? {}).map(async ([name, check]) => {
         try {
-          await check();
+          await withTimeout(check, opts.readinessTimeoutMs ?? 5_000);
           dependencies[name] = 'up';
         } catch {
           dependencies[name] = 'down';

@@ -12,6 +12,13 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
+/** The client left this out: the body itself is missing, or its object parent lacks the key. */
+function isAbsent(root: unknown, parent: unknown, path: PropertyKey[]): boolean {
+  if (path.length === 0) return root === undefined;
+  if (parent === null || typeof parent !== 'object') return false;
+  return (parent as Record<PropertyKey, unknown>)[path[path.length - 1] as string] === undefined;
+}
+
 const TYPE_NAMES: Record<string, string> = {
   string: 'string',
   number: 'number',
@@ -32,16 +39,22 @@ const ARTICLE: Record<string, string> = {
   array: 'a valid list',
 };
 
+/** Codes that a field the client left out can raise; whichever the schema raised, the answer is `missing`. */
+const ABSENCE_CODES = new Set(['invalid_type', 'invalid_value', 'invalid_format', 'invalid_union', 'too_small', 'too_big']);
+
 function mapIssue(issue: z.core.$ZodIssue, source: Source, root: unknown): ValidationIssue[] {
   const path = issue.path.map(String);
   const loc = [source, ...path];
-  const input = 'input' in issue ? issue.input : valueAt(root, issue.path);
+  const parent = valueAt(root, issue.path.slice(0, -1));
+  if (ABSENCE_CODES.has(issue.code) && isAbsent(root, parent, issue.path)) {
+    return [{ loc, msg: 'Field required', type: 'missing', input: parent ?? null, ctx: {} }];
+  }
+  // What the client sent, not what a coercion made of it: a query's '0' stays '0', a bad number is not NaN.
+  const sent = valueAt(root, issue.path);
+  const input = sent !== undefined ? sent : 'input' in issue ? issue.input : undefined;
   const i = issue as z.core.$ZodIssue & Record<string, unknown>;
   switch (issue.code) {
     case 'invalid_type': {
-      if (input === undefined) {
-        return [{ loc, msg: 'Field required', type: 'missing', input: valueAt(root, issue.path.slice(0, -1)) ?? null, ctx: {} }];
-      }
       const expected = String(i.expected);
       return [
         {

@@ -1,0 +1,156 @@
+import { ConfigError, databaseUrl, loadConfig, servicePort, serviceUrl } from './config';
+
+const SECRET = 's'.repeat(32);
+const SALT = 'p'.repeat(16);
+const production = { ENV: 'production', INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: SALT };
+
+/** The ConfigError's message for an environment that must be refused. */
+function refusal(env: Record<string, string | undefined>): string {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('loadConfig accepted the environment');
+}
+
+describe('loadConfig', () => {
+  it('fills in defaults for a development environment and says it uses development secrets', () => {
+    const config = loadConfig({ ENV: 'development' });
+
+    expect(config).toEqual(
+      expect.objectContaining({
+        ENV: 'development',
+        PORT: 8080,
+        HOST: '0.0.0.0',
+        DATA_DIR: './data',
+        KAFKA_CLIENT_ID: 'trove',
+        METRICS_ENABLED: true,
+        JSON_BODY_LIMIT: '2mb',
+        usingDevelopmentSecrets: true,
+      }),
+    );
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.KAFKA_BROKERS).toBeUndefined();
+    expect(config.INTERNAL_TOKEN_SECRET.length).toBeGreaterThanOrEqual(32);
+    expect(config.API_KEY_SALT.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('treats a missing ENV as production', () => {
+    expect(loadConfig({ INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: SALT }).ENV).toBe('production');
+  });
+
+  it('accepts production with both secrets, and then uses them', () => {
+    const config = loadConfig(production);
+
+    expect(config.INTERNAL_TOKEN_SECRET).toBe(SECRET);
+    expect(config.API_KEY_SALT).toBe(SALT);
+    expect(config.usingDevelopmentSecrets).toBe(false);
+  });
+
+  it('refuses production without INTERNAL_TOKEN_SECRET and API_KEY_SALT, naming both', () => {
+    const message = refusal({ ENV: 'production' });
+
+    expect(message).toMatch(/INTERNAL_TOKEN_SECRET: is required when ENV=production/);
+    expect(message).toMatch(/API_KEY_SALT: is required when ENV=production/);
+  });
+
+  it('refuses production with only one secret, naming the missing one only', () => {
+    const message = refusal({ ENV: 'production', INTERNAL_TOKEN_SECRET: SECRET });
+
+    expect(message).toContain('API_KEY_SALT');
+    expect(message).not.toContain('INTERNAL_TOKEN_SECRET');
+  });
+
+  it('refuses secrets that are too short, naming the variable and the minimum', () => {
+    const message = refusal({ ENV: 'development', INTERNAL_TOKEN_SECRET: 'short', API_KEY_SALT: 'tiny' });
+
+    expect(message).toMatch(/INTERNAL_TOKEN_SECRET: must be at least 32 characters/);
+    expect(message).toMatch(/API_KEY_SALT: must be at least 16 characters/);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['RECORDS_PORT', '-1'],
+    ['ENV', 'staging'],
+    ['LOG_LEVEL', 'loud'],
+    ['DATABASE_URL', 'not a url'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['INTERNAL_TOKEN_TTL_SECONDS', '1'],
+    ['JSON_BODY_LIMIT', 'lots'],
+    ['METRICS_ENABLED', 'maybe'],
+    ['UPSTREAM_TIMEOUT_MS', 'soon'],
+  ])('refuses a bad %s (%p), naming the variable', (name, value) => {
+    const message = refusal({ ENV: 'development', [name]: value });
+
+    expect(message).toMatch(new RegExp(`^\\s+${name}: `, 'm'));
+  });
+
+  it('names every bad variable at once', () => {
+    const message = refusal({ ENV: 'development', PORT: 'x', LOG_LEVEL: 'loud', DATABASE_POOL_SIZE: '0' });
+
+    expect(message).toContain('PORT');
+    expect(message).toContain('LOG_LEVEL');
+    expect(message).toContain('DATABASE_POOL_SIZE');
+  });
+
+  it('reads numbers, lists and flags from their text', () => {
+    const config = loadConfig({
+      ENV: 'development',
+      PORT: '9000',
+      DATABASE_POOL_SIZE: '25',
+      KAFKA_BROKERS: ' kafka-1:9092, kafka-2:9092 ,',
+      METRICS_ENABLED: 'no',
+      DATABASE_URL: 'postgres://trove:secret@db:5432/trove',
+    });
+
+    expect(config.PORT).toBe(9000);
+    expect(config.DATABASE_POOL_SIZE).toBe(25);
+    expect(config.KAFKA_BROKERS).toEqual(['kafka-1:9092', 'kafka-2:9092']);
+    expect(config.METRICS_ENABLED).toBe(false);
+    expect(config.DATABASE_URL).toBe('postgres://trove:secret@db:5432/trove');
+  });
+
+  it('treats empty URLs and an empty broker list as not set', () => {
+    const config = loadConfig({ ENV: 'development', DATABASE_URL: '', AUTH_URL: '  ', KAFKA_BROKERS: '' });
+
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.AUTH_URL).toBeUndefined();
+    expect(config.KAFKA_BROKERS).toBeUndefined();
+  });
+});
+
+describe('service addresses', () => {
+  const config = loadConfig({
+    ENV: 'development',
+    PORT: '9000',
+    RECORDS_PORT: '9002',
+    AUTH_URL: 'http://auth.internal:8081/',
+    DATABASE_URL: 'postgres://shared@db/trove',
+    RECORDS_DATABASE_URL: 'postgres://records@db/records',
+  });
+
+  it('gives the gateway PORT and every other service its own port or its default', () => {
+    expect(servicePort(config, 'gateway', {})).toBe(9000);
+    expect(servicePort(config, 'records', {})).toBe(9002);
+    expect(servicePort(config, 'search', {})).toBe(8084);
+    expect(servicePort(config, 'search', { SEARCH_PORT: '9104' })).toBe(9104);
+  });
+
+  it('refuses a service port that is not a port, naming the variable', () => {
+    expect(() => servicePort(config, 'search', { SEARCH_PORT: 'abc' })).toThrow(/SEARCH_PORT/);
+  });
+
+  it('uses an explicit service URL without its trailing slash, else the local port', () => {
+    expect(serviceUrl(config, 'auth')).toBe('http://auth.internal:8081');
+    expect(serviceUrl(config, 'records')).toBe('http://127.0.0.1:9002');
+  });
+
+  it("prefers a service's own database URL over the shared one", () => {
+    expect(databaseUrl(config, 'records')).toBe('postgres://records@db/records');
+    expect(databaseUrl(config, 'auth')).toBe('postgres://shared@db/trove');
+    expect(databaseUrl(loadConfig({ ENV: 'development' }), 'auth')).toBeUndefined();
+  });
+});
