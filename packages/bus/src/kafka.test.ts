@@ -16,9 +16,14 @@ class FakeConsumer {
   subscribed?: { topics: string[]; fromBeginning?: boolean };
   runConfig?: ConsumerRunConfig;
   connected = false;
+  readonly events = { CRASH: 'consumer.crash' };
+  readonly listeners = new Map<string, (event: unknown) => void>();
 
   constructor(readonly config: ConsumerConfig) {}
 
+  on(event: string, listener: (event: unknown) => void) {
+    this.listeners.set(event, listener);
+  }
   async connect() {
     this.connected = true;
   }

@@ -172,7 +172,11 @@ export class KafkaEventBus implements EventBus {
     for (const t of unknown) this.knownTopics.add(t);
   }
 
-  /** Commits the topics' current end offsets for a new group, so it sees exactly what is published from now on. */
+  /**
+   * Commits the topics' current end offsets for a new group, so it sees exactly what is published from now on. A new
+   * group's own default ("latest") would only be looked up at its first fetch, missing what is published in between.
+   * kafkajs joins the group briefly to commit, so an ephemeral subscribe takes a few seconds.
+   */
   private async startAtEnd(groupId: string, topics: string[]): Promise<void> {
     await this.connectAdmin();
     for (const topic of topics) {
@@ -231,6 +235,10 @@ export class KafkaSubscription implements Subscription {
   }
 
   async start(): Promise<void> {
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      const message = payload.restart ? 'consumer crashed; kafkajs restarts it' : 'consumer crashed and stopped';
+      this.logger.error({ err: payload.error }, message);
+    });
     await this.consumer.connect();
     try {
       await this.consumer.subscribe({ topics: this.opts.topics, fromBeginning: !this.opts.ephemeral });
