@@ -208,9 +208,30 @@ class EmbeddedSubscription implements Subscription {
     }
   }
 
+  /**
+   * Whether there is something this member could handle now. A read-only look first, so idle members write nothing
+   * (no lease update, no transaction id) on every poll; an idle holder's lease simply runs out.
+   */
+  private async hasWork(): Promise<boolean> {
+    const found = await sql<{ found: number }>`
+      select 1 as found
+      from bus.consumer_offsets o
+      where o.grp = ${this.opts.group}
+        and (o.lease_owner is null or o.lease_owner = ${this.owner} or o.lease_until < now())
+        and exists (
+          select 1 from bus.events e
+          where e.topic = any(${[...this.topics]}::text[])
+            and (e.txid, e.position) > (o.txid, o.position)
+            and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+        )
+    `.execute(this.database.db);
+    return found.rows.length > 0;
+  }
+
   /** Claims the group's lease, handles one batch, and commits its position. Returns whether it handled anything. */
   private async pollOnce(): Promise<boolean> {
     const db = this.database.db;
+    if (!(await this.hasWork())) return false;
     const claimed = await this.claimLease();
     if (!claimed) return false;
 
