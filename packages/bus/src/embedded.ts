@@ -16,8 +16,10 @@ const RECHECK_WINDOW_MS = 1_000;
 const MAX_BACKOFF_MS = 30_000;
 /** Offset rows of ephemeral groups are named with this prefix, so rows left by a crashed process can be found. */
 const EPHEMERAL_PREFIX = 'ephemeral:';
-/** An ephemeral group whose lease ran out this long ago belongs to a process that is gone. */
+/** An ephemeral group untouched for this long belongs to a process that is gone. */
 const EPHEMERAL_ABANDONED = '1 hour';
+/** How often a live ephemeral subscription marks its row, idle or not, so it is never taken for abandoned. */
+const EPHEMERAL_KEEPALIVE_MS = 5 * 60_000;
 
 interface EventRow {
   position: number;
@@ -87,7 +89,8 @@ export class EmbeddedEventBus implements EventBus {
     await sql`
       delete from bus.consumer_offsets
       where grp like ${`${EPHEMERAL_PREFIX}%`}
-        and coalesce(lease_until, updated_at) < now() - ${EPHEMERAL_ABANDONED}::interval
+        and updated_at < now() - ${EPHEMERAL_ABANDONED}::interval
+        and (lease_until is null or lease_until < now() - ${EPHEMERAL_ABANDONED}::interval)
     `.execute(db);
     await sql`
       insert into bus.consumer_offsets (grp, txid, position)
@@ -127,6 +130,7 @@ class EmbeddedSubscription implements Subscription {
   /** Set by a notification that arrives while a poll runs, so the next idle sleep is skipped rather than missed. */
   private woken = false;
   private lastNotifiedAt = 0;
+  private lastKeptAliveAt = Date.now();
   private unlisten?: () => Promise<void>;
   private readonly owner = randomUUID();
   private readonly topics: Set<string>;
@@ -171,6 +175,7 @@ class EmbeddedSubscription implements Subscription {
       try {
         this.woken = false;
         const handled = await this.pollOnce();
+        if (this.opts.ephemeral) await this.keepAlive();
         backoff = 100;
         if (!handled) {
           const recentlyNotified = Date.now() - this.lastNotifiedAt < RECHECK_WINDOW_MS;
@@ -183,6 +188,17 @@ class EmbeddedSubscription implements Subscription {
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
+  }
+
+  private async keepAlive(): Promise<void> {
+    if (Date.now() - this.lastKeptAliveAt < EPHEMERAL_KEEPALIVE_MS) return;
+    const touched = await this.database.db
+      .updateTable('bus.consumer_offsets')
+      .set({ updated_at: sql`now()` })
+      .where('grp', '=', this.opts.group)
+      .executeTakeFirst();
+    this.lastKeptAliveAt = Date.now();
+    if (Number(touched.numUpdatedRows) === 0) this.logger.warn('the ephemeral group position is gone; this subscription receives nothing more');
   }
 
   /** Takes or renews the group's lease; returns the committed position when this member holds it. */
