@@ -1,5 +1,3 @@
-jest.mock('@electric-sql/pglite', () => jest.requireActual('../../db/src/__tests__/native-pglite').loadPGliteNatively());
-
 import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '@trove/db';

@@ -1,5 +1,3 @@
-jest.mock('@electric-sql/pglite', () => jest.requireActual('./__tests__/native-pglite').loadPGliteNatively());
-
 import pg from 'pg';
 import { sql } from 'kysely';
 import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '@trove/runtime';

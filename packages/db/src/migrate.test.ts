@@ -1,5 +1,3 @@
-jest.mock('@electric-sql/pglite', () => jest.requireActual('./__tests__/native-pglite').loadPGliteNatively());
-
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@trove/runtime';
 import { openDatabase, type Database } from './database';

@@ -7,6 +7,8 @@ export interface ServiceClientOptions {
   service: string;
   baseUrl: string;
   internalTokenSecret: string;
+  /** Lifetime of the identity token signed for each call (INTERNAL_TOKEN_TTL_SECONDS). */
+  tokenTtlSeconds?: number;
   timeoutMs?: number;
   /** Failure percentage over the rolling window that opens the breaker. */
   errorThresholdPercentage?: number;
@@ -51,7 +53,7 @@ export class ServiceClient {
   }
 
   private async send(call: Call): Promise<ServiceResponse<unknown>> {
-    const token = signIdentity(call.identity, this.opts.internalTokenSecret, 60);
+    const token = signIdentity(call.identity, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
     let res: Response;
     try {
       res = await fetch(`${this.opts.baseUrl}${call.path}`, {

@@ -40,6 +40,7 @@ const DEV_API_KEY_SALT = 'trove-development-api-key-salt-not-for-production';
 export const configSchema = z
   .object({
     ENV: z.enum(['development', 'production', 'test']).default('production'),
+    DEPLOYMENT_MODE: z.enum(['self_hosted', 'cloud']).default('self_hosted'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     HOST: z.string().default('0.0.0.0'),
     PORT: port(DEFAULT_PORTS.gateway),

@@ -64,6 +64,7 @@ export async function startTestService(
   const config = testConfig(opts.config);
   const logger = createLogger({ level: config.LOG_LEVEL, name: module.name });
   const bus = await createEventBus({ database, logger, kafkaBrokers: config.KAFKA_BROKERS });
+  await bus.start();
   const ctx: ServiceContext = { config, logger, database, bus };
   const instance = await module.init(ctx);
   if (opts.start !== false) await instance.start?.();
@@ -74,7 +75,8 @@ export async function startTestService(
     bus,
     as(tenantId, scopes = ['admin'], principal = `test:${tenantId}`) {
       const identity: Identity = { tenantId, principal, scopes };
-      return { [IDENTITY_HEADER]: signIdentity(identity, config.INTERNAL_TOKEN_SECRET) };
+      // An hour, so headers made in beforeAll outlive a long test file; the gateway's own tokens stay short-lived.
+      return { [IDENTITY_HEADER]: signIdentity(identity, config.INTERNAL_TOKEN_SECRET, 3600) };
     },
     async stop() {
       await instance.stop?.();

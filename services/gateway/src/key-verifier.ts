@@ -29,6 +29,7 @@ export interface KeyVerifierOptions {
   /** Base URL of the auth service, looked up on every call so a changed configuration takes effect. */
   authUrl: () => string;
   internalTokenSecret: string;
+  tokenTtlSeconds: number;
   timeoutMs: number;
   cacheTtlMs: number;
   logger: Logger;
@@ -116,6 +117,7 @@ export class KeyVerifier {
           service: 'auth',
           baseUrl: url,
           internalTokenSecret: this.opts.internalTokenSecret,
+          tokenTtlSeconds: this.opts.tokenTtlSeconds,
           timeoutMs: this.opts.timeoutMs,
         }),
       };

@@ -17,6 +17,7 @@ export const gatewayModule: ServiceModule = {
     const keys = new KeyVerifier({
       authUrl: () => serviceUrl(config, 'auth'),
       internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+      tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
       logger,

@@ -1,20 +1,11 @@
 import type { Database } from '@trove/db';
-import { ERRORS, createServiceApp, type Config, type Logger } from '@trove/platform';
-import type { Request } from './http';
+import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { RecordsService } from './records-service';
 import { collectionRoutes } from './routes/collections';
 import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
 import { retryResetRoutes } from './routes/retry-reset';
 import { visibilityRoutes } from './routes/visibility';
-
-/**
- * Express rejects a path with broken percent-encoding (`/records/%E0%A4%A`) by throwing a URIError while matching;
- * that is the client's mistake, so it answers 400 rather than falling through to a 500.
- */
-function malformedPathError(err: unknown, _req: Request, _res: unknown, next: (err?: unknown) => void): void {
-  next(err instanceof URIError ? ERRORS.badRequest('Malformed percent-encoding in the request path') : err);
-}
 
 export interface AppDeps {
   config: Config;
@@ -38,7 +29,6 @@ export function buildApp({ config, logger, database, records }: AppDeps): Return
       visibilityRoutes(router, records);
       collectionRoutes(router, records);
       recordRoutes(router, records);
-      router.use(malformedPathError);
     },
   });
 }

@@ -1,10 +1,3 @@
-// PGlite loads its WASM through dynamic import(), which jest's sandbox refuses unless node runs with
-// --experimental-vm-modules; load it with Node's own loader instead. The package is named by the path @trove/db
-// resolves it to, since this folder does not depend on it directly.
-jest.mock(require.resolve('@electric-sql/pglite', { paths: [`${__dirname}/../../../packages/db`] }), () =>
-  jest.requireActual('../../../packages/db/src/__tests__/native-pglite').loadPGliteNatively(),
-);
-
 import { TOPICS } from '@trove/contracts';
 import { openDatabase, type Database } from '@trove/db';
 import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';

@@ -1,11 +1,7 @@
 import type { Config } from '@trove/platform';
 import { planForNewTenant, type Plan } from './keys';
 
-/**
- * DEPLOYMENT_MODE is not part of the shared configuration yet; until it is, every deployment is self-hosted and new
- * tenants are on enterprise.
- */
+/** A new tenant starts on free in the cloud and on enterprise when self-hosted (design.md). */
 export function newTenantPlan(config: Config): Plan {
-  const mode = (config as Config & { DEPLOYMENT_MODE?: unknown }).DEPLOYMENT_MODE;
-  return planForNewTenant(typeof mode === 'string' ? mode : undefined);
+  return planForNewTenant(config.DEPLOYMENT_MODE);
 }
