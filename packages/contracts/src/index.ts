@@ -2,3 +2,4 @@ export * from './topics';
 export * from './records';
 export * from './events';
 export * from './vocabulary';
+export * from './auth';

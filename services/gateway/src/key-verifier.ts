@@ -1,22 +1,14 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { z } from 'zod';
-import { ERRORS, SCOPES, ServiceClient, type Identity, type Logger } from '@trove/platform';
+import { GATEWAY_PRINCIPAL, KEY_VERIFY_PATH, keyVerifyResponse, type KeyVerifyRequest } from '@trove/contracts';
+import { ERRORS, ServiceClient, type Identity, type Logger } from '@trove/platform';
 
 /** Who the gateway is when it asks auth to verify a key; auth answers only this principal. */
 export const GATEWAY_IDENTITY: Identity = {
   tenantId: '00000000-0000-0000-0000-000000000000',
-  principal: 'service:gateway',
+  principal: GATEWAY_PRINCIPAL,
   scopes: [],
 };
-
-const verifiedKey = z.object({
-  tenant_id: z.string(),
-  key_id: z.string(),
-  scopes: z.array(z.enum(SCOPES)),
-  plan: z.string(),
-  expires_at: z.string().nullable(),
-});
 
 interface CachedKey {
   keyId: string;
@@ -71,13 +63,13 @@ export class KeyVerifier {
     const generation = this.generation;
     const res = await this.auth().request<unknown>({
       method: 'POST',
-      path: '/internal/keys/verify',
+      path: KEY_VERIFY_PATH,
       identity: GATEWAY_IDENTITY,
-      body: { key: value },
+      body: { key: value } satisfies KeyVerifyRequest,
       requestId,
     });
     if (res.status === 401) throw ERRORS.unauthorized(detailOf(res.body) ?? 'Invalid API key');
-    const parsed = res.status === 200 ? verifiedKey.safeParse(res.body) : undefined;
+    const parsed = res.status === 200 ? keyVerifyResponse.safeParse(res.body) : undefined;
     if (!parsed?.success) {
       this.opts.logger.error({ status: res.status, requestId }, 'auth answered key verification unexpectedly');
       throw ERRORS.unavailable('The auth service is unavailable; try again shortly');

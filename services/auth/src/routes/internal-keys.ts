@@ -1,9 +1,7 @@
 import type { Router } from 'express';
+import { GATEWAY_PRINCIPAL, KEY_VERIFY_PATH, type KeyVerifyResponse } from '@trove/contracts';
 import { ERRORS, identityOf } from '@trove/platform';
 import type { KeyService } from '../keys';
-
-/** The only principal allowed to exchange a key value for an identity. */
-export const GATEWAY_PRINCIPAL = 'service:gateway';
 
 const REFUSALS = {
   unknown: 'Invalid API key',
@@ -14,18 +12,19 @@ const REFUSALS = {
 
 /** Key verification for the gateway. The body is read by hand so that a malformed one is never echoed in a 422. */
 export function internalKeyRoutes(router: Router, keys: KeyService): void {
-  router.post('/internal/keys/verify', async (req, res) => {
+  router.post(KEY_VERIFY_PATH, async (req, res) => {
     if (identityOf(req).principal !== GATEWAY_PRINCIPAL) throw ERRORS.forbidden('Only the gateway may verify keys');
     const value: unknown = req.body?.key;
     if (typeof value !== 'string' || value.length === 0 || value.length > 200) throw ERRORS.unauthorized(REFUSALS.unknown);
     const result = await keys.verify(value);
     if (!result.ok) throw ERRORS.unauthorized(REFUSALS[result.reason]);
-    res.json({
+    const body: KeyVerifyResponse = {
       tenant_id: result.tenantId,
       key_id: result.keyId,
       scopes: result.scopes,
       plan: result.plan,
       expires_at: result.expiresAt && result.expiresAt.toISOString(),
-    });
+    };
+    res.json(body);
   });
 }
