@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '@trove/db';
 import type { Logger } from '@trove/platform';
+import { Waker } from './waker';
 import type { DeliveredEvent, EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './port';
 
 export const NOTIFY_CHANNEL = 'trove_bus';
@@ -123,12 +124,7 @@ async function appendEvents(trx: Transaction<any>, events: OutgoingEvent[]): Pro
 class EmbeddedSubscription implements Subscription {
   private running = false;
   private loop?: Promise<void>;
-  /** Ends the current sleep; stop() uses it. */
-  private wake?: () => void;
-  /** Ends the current idle sleep when an event arrives; unset during a back-off, which events must not cut short. */
-  private wakeOnEvent?: () => void;
-  /** Set by a notification that arrives while a poll runs, so the next idle sleep is skipped rather than missed. */
-  private woken = false;
+  private readonly waker = new Waker();
   private lastNotifiedAt = 0;
   private lastKeptAliveAt = Date.now();
   private unlisten?: () => Promise<void>;
@@ -148,43 +144,28 @@ class EmbeddedSubscription implements Subscription {
     this.running = true;
     this.unlisten = await this.database.listen(NOTIFY_CHANNEL, (topic) => {
       if (!this.topics.has(topic)) return;
-      this.woken = true;
       this.lastNotifiedAt = Date.now();
-      this.wakeOnEvent?.();
+      this.waker.notify();
     });
     this.loop = this.run();
-  }
-
-  private sleep(ms: number, opts: { untilEvent: boolean }): Promise<void> {
-    if (opts.untilEvent && this.woken) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = this.wakeOnEvent = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-      this.wakeOnEvent = opts.untilEvent ? done : undefined;
-    });
   }
 
   private async run(): Promise<void> {
     let backoff = 100;
     while (this.running) {
       try {
-        this.woken = false;
+        this.waker.reset();
         const handled = await this.pollOnce();
         if (this.opts.ephemeral) await this.keepAlive();
         backoff = 100;
         if (!handled) {
           const recentlyNotified = Date.now() - this.lastNotifiedAt < RECHECK_WINDOW_MS;
-          await this.sleep(recentlyNotified ? RECHECK_MS : IDLE_POLL_MS, { untilEvent: true });
+          await this.waker.sleep(recentlyNotified ? RECHECK_MS : IDLE_POLL_MS, { untilNotified: true });
         }
       } catch (err) {
         if (!this.running) break;
         this.logger.error({ err }, 'event batch failed; it will be delivered again');
-        await this.sleep(backoff, { untilEvent: false });
+        await this.waker.sleep(backoff, { untilNotified: false });
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
@@ -285,7 +266,7 @@ class EmbeddedSubscription implements Subscription {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    this.wake?.();
+    this.waker.interrupt();
     await this.loop;
     await this.unlisten?.();
     const release = this.opts.ephemeral

@@ -90,13 +90,19 @@ describe('outbox relay', () => {
     try {
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
-      const first = relay(() => held);
+      let sending!: () => void;
+      const inSend = new Promise<void>((resolve) => (sending = resolve));
+      const first = relay(() => {
+        sending();
+        return held;
+      });
       const secondSent: OutboxMessage[] = [];
       const second = relay(async (messages) => void secondSent.push(...messages), { on: otherReplica });
       await write(makeEvents('records.changed', 2));
 
       const firstPass = first.relayOnce();
-      await sleep(100);
+      // Inside its send, the first relay holds the lock (and the rows) until released.
+      await inSend;
       expect(await second.relayOnce()).toBe(0);
       release();
       expect(await firstPass).toBe(2);

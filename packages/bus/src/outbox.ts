@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '@trove/db';
+import { Waker } from './waker';
 import type { Logger } from '@trove/platform';
 import type { OutgoingEvent } from './port';
 
@@ -55,11 +56,8 @@ export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
   /** Ends the current wait; stop() uses it. */
-  private wake?: () => void;
   /** Ends an idle wait when rows were written; unset during a back-off, which notifications must not cut short. */
-  private wakeOnNotify?: () => void;
-  /** Set by a notification that arrives during a pass, so the next idle wait is skipped rather than missed. */
-  private woken = false;
+  private readonly waker = new Waker();
   private unlisten?: () => Promise<void>;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
@@ -72,17 +70,14 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => {
-      this.woken = true;
-      this.wakeOnNotify?.();
-    });
+    this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => this.waker.notify());
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    this.wake?.();
+    this.waker.interrupt();
     await this.loop;
     await this.unlisten?.();
   }
@@ -120,30 +115,17 @@ export class OutboxRelay {
     let backoff = 100;
     while (this.running) {
       try {
-        this.woken = false;
+        this.waker.reset();
         const sent = await this.relayOnce();
         backoff = 100;
-        if (sent < this.batchSize) await this.sleep(this.pollIntervalMs, true);
+        if (sent < this.batchSize) await this.waker.sleep(this.pollIntervalMs, { untilNotified: true });
       } catch (err) {
         if (!this.running) break;
         this.opts.logger.error({ err }, 'outbox relay failed; the rows stay in the outbox and are sent again');
-        await this.sleep(backoff, false);
+        await this.waker.sleep(backoff, { untilNotified: false });
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
   }
 
-  private sleep(ms: number, untilNotified: boolean): Promise<void> {
-    if (untilNotified && this.woken) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = this.wakeOnNotify = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-      this.wakeOnNotify = untilNotified ? done : undefined;
-    });
-  }
 }
