@@ -3,3 +3,4 @@ export * from './records';
 export * from './events';
 export * from './vocabulary';
 export * from './auth';
+export * from './ingest';

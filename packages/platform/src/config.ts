@@ -46,6 +46,7 @@ export const configSchema = z
     PORT: port(DEFAULT_PORTS.gateway),
     AUTH_PORT: port(DEFAULT_PORTS.auth),
     RECORDS_PORT: port(DEFAULT_PORTS.records),
+    INGESTION_PORT: port(DEFAULT_PORTS.ingestion),
     AUTH_URL: optionalUrl,
     RECORDS_URL: optionalUrl,
     INGESTION_URL: optionalUrl,
@@ -58,6 +59,7 @@ export const configSchema = z
     AUTH_DATABASE_URL: optionalUrl,
     RECORDS_DATABASE_URL: optionalUrl,
     GATEWAY_DATABASE_URL: optionalUrl,
+    INGESTION_DATABASE_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     KAFKA_BROKERS: z
@@ -74,6 +76,15 @@ export const configSchema = z
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     METRICS_ENABLED: bool(true),
+    /** When set, webhook uploads must carry X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>. */
+    WEBHOOK_SECRET: z.string().min(1).optional(),
+    UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
+    /** Records per call and per transaction when ingestion writes to records. */
+    INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
+    STREAM_BUFFER_LIMIT: z.coerce.number().int().min(1).default(10_000),
+    STREAM_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+    /** A tenant's records awaiting indexing above which uploads report pipeline_backpressure. */
+    INDEXING_BACKLOG_THRESHOLD: z.coerce.number().int().min(0).default(50_000),
   })
   .superRefine((c, ctx) => {
     if (c.ENV === 'production') {

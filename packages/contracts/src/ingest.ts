@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { collectionData, collectionName, recordName, recordType, sourceType } from './records';
+
+/**
+ * Ingestion writes records through records' bulk endpoint: one call and one transaction per chunk. The chunk is
+ * written whole or not at all; a 422 names the invalid items and nothing of the chunk is applied.
+ */
+export const RECORDS_BULK_UPSERT_PATH = '/internal/records/bulk-upsert';
+export const BULK_UPSERT_MAX_ITEMS = 1000;
+
+export const bulkUpsertItem = z.strictObject({
+  name: recordName,
+  /** A stored record of the collection with this source_id is updated (upsert) unless its content is identical. */
+  source_id: z.string().min(1).max(500).nullish(),
+  collection_data: collectionData.default({}),
+  description: z.string().max(50_000).nullish(),
+  source_url: z.string().max(2048).nullish(),
+});
+export type BulkUpsertItem = z.input<typeof bulkUpsertItem>;
+
+export const bulkUpsertRequest = z.strictObject({
+  collection: collectionName,
+  record_type: recordType,
+  source_type: sourceType,
+  source_name: z.string().max(200).nullish(),
+  records: z.array(bulkUpsertItem).min(1).max(BULK_UPSERT_MAX_ITEMS),
+});
+export type BulkUpsertRequest = z.input<typeof bulkUpsertRequest>;
+
+/**
+ * One result per item, in request order. `skipped`: identical content (name and collection_data) to the stored record
+ * with the same source_id or, without source_id, to a stored record of the same collection and record type, or to an
+ * earlier item of the same chunk.
+ */
+export const bulkUpsertResult = z.object({
+  status: z.enum(['created', 'updated', 'skipped']),
+  id: z.string(),
+});
+export const bulkUpsertResponse = z.object({
+  results: z.array(bulkUpsertResult),
+  /** The tenant's records waiting to be indexed (pending or processing) after this write: the indexing backlog. */
+  pending_indexing: z.number().int(),
+});
+export type BulkUpsertResponse = z.infer<typeof bulkUpsertResponse>;
