@@ -1,0 +1,218 @@
+/**
+ * Ingestion benchmark: starts the whole system (--target=all) on a fresh PostgreSQL database, uploads a generated
+ * catalogue through the gateway (batches, a CSV file, an NDJSON file), checks every record was stored, and measures
+ * in the same run the floor of inserting the same rows straight into PostgreSQL.
+ *
+ *   node bench/dist/ingest.js [--batches 10] [--batch-size 10000] [--file-mb 50]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { catalogue, csvHeader, csvLine, ndjsonLine, type CatalogueRecord } from './catalogue';
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const LAUNCHER = resolve(__dirname, '../../packages/launcher/dist/main.js');
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+  });
+}
+
+function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+/** Resets the peak-RSS counter of a process (Linux, needs the right to write its clear_refs). */
+function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+interface Row {
+  phase: string;
+  records: number;
+  seconds: number;
+  note?: string;
+}
+
+async function main() {
+  const batches = arg('batches', 10);
+  const batchSize = arg('batch-size', 10_000);
+  const fileMb = arg('file-mb', 50);
+  const dbName = `trove_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  const dbUrl = new URL(SERVER_URL);
+  dbUrl.pathname = `/${dbName}`;
+  const work = mkdtempSync(join(tmpdir(), 'trove-bench-'));
+  let child: ChildProcess | undefined;
+  const rows: Row[] = [];
+
+  try {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: dbUrl.toString(), PORT: String(port) };
+    for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
+    child = spawn(process.execPath, [LAUNCHER, '--target=all'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      if (i > 600) throw new Error('system did not become ready');
+      try {
+        if ((await fetch(`${base}/health/ready`)).ok) break;
+      } catch {
+        /* starting */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const tenant = randomUUID();
+    const keyRes = await fetch(`${base}/api/v1/auth/keys`, {
+      method: 'POST',
+      headers: { 'x-tenant-id': tenant, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', scopes: ['admin'] }),
+    });
+    const key = ((await keyRes.json()) as { key: string }).key;
+    const auth = { authorization: `Bearer ${key}` };
+
+    // 1. Batches: request to every record stored (the 201 answers after the last chunk committed).
+    const bodies: string[] = [];
+    for (let b = 0; b < batches; b++) bodies.push(JSON.stringify({ records: [...catalogue(batchSize, 1000 + b, b * batchSize)] }));
+    let t0 = performance.now();
+    let accepted = 0;
+    for (const body of bodies) {
+      const res = await fetch(`${base}/api/v1/upload/catalogue/product/batch`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body,
+      });
+      const json = (await res.json()) as { summary?: { accepted: number } };
+      if (res.status !== 201) throw new Error(`batch answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
+      accepted += json.summary!.accepted;
+    }
+    rows.push({ phase: `batch (${batches} × ${batchSize})`, records: accepted, seconds: (performance.now() - t0) / 1000 });
+    if (accepted !== batches * batchSize) throw new Error(`batches accepted ${accepted} of ${batches * batchSize}`);
+
+    // 2. Files: generated to the target size, uploaded as multipart through the gateway.
+    const offset = batches * batchSize;
+    for (const kind of ['csv', 'ndjson'] as const) {
+      const path = join(work, `catalogue.${kind}`);
+      const out = createWriteStream(path);
+      let n = 0;
+      let size = 0;
+      const target = fileMb * 1024 * 1024 - 4096;
+      if (kind === 'csv') size += Buffer.byteLength(csvHeader()), out.write(csvHeader());
+      for (const r of catalogue(10_000_000, kind === 'csv' ? 7 : 8, offset + (kind === 'csv' ? 0 : 5_000_000))) {
+        const line = kind === 'csv' ? csvLine(r) : ndjsonLine(r);
+        const len = Buffer.byteLength(line);
+        if (size + len > target) break;
+        out.write(line);
+        size += len;
+        n++;
+      }
+      await new Promise<void>((r) => out.end(r));
+      const form = new FormData();
+      form.append('file', await openAsBlob(path), `catalogue.${kind}`);
+      const baseline = procStatus(child.pid!, 'VmRSS');
+      const peakReset = resetPeak(child.pid!);
+      t0 = performance.now();
+      const res = await fetch(`${base}/api/v1/upload/catalogue/product/upload`, { method: 'POST', headers: auth, body: form });
+      const json = (await res.json()) as { summary?: { accepted: number; rejected: number } };
+      const seconds = (performance.now() - t0) / 1000;
+      if (res.status !== 201) throw new Error(`${kind} upload answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
+      if (json.summary!.accepted !== n) throw new Error(`${kind}: accepted ${json.summary!.accepted} of ${n} (${json.summary!.rejected} rejected)`);
+      const peak = procStatus(child.pid!, 'VmHWM');
+      rows.push({
+        phase: `${kind} file (${mb(statSync(path).size)})`,
+        records: n,
+        seconds,
+        note: peakReset ? `process peak RSS ${mb(peak)}, ${mb(peak - baseline)} above its ${mb(baseline)} before` : 'peak RSS not measurable',
+      });
+    }
+
+    // Every record stored: count in the records service's table.
+    const db = new pg.Client({ connectionString: dbUrl.toString() });
+    await db.connect();
+    const stored = Number((await db.query('select count(*) from records.records where tenant_id = $1', [tenant])).rows[0].count);
+    const expected = rows.reduce((s, r) => s + r.records, 0);
+    if (stored !== expected) throw new Error(`stored ${stored} records, expected ${expected}`);
+
+    // 3. Floor: the same batch rows inserted straight into a copy of the records table (same columns and indexes),
+    // 1,000 rows per statement, one transaction per 10,000, as fast as a client reasonably can.
+    await db.query('create table public.bench_floor (like records.records including all)');
+    const template = (await db.query('select * from records.records where tenant_id = $1 limit 1', [tenant])).rows[0];
+    const columns = (
+      await db.query(
+        `select column_name from information_schema.columns
+         where table_schema = 'records' and table_name = 'records' and is_generated = 'NEVER' order by ordinal_position`,
+      )
+    ).rows
+      .map((r: { column_name: string }) => `"${r.column_name}"`)
+      .join(', ');
+    const floorRecords: CatalogueRecord[] = [];
+    for (let b = 0; b < batches; b++) floorRecords.push(...catalogue(batchSize, 1000 + b, b * batchSize));
+    t0 = performance.now();
+    for (let i = 0; i < floorRecords.length; i += 10_000) {
+      await db.query('begin');
+      for (let j = i; j < Math.min(i + 10_000, floorRecords.length); j += 1000) {
+        const chunk = floorRecords.slice(j, j + 1000).map((r) => ({
+          ...template,
+          id: randomUUID(),
+          name: r.name,
+          source_id: r.source_id,
+          collection_data: r.collection_data,
+        }));
+        await db.query(
+          `insert into public.bench_floor (${columns}) select ${columns} from jsonb_populate_recordset(null::public.bench_floor, $1::jsonb)`,
+          [JSON.stringify(chunk)],
+        );
+      }
+      await db.query('commit');
+    }
+    rows.push({ phase: 'floor: straight INSERT', records: floorRecords.length, seconds: (performance.now() - t0) / 1000 });
+    await db.end();
+
+    const rate = (r: Row) => r.records / r.seconds;
+    const floor = rate(rows[rows.length - 1]!);
+    console.log(`\nTrove ingestion benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${mb(totalmem())} RAM`);
+    console.log('| phase | records | seconds | records/s | of floor | notes |');
+    console.log('|---|---:|---:|---:|---:|---|');
+    for (const r of rows) {
+      console.log(
+        `| ${r.phase} | ${r.records} | ${r.seconds.toFixed(2)} | ${Math.round(rate(r))} | ${((100 * rate(r)) / floor).toFixed(0)} % | ${r.note ?? ''} |`,
+      );
+    }
+  } finally {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    rmSync(work, { recursive: true, force: true });
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
