@@ -1,0 +1,57 @@
+/**
+ * PostgreSQL cannot store NUL characters or unpaired UTF-16 surrogates in text or jsonb. Records refuses them (422),
+ * so ingestion finds them first and rejects only the record that carries them. Same rules as the records service.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** How deep records lets collection_data nest (the object itself is level 1). */
+export const MAX_DEPTH = 32;
+
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/**
+ * The first part of a JSON value that records would refuse to store, as a message naming its path, or undefined.
+ * `path` names the value itself (e.g. `collection_data`).
+ */
+export function unstorablePart(value: unknown, path: string, depth = 1): string | undefined {
+  if (depth > MAX_DEPTH) return `${path} is nested more than ${MAX_DEPTH} levels deep`;
+  if (typeof value === 'string') {
+    return isStorableText(value) ? undefined : `${path} contains a NUL character or an unpaired surrogate, which cannot be stored`;
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${path} is not a finite number`;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = unstorablePart(value[i], `${path}[${i}]`, depth + 1);
+      if (bad) return bad;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (!isStorableText(k)) return `${path} has a key with a NUL character or an unpaired surrogate, which cannot be stored`;
+      const bad = unstorablePart(v, `${path}.${k}`, depth + 1);
+      if (bad) return bad;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A copy of a submitted value that jsonb can hold, for a dead letter's record_data: what cannot be stored is replaced
+ * by U+FFFD, and nesting beyond what PostgreSQL accepts comfortably is cut off as a string.
+ */
+export function storableCopy(value: unknown, depth = 1): unknown {
+  if (typeof value === 'string') return value.replace(UNSTORABLE_ALL, '\uFFFD');
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (value === null || typeof value === 'boolean') return value;
+  if (value === undefined) return null;
+  if (depth > 100) return '[nested too deeply]';
+  if (Array.isArray(value)) return value.map((v) => storableCopy(v, depth + 1));
+  if (typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(UNSTORABLE_ALL, '\uFFFD'), storableCopy(v, depth + 1)]));
+  }
+  return String(value);
+}
