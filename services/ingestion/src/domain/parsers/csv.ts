@@ -1,0 +1,238 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse, type CsvError, type Info } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
+import { decodeText } from './decode';
+import { UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
+import { castScalar, setField, truncate } from './values';
+
+// The header line must appear within this much text; beyond it the file is not a CSV with a header row.
+const HEADER_SEARCH_LIMIT = 1024 * 1024;
+// A row this long is an unclosed quote running through the file, not data: stop rather than buffer the rest of it.
+const MAX_ROW_BYTES = 8 * 1024 * 1024;
+// Candidates in order of preference when the header line holds as many of one as of another.
+const DELIMITERS = [',', ';', '\t'];
+
+/**
+ * CSV with a header row, streamed through csv-parse.
+ *
+ * - Text: a UTF-8 byte order mark is dropped; UTF-16 with a mark and Windows-1252 exports are decoded too (see decode.ts).
+ * - Delimiter: `,`, `;` or tab, whichever the header line holds most often outside quotes (`,` when none).
+ * - Header: the first non-empty line. Names are trimmed; an empty name becomes `column_<n>`. UnparseableFileError when
+ *   the file is empty or binary, a name repeats, every name is a number or boolean (a data row, so no header), or the
+ *   name column (opts.nameColumn, default `name`) is missing.
+ * - Rows: quoted fields may hold delimiters, newlines and doubled quotes; a quote inside an unquoted field is kept as
+ *   text; empty lines are skipped. Every column is kept. Values are trimmed and typed by castScalar (numbers, booleans;
+ *   identifiers such as EANs and zero-padded codes stay strings; in a `;` file '12,5' is 12.5 as well). Empty cells are left out of the object rather than
+ *   set to null, so "no value" looks the same whether the column is absent or blank.
+ * - A row with more fields than the header (other than trailing empty ones) or fewer, or with a broken quote, is one
+ *   {ok: false} item naming its first line, with the row's text as raw; the rest of the file goes on. A quote left open
+ *   to the end of the file swallows what follows, so that row is reported and the lines after it are read again.
+ */
+export const parseCsv: Parser = (input, opts) => csvItems(input, opts);
+
+type Row = { line: number; raw: string } & ({ fields: string[] } | { error: string });
+
+async function* csvItems(input: Readable, opts: ParseOptions): AsyncGenerator<ParsedItem> {
+  const text = decodeText(input, { kind: 'CSV' });
+  const { buffered, headerLine } = await readHeaderLine(text);
+  if (headerLine === undefined) throw new UnparseableFileError('the CSV file is empty');
+  const delimiter = detectDelimiter(headerLine);
+  const decimalComma = delimiter === ';';
+
+  let columns: string[] | undefined;
+  let index = 0;
+  for await (const row of csvRows(prepend(buffered, text), delimiter, 0)) {
+    if (!columns) {
+      if ('error' in row) throw new UnparseableFileError(`the CSV header row is malformed: ${row.error}`);
+      columns = headerColumns(row.fields, opts.nameColumn ?? 'name');
+      continue;
+    }
+    if ('error' in row) {
+      yield { index: index++, ok: false, error: `line ${row.line}: ${row.error}`, raw: truncate(row.raw) };
+      continue;
+    }
+    const fields = row.fields;
+    if (fields.length < columns.length || fields.slice(columns.length).some((value) => value.trim() !== '')) {
+      yield {
+        index: index++,
+        ok: false,
+        error: `line ${row.line}: expected ${columns.length} fields, found ${fields.length}`,
+        raw: truncate(row.raw),
+      };
+      continue;
+    }
+    const data: Record<string, unknown> = {};
+    columns.forEach((column, i) => {
+      const value = fields[i]!.trim();
+      if (value !== '') setField(data, column, castScalar(value, decimalComma));
+    });
+    yield { index: index++, ok: true, data };
+  }
+}
+
+/**
+ * Reads until the end of the first non-empty line (outside quotes) and returns everything read so far, which the row
+ * parser reads again from the start.
+ */
+async function readHeaderLine(text: AsyncIterator<string>): Promise<{ buffered: string; headerLine?: string }> {
+  let buffered = '';
+  let scanned = 0;
+  let lineStart = 0;
+  let inQuotes = false;
+  for (;;) {
+    for (let i = scanned; i < buffered.length; i++) {
+      const char = buffered[i];
+      if (char === '"') inQuotes = !inQuotes;
+      else if (char === '\n' && !inQuotes) {
+        const line = buffered.slice(lineStart, i);
+        if (line.trim() !== '') return { buffered, headerLine: line };
+        lineStart = i + 1;
+      }
+    }
+    scanned = buffered.length;
+    if (scanned > HEADER_SEARCH_LIMIT) {
+      throw new UnparseableFileError('no line break in the first megabyte: not a CSV file with a header row');
+    }
+    const next = await text.next();
+    if (next.done) {
+      const line = buffered.slice(lineStart);
+      return line.trim() === '' ? { buffered } : { buffered, headerLine: line };
+    }
+    buffered += next.value;
+  }
+}
+
+export function detectDelimiter(line: string): string {
+  const counts = new Map(DELIMITERS.map((d) => [d, 0]));
+  let inQuotes = false;
+  for (const char of line) {
+    if (char === '"') inQuotes = !inQuotes;
+    else if (!inQuotes && counts.has(char)) counts.set(char, counts.get(char)! + 1);
+  }
+  let best = DELIMITERS[0]!;
+  for (const d of DELIMITERS) if (counts.get(d)! > counts.get(best)!) best = d;
+  return best;
+}
+
+function headerColumns(fields: string[], nameColumn: string): string[] {
+  const columns = fields.map((field, i) => field.trim() || `column_${i + 1}`);
+  const named = fields.map((f) => f.trim()).filter((f) => f !== '');
+  if (named.length === 0) throw new UnparseableFileError('the CSV header row is empty');
+  if (named.every((f) => typeof castScalar(f) !== 'string')) {
+    throw new UnparseableFileError(`the first row holds values, not column names: a CSV header row is required`);
+  }
+  const seen = new Set<string>();
+  for (const column of columns) {
+    if (seen.has(column)) throw new UnparseableFileError(`the CSV header names the column "${column}" twice`);
+    seen.add(column);
+  }
+  if (!seen.has(nameColumn)) {
+    throw new UnparseableFileError(
+      `the CSV header has no "${nameColumn}" column (columns: ${truncate(columns.join(', '), 300)})`,
+    );
+  }
+  return columns;
+}
+
+async function* prepend(first: string, rest: AsyncIterable<string>): AsyncGenerator<string> {
+  if (first) yield first;
+  yield* rest;
+}
+
+/**
+ * The rows of CSV text in file order, each with the line it starts on (counted after `lineOffset`). Rows csv-parse
+ * skips for an error arrive through on_skip, ahead of the records already parsed but not yet read, so they wait in
+ * `skipped` until the records before them have gone out.
+ */
+async function* csvRows(source: Iterable<string> | AsyncIterable<string>, delimiter: string, lineOffset: number): AsyncGenerator<Row> {
+  const skipped: Row[] = [];
+  let unclosed: { line: number; raw: string } | undefined;
+  const parser = parse({
+    delimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+    raw: true,
+    info: true,
+    max_record_size: MAX_ROW_BYTES,
+    skip_records_with_error: true,
+    on_skip: (error: CsvError | undefined, raw: string | undefined) => {
+      const text = trimRaw(raw ?? '');
+      const line = startLine(Number(error?.lines ?? 0) + lineOffset, text);
+      if (error?.code === 'CSV_MAX_RECORD_SIZE') {
+        // Thrown here, csv-parse stops with this error instead of skipping.
+        throw new UnparseableFileError(`line ${line}: a row runs on for more than 8 MB (a quote left open?)`);
+      }
+      if (error?.code === 'CSV_QUOTE_NOT_CLOSED') unclosed = { line, raw: text };
+      else skipped.push({ line, raw: text, error: describe(error) });
+      return undefined;
+    },
+  });
+  const feeding = pipeline(Readable.from(source, { objectMode: false }), parser);
+  // Failures reach the loop below through the parser; this only keeps the promise from going unhandled.
+  feeding.catch(() => undefined);
+
+  let lastLine = 0;
+  for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: Info; raw: string }>) {
+    const text = trimRaw(raw);
+    const line = startLine(info.lines + lineOffset, text);
+    while (skipped.length > 0 && skipped[0]!.line < line) {
+      const row = skipped.shift()!;
+      lastLine = row.line;
+      yield row;
+    }
+    lastLine = line;
+    const broken = record.some((field) => field.startsWith('"')) ? strictError(text, delimiter) : undefined;
+    yield broken ? { line, raw: text, error: broken } : { line, raw: text, fields: record };
+  }
+  await feeding;
+  for (const row of skipped) {
+    lastLine = row.line;
+    yield row;
+  }
+  if (unclosed) {
+    // After an invalid closing quote csv-parse may report the same row again as unclosed: report it once.
+    if (unclosed.line !== lastLine) yield { line: unclosed.line, raw: unclosed.raw, error: 'quote not closed' };
+    const newline = unclosed.raw.indexOf('\n');
+    if (newline !== -1) yield* csvRows([unclosed.raw.slice(newline + 1)], delimiter, unclosed.line);
+  }
+}
+
+/**
+ * relax_quotes keeps a quote inside an unquoted field as text (12" pipe), but it also accepts a quoted field with text
+ * after its closing quote, and then a field left open swallows the next rows without a word. Such a field is the only
+ * way a value can start with a quote besides an escaped one, so rows with one are checked again without relaxing.
+ */
+function strictError(raw: string, delimiter: string): string | undefined {
+  try {
+    parseSync(raw, { delimiter, relax_column_count: true });
+    return undefined;
+  } catch (error) {
+    return describe(error as CsvError);
+  }
+}
+
+// Raw text of a row: drop the empty lines csv-parse counts into it and the line break that ends it.
+function trimRaw(raw: string): string {
+  return raw.replace(/^[\r\n]+/, '').replace(/\r?\n$/, '');
+}
+
+// csv-parse counts the line a row ends on; a row with quoted line breaks started that many lines earlier.
+function startLine(endLine: number, text: string): number {
+  let breaks = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) breaks++;
+  return endLine - breaks;
+}
+
+function describe(error: CsvError | undefined): string {
+  switch (error?.code) {
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return 'text follows the closing quote of a field';
+    case 'INVALID_OPENING_QUOTE':
+      return 'a quote opens in the middle of a field';
+    default:
+      // csv-parse's own line numbers count from wherever this parser started, so they are cut off.
+      return (error?.message ?? 'malformed row').split(/ at line \d+|\n/)[0]!;
+  }
+}

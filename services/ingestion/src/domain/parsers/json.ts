@@ -1,0 +1,250 @@
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parser as jsonTokens } from 'stream-json';
+import { decodeText } from './decode';
+import { UnparseableFileError, type ParsedItem, type Parser } from './types';
+import { errorMessage, setField, truncate } from './values';
+
+/**
+ * A JSON document, streamed token by token with stream-json (never JSON.parse of the whole file).
+ *
+ * - Records: the elements of a top-level array, or of the array of objects a top-level object holds
+ *   ({"records": [...]}, {"items": [...], "total": 2}). In an object, an array counts as the records when its first
+ *   element is an object; other members (scalars, objects, arrays of scalars) are skipped without being kept.
+ * - An element that is not an object is one {ok: false} item ("element 3 is a string, not an object"); the rest goes on.
+ * - UnparseableFileError: an empty or binary file, a scalar document, an object with no array of objects or with two,
+ *   and invalid JSON anywhere. JSON cannot be resynchronised after a syntax error, so one ends the file even when
+ *   records before it were already produced; the route decides what happens to those.
+ */
+export const parseJson: Parser = (input) => jsonItems(input);
+
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+async function* jsonItems(input: Readable): AsyncGenerator<ParsedItem> {
+  let sawText = false;
+  const text = (async function* () {
+    for await (const chunk of decodeText(input, { kind: 'JSON' })) {
+      if (!sawText && chunk.trim() !== '') sawText = true;
+      yield chunk;
+    }
+  })();
+  const picker = new RecordPicker();
+  const done = pipeline(Readable.from(text), jsonTokens({ packValues: true, streamValues: false }), picker);
+  // Failures reach the loop below through the picker; this only keeps the promise from going unhandled.
+  done.catch(() => undefined);
+  try {
+    for await (const item of picker as AsyncIterable<ParsedItem>) yield item;
+    await done;
+  } catch (error) {
+    if (!isSyntaxError(error)) throw error;
+    if (!sawText) throw new UnparseableFileError('the JSON file is empty');
+    const where = picker.items === 0 ? '' : ` after ${picker.items} records`;
+    throw new UnparseableFileError(`invalid JSON${where}: ${errorMessage(error).replace(/^Parser (cannot parse input: )?/, '')}`);
+  }
+}
+
+// stream-json's own errors carry no class or code, only this wording.
+function isSyntaxError(error: unknown): boolean {
+  return error instanceof Error && !(error instanceof UnparseableFileError) && /^Parser /.test(error.message);
+}
+
+type Phase = 'start' | 'wrapper' | 'firstElement' | 'skip' | 'records' | 'done';
+
+/** Turns the token stream into items, holding one element at a time. */
+class RecordPicker extends Transform {
+  items = 0;
+  private phase: Phase = 'start';
+  private rootIsArray = false;
+  private memberKey = '';
+  private recordsKey: string | undefined;
+  private sawEmptyArray = false;
+  private skipDepth = 0;
+  private element: ValueBuilder | undefined;
+  private elementIndex = 0;
+
+  constructor() {
+    super({ objectMode: true });
+  }
+
+  override _transform(token: Token, _encoding: BufferEncoding, callback: TransformCallback): void {
+    try {
+      this.consume(token);
+      callback();
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+
+  override _flush(callback: TransformCallback): void {
+    callback(this.phase === 'done' ? null : new UnparseableFileError('the JSON document ends early'));
+  }
+
+  private consume(token: Token): void {
+    switch (this.phase) {
+      case 'start':
+        if (token.name === 'startArray') {
+          this.rootIsArray = true;
+          this.phase = 'records';
+        } else if (token.name === 'startObject') {
+          this.phase = 'wrapper';
+        } else {
+          throw new UnparseableFileError(
+            `the JSON document is ${describe(token)}, not an array of objects or an object holding one`,
+          );
+        }
+        return;
+      case 'wrapper':
+        if (token.name === 'keyValue') this.memberKey = String(token.value);
+        else if (token.name === 'startArray') this.phase = 'firstElement';
+        else if (token.name === 'startObject') this.skipFrom(1);
+        else if (token.name === 'endObject') this.endWrapper();
+        return;
+      case 'firstElement':
+        if (token.name === 'startObject') {
+          if (this.recordsKey !== undefined) {
+            throw new UnparseableFileError(
+              `the JSON object holds more than one array of objects ("${this.recordsKey}" and "${this.memberKey}")`,
+            );
+          }
+          this.recordsKey = this.memberKey;
+          this.phase = 'records';
+          this.takeElement(token);
+        } else if (token.name === 'endArray') {
+          this.sawEmptyArray = true;
+          this.phase = 'wrapper';
+        } else {
+          this.skipFrom(1);
+          this.consume(token);
+        }
+        return;
+      case 'skip':
+        if (token.name === 'startObject' || token.name === 'startArray') this.skipDepth++;
+        else if (token.name === 'endObject' || token.name === 'endArray') this.skipDepth--;
+        if (this.skipDepth === 0) this.phase = 'wrapper';
+        return;
+      case 'records':
+        if (!this.element && token.name === 'endArray') {
+          this.phase = this.rootIsArray ? 'done' : 'wrapper';
+          return;
+        }
+        this.takeElement(token);
+        return;
+      case 'done':
+        return;
+    }
+  }
+
+  private takeElement(token: Token): void {
+    this.element ??= new ValueBuilder();
+    this.element.consume(token);
+    if (!this.element.done) return;
+    const value = this.element.value;
+    this.element = undefined;
+    const position = this.elementIndex++;
+    if (isObject(value)) {
+      this.push({ index: this.items++, ok: true, data: value } satisfies ParsedItem);
+    } else {
+      const raw = typeof value === 'string' ? truncate(value) : value;
+      this.push({
+        index: this.items++,
+        ok: false,
+        error: `element ${position} is ${kindOf(value)}, not an object`,
+        raw,
+      } satisfies ParsedItem);
+    }
+  }
+
+  private skipFrom(depth: number): void {
+    this.phase = 'skip';
+    this.skipDepth = depth;
+  }
+
+  private endWrapper(): void {
+    this.phase = 'done';
+    if (this.recordsKey === undefined && !this.sawEmptyArray) {
+      throw new UnparseableFileError('the JSON object holds no array of objects');
+    }
+  }
+}
+
+/** Builds one value from its tokens (stream-json's Assembler, but without letting a "__proto__" key set a prototype). */
+class ValueBuilder {
+  value: unknown;
+  done = false;
+  private readonly containers: (Record<string, unknown> | unknown[])[] = [];
+  private readonly keys: string[] = [];
+  private key = '';
+
+  consume(token: Token): void {
+    switch (token.name) {
+      case 'startObject':
+      case 'startArray':
+        this.keys.push(this.key);
+        this.containers.push(token.name === 'startObject' ? {} : []);
+        return;
+      case 'endObject':
+      case 'endArray': {
+        const finished = this.containers.pop();
+        this.key = this.keys.pop() ?? '';
+        this.add(finished);
+        return;
+      }
+      case 'keyValue':
+        this.key = String(token.value);
+        return;
+      case 'stringValue':
+        this.add(token.value);
+        return;
+      case 'numberValue':
+        this.add(Number(token.value));
+        return;
+      case 'nullValue':
+        this.add(null);
+        return;
+      case 'trueValue':
+        this.add(true);
+        return;
+      case 'falseValue':
+        this.add(false);
+        return;
+    }
+  }
+
+  private add(value: unknown): void {
+    const parent = this.containers[this.containers.length - 1];
+    if (!parent) {
+      this.value = value;
+      this.done = true;
+    } else if (Array.isArray(parent)) {
+      parent.push(value);
+    } else {
+      setField(parent, this.key, value);
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+function describe(token: Token): string {
+  switch (token.name) {
+    case 'stringValue':
+      return 'a string';
+    case 'numberValue':
+      return 'a number';
+    case 'nullValue':
+      return 'null';
+    default:
+      return 'a boolean';
+  }
+}

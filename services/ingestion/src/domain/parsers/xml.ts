@@ -1,0 +1,282 @@
+import sax from 'sax';
+import { decodeText } from './decode';
+import { UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
+import { castScalar, setField } from './values';
+
+/**
+ * Above this many children, a first child of the root that still looks like a container is taken as one, so its
+ * records stream instead of waiting in memory for the decision below.
+ */
+const PROBE_CHILDREN = 1000;
+
+/**
+ * XML, streamed through sax in strict mode (no DTD is read, no entity beyond the five predefined ones expands, nothing
+ * is fetched).
+ *
+ * Which elements are records:
+ * - With opts.recordTag: every element of that name at any depth (an element of that name inside a record is a field).
+ * - Without: the children of the root element. One exception: when the root has a single child that is only a
+ *   wrapper (no attributes, no text of its own, all its children share one name and have children or attributes of
+ *   their own), its children are the records, as in <catalog><products><product>…</product>…</products></catalog>.
+ *
+ * A record becomes an object:
+ * - a child element with only text becomes a field holding that text, typed like a CSV cell (castScalar);
+ * - a child element with children or attributes becomes a nested object built by the same rules;
+ * - children repeating a name become an array under that name;
+ * - attributes become fields, named `@name` only where a child element has the same name;
+ * - text beside child elements or attributes becomes `#text`; CDATA counts as text; empty text leaves the field out.
+ *
+ * Errors: a well-formedness error inside a record (a mistyped closing tag, an unquoted attribute, an unknown entity)
+ * makes that record one {ok: false} item, its raw data what was read of it, and the rest goes on. When such a record
+ * never closes but a sibling of the same name opens inside it, that sibling starts the next record. Any error before
+ * the first record, text after the root element, a file that ends before its root element closes, or no element at all
+ * is an UnparseableFileError; so is a recordTag that matches nothing.
+ */
+export const parseXml: Parser = (input, opts) => xmlItems(input, opts);
+
+interface XmlNode {
+  name: string;
+  attributes: Record<string, string>;
+  children: XmlNode[];
+  text: string;
+  line: number;
+  error?: string;
+}
+
+interface RecordBuild {
+  /** Open elements of the record, the record element first. */
+  stack: XmlNode[];
+}
+
+async function* xmlItems(input: AsyncIterable<Buffer | string>, opts: ParseOptions): AsyncGenerator<ParsedItem> {
+  const reader = new RecordReader(opts.recordTag);
+  for await (const chunk of decodeText(input, { kind: 'XML', declaredEncoding })) {
+    yield* reader.write(chunk);
+  }
+  yield* reader.close();
+}
+
+class RecordReader {
+  private readonly parser = sax.parser(true, { trim: false, normalize: false, position: true, xmlns: false });
+  private readonly out: ParsedItem[] = [];
+  private index = 0;
+  private depth = 0;
+  private rootName = '';
+  private current: RecordBuild | undefined;
+  private recordsStarted = false;
+  private closing = false;
+  // Without a recordTag: the depth of the element whose children are records, once decided.
+  private containerDepth: number | undefined;
+  // Without a recordTag, until that is decided: the root's first child, read like a record but not yet emitted...
+  private probe: XmlNode | undefined;
+  private probeChildren = 0;
+  // ...and once it has closed, kept until a sibling or the end of the root tells what it is.
+  private firstChild: XmlNode | undefined;
+
+  constructor(private readonly recordTag: string | undefined) {
+    this.parser.onopentag = (tag) => this.openElement(tag.name, tag.attributes as Record<string, string>);
+    this.parser.onclosetag = () => this.closeElement();
+    this.parser.ontext = (text) => this.addText(text);
+    this.parser.oncdata = (text) => this.addText(text);
+    this.parser.onerror = (error) => this.fail(error);
+  }
+
+  *write(chunk: string): Generator<ParsedItem> {
+    this.parser.write(chunk);
+    yield* this.drain();
+  }
+
+  *close(): Generator<ParsedItem> {
+    this.closing = true;
+    this.parser.close();
+    if (!this.rootName) throw new UnparseableFileError('the XML file holds no element');
+    if (this.recordTag !== undefined && !this.recordsStarted) {
+      throw new UnparseableFileError(`the XML holds no <${this.recordTag}> element`);
+    }
+    yield* this.drain();
+  }
+
+  private *drain(): Generator<ParsedItem> {
+    while (this.out.length > 0) yield this.out.shift()!;
+  }
+
+  private openElement(name: string, attributes: Record<string, string>): void {
+    this.depth++;
+    const node: XmlNode = { name, attributes, children: [], text: '', line: this.parser.line + 1 };
+    if (this.depth === 1) this.rootName = name;
+    const current = this.current;
+    if (!current) {
+      if (this.isRecordStart(name)) this.startRecord(node);
+      return;
+    }
+    const record = current.stack[0]!;
+    if (record.error !== undefined && name === record.name) {
+      // A broken record that never closed: a sibling opened inside it, so the broken one ends here.
+      if (this.recordTag === undefined) this.containerDepth = this.depth - 1;
+      this.endRecord(record);
+      this.startRecord(node);
+      return;
+    }
+    current.stack[current.stack.length - 1]!.children.push(node);
+    current.stack.push(node);
+    if (record === this.probe && current.stack.length === 2) this.probeChildAdded();
+  }
+
+  private closeElement(): void {
+    this.depth--;
+    const current = this.current;
+    if (current) {
+      const record = current.stack[0]!;
+      current.stack.pop();
+      if (current.stack.length === 0) {
+        if (record === this.probe) {
+          this.firstChild = record;
+          this.probe = undefined;
+          this.current = undefined;
+        } else {
+          this.endRecord(record);
+        }
+      }
+    }
+    // Elements left open by a broken record close later than expected; records are the children of what is open.
+    if (this.containerDepth !== undefined && this.depth < this.containerDepth) this.containerDepth = this.depth;
+    if (this.depth === 0 && this.firstChild) {
+      // The root had one child: the records are its children if it is only a wrapper, else it is the one record.
+      const first = this.firstChild;
+      this.firstChild = undefined;
+      if (isContainer(first, false)) for (const child of first.children) this.emit(child);
+      else this.emit(first);
+    }
+  }
+
+  private addText(text: string): void {
+    const current = this.current;
+    if (current) current.stack[current.stack.length - 1]!.text += text;
+  }
+
+  private fail(error: Error): void {
+    const message = this.describe(error);
+    this.parser.resume();
+    if (this.closing) throw new UnparseableFileError(`the XML ends before <${this.rootName}> is closed (${message})`);
+    const current = this.current;
+    if (current) {
+      for (const node of current.stack) {
+        // sax reports a mistyped closing tag first as unexpected, then as unmatched, which names it.
+        if (node.error === undefined || (node.error.startsWith('Unexpected close tag') && message.startsWith('Unmatched'))) {
+          node.error = message;
+        }
+      }
+      return;
+    }
+    // Between records this is the aftermath of a record that broke; anywhere else the document itself is broken.
+    if (this.recordsStarted && this.depth > 0) return;
+    throw new UnparseableFileError(`invalid XML: ${message}`);
+  }
+
+  private describe(error: Error): string {
+    return `${error.message.split('\n')[0]!.replace(/\.$/, '')} at line ${this.parser.line + 1}, column ${this.parser.column + 1}`;
+  }
+
+  private isRecordStart(name: string): boolean {
+    if (this.recordTag !== undefined) return name === this.recordTag;
+    if (this.containerDepth !== undefined) return this.depth === this.containerDepth + 1;
+    if (this.depth !== 2) return false;
+    if (this.firstChild) {
+      // A second child of the root: the root's children are the records, the first one included.
+      this.containerDepth = 1;
+      this.emit(this.firstChild);
+      this.firstChild = undefined;
+    }
+    return true;
+  }
+
+  private startRecord(node: XmlNode): void {
+    this.recordsStarted = true;
+    this.current = { stack: [node] };
+    if (this.recordTag === undefined && this.containerDepth === undefined) {
+      this.probe = node;
+      this.probeChildren = 0;
+    }
+  }
+
+  private probeChildAdded(): void {
+    const probe = this.probe!;
+    if (++this.probeChildren <= PROBE_CHILDREN || !isContainer(probe, true)) return;
+    // That many alike children: the first child is the container. Its finished children go out, the open one is read on.
+    this.containerDepth = 2;
+    this.probe = undefined;
+    for (const child of probe.children.slice(0, -1)) this.emit(child);
+    probe.children = [];
+    this.current = { stack: this.current!.stack.slice(1) };
+  }
+
+  private endRecord(record: XmlNode): void {
+    this.current = undefined;
+    if (record === this.probe) this.probe = undefined;
+    this.emit(record);
+  }
+
+  private emit(record: XmlNode): void {
+    const data = toObject(record);
+    if (record.error === undefined) {
+      this.out.push({ index: this.index++, ok: true, data });
+    } else {
+      this.out.push({
+        index: this.index++,
+        ok: false,
+        error: `<${record.name}> starting at line ${record.line}: ${record.error}`,
+        raw: data,
+      });
+    }
+  }
+}
+
+/**
+ * A wrapper rather than a record: no attributes or text of its own, children all of one name, each with children or
+ * attributes. `open` allows the last child to be still empty because it is still being read.
+ */
+function isContainer(node: XmlNode, open: boolean): boolean {
+  if (Object.keys(node.attributes).length > 0 || node.text.trim() !== '' || node.children.length === 0) return false;
+  const name = node.children[0]!.name;
+  return node.children.every(
+    (child, i) =>
+      child.name === name &&
+      ((open && i === node.children.length - 1) || child.children.length > 0 || Object.keys(child.attributes).length > 0),
+  );
+}
+
+function toObject(node: XmlNode): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  const groups = new Map<string, XmlNode[]>();
+  for (const child of node.children) {
+    const group = groups.get(child.name);
+    if (group) group.push(child);
+    else groups.set(child.name, [child]);
+  }
+  for (const [name, nodes] of groups) {
+    const values = nodes.map(toValue).filter((value) => value !== undefined);
+    if (values.length === 0) continue;
+    setField(data, name, nodes.length > 1 ? values : values[0]);
+  }
+  for (const [name, value] of Object.entries(node.attributes)) {
+    const text = value.trim();
+    if (text !== '') setField(data, groups.has(name) ? `@${name}` : name, castScalar(text));
+  }
+  const text = node.text.trim();
+  if (text !== '') setField(data, '#text', castScalar(text));
+  return data;
+}
+
+function toValue(node: XmlNode): unknown {
+  if (node.children.length === 0 && Object.keys(node.attributes).length === 0) {
+    const text = node.text.trim();
+    return text === '' ? undefined : castScalar(text);
+  }
+  return toObject(node);
+}
+
+// The encoding named in the XML declaration, which must come first in the file and is ASCII whatever follows.
+function declaredEncoding(head: Buffer): string | undefined {
+  const declaration = /^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head.subarray(0, 200).toString('latin1'));
+  return declaration?.[1];
+}
