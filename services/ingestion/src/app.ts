@@ -1,0 +1,39 @@
+import type { Database } from '@trove/db';
+import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import type { Ingestor } from './ingestor';
+import { batchRoutes } from './routes/batch';
+import { fileRoutes } from './routes/files';
+import { streamRoutes } from './routes/stream';
+import { uploadRoutes } from './routes/uploads';
+import { webhookRoutes } from './routes/webhooks';
+import type { Db } from './store/schema';
+import type { StreamBuffers } from './stream-buffers';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  ingestor: Ingestor;
+  streams: StreamBuffers;
+}
+
+/** Composes the ingestion HTTP app from its dependencies; it never listens. */
+export function buildApp({ config, logger, database, ingestor, streams }: AppDeps): ReturnType<typeof createServiceApp> {
+  return createServiceApp({
+    name: 'ingestion',
+    logger,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    jsonLimit: config.JSON_BODY_LIMIT,
+    // Upload bodies are read by their routes: batch and webhook need the raw bytes (hash, signature) and a larger
+    // limit, files and streams are parsed as they arrive.
+    rawBodyPaths: [/^\/upload\//, /^\/webhooks\//],
+    readiness: { database: () => database.ping() },
+    routes: (router) => {
+      batchRoutes(router, ingestor);
+      fileRoutes(router, ingestor, config.UPLOAD_MAX_BYTES);
+      streamRoutes(router, streams, { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT });
+      webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
+      uploadRoutes(router, database.db as Db);
+    },
+  });
+}

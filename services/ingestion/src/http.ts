@@ -1,0 +1,57 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { ERRORS, identityOf } from '@trove/platform';
+
+export type { Request, Response, Router } from 'express';
+
+/** The tenant every query of a request is scoped to. */
+export function tenantOf(req: Request): string {
+  return identityOf(req).tenantId;
+}
+
+/**
+ * Refuses a request whose declared length is over the limit before reading a byte of its body. The connection is
+ * closed after the answer, as the client may still be sending a body nobody will read.
+ */
+export function refuseLargerThan(maxBytes: () => number, tooLarge: (max: number) => Error): RequestHandler {
+  return (req, res, next) => {
+    const declared = Number(req.get('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes()) {
+      res.setHeader('Connection', 'close');
+      return next(tooLarge(maxBytes()));
+    }
+    next();
+  };
+}
+
+/** Reads the raw body bytes whatever the Content-Type (routes that hash or sign the exact bytes). Empty when none. */
+export function readRawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
+  const parse = express.raw({ type: () => true, limit });
+  return new Promise((resolve, reject) => {
+    parse(req, res, (err?: unknown) => {
+      if (err) return reject(bodyError(err));
+      resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    });
+  });
+}
+
+function bodyError(err: unknown): unknown {
+  const e = err as { type?: string; limit?: number; message?: string };
+  if (e?.type === 'entity.too.large') return ERRORS.payloadTooLarge(`Request body exceeds the limit of ${e.limit} bytes`);
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return ERRORS.unsupportedMediaType(e.message ?? 'Unsupported encoding');
+  }
+  return err;
+}
+
+/** Parses JSON body bytes as the platform's parser would, with the same 422 for broken JSON; empty is undefined. */
+export function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw ERRORS.validation([
+      { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: (err as Error).message } },
+    ]);
+  }
+}

@@ -1,0 +1,3 @@
+export { ingestionModule } from './module';
+export { migrations as ingestionMigrations } from './migrations';
+export { buildApp } from './app';

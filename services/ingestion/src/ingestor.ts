@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import type { BulkUpsertRequest } from '@trove/contracts';
+import type { Identity, Logger } from '@trove/platform';
+import { isPlainObject, mapRecord, type Mapped, type MappingOptions, type UpsertItem } from './domain/record-mapping';
+import type { ParsedItem } from './domain/parsers/types';
+import { storableCopy } from './domain/storable';
+import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './domain/tally';
+import type { RecordsWriter } from './records-writer';
+import type { Db, UploadSourceType } from './store/schema';
+import { createUpload, finishUpload, insertDeadLetters } from './store/uploads';
+
+/** Where an upload's records go, on whose behalf, and how they are labelled. */
+export interface UploadTarget {
+  identity: Identity;
+  collection: string;
+  recordType: string;
+  sourceType: UploadSourceType;
+  sourceName: string | null;
+  requestId?: string;
+  /** performance.now() when the request began, so processing_time_ms covers reading the body too. */
+  startedAt?: number;
+}
+
+/** One submitted item: its position in the upload, what was sent, and the record made of it or why there is none. */
+export interface SubmittedItem {
+  index: number;
+  raw: unknown;
+  mapped: Mapped;
+}
+
+/** Maps what a parser read onto submitted items, keeping the parser's own rejections as they are. */
+export async function* submittedItems(parsed: AsyncIterable<ParsedItem>, opts: MappingOptions): AsyncIterable<SubmittedItem> {
+  for await (const item of parsed) {
+    yield item.ok
+      ? { index: item.index, raw: item.data, mapped: mapRecord(item.data, opts) }
+      : { index: item.index, raw: item.raw, mapped: { ok: false, error: item.error } };
+  }
+}
+
+export interface UploadResult {
+  upload_id: string;
+  status: 'complete';
+  summary: UploadSummary;
+  errors: DeadLetter[];
+  metadata: {
+    processing_time_ms: number;
+    file_hash: string;
+    reconciliation_passed: boolean;
+    pipeline_backpressure: boolean;
+  };
+}
+
+/**
+ * The items of an upload failed (a file that proved unparseable, a body over the limit, a client that went away):
+ * the upload is stored as failed with the counts so far, and records written before the failure stay written.
+ */
+export class UploadAborted extends Error {
+  override name = 'UploadAborted';
+
+  constructor(
+    readonly uploadId: string,
+    readonly summary: UploadSummary,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+
+  /** Records of the upload that are stored (written, or already there unchanged). */
+  get stored(): number {
+    return this.summary.accepted + this.summary.dedup_skipped;
+  }
+}
+
+export interface IngestorDeps {
+  db: Db;
+  writer: RecordsWriter;
+  logger: Logger;
+  /** Records per call to records (INGEST_CHUNK_SIZE). */
+  chunkSize: number;
+  /** Indexing backlog above which a result reports pipeline_backpressure (INDEXING_BACKLOG_THRESHOLD). */
+  backlogThreshold: number;
+}
+
+/** Dead letters are written to the database in batches of this size as they occur, never all held in memory. */
+const DEAD_LETTER_BATCH = 500;
+
+/** A dead letter's record_data is the submitted object; anything else (a bad NDJSON line) is kept under `value`. */
+function recordData(raw: unknown): Record<string, unknown> {
+  const copy = storableCopy(raw);
+  return isPlainObject(copy) ? copy : { value: copy };
+}
+
+interface Pending {
+  index: number;
+  raw: unknown;
+  record: UpsertItem;
+}
+
+/** Collects one upload's dead letters: batches them into the database and keeps the first ones for the result. */
+class DeadLetterSink {
+  private batch: DeadLetter[] = [];
+  readonly first = new FirstDeadLetters();
+
+  constructor(
+    private readonly db: Db,
+    private readonly uploadId: string,
+  ) {}
+
+  async add(index: number, raw: unknown, error: string): Promise<void> {
+    const letter = { record_index: index, error, record_data: recordData(raw) };
+    this.first.add(letter);
+    this.batch.push(letter);
+    if (this.batch.length >= DEAD_LETTER_BATCH) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const letters = this.batch;
+    this.batch = [];
+    await insertDeadLetters(this.db, this.uploadId, letters);
+  }
+}
+
+/**
+ * Runs one upload: stores it as processing, reads the items as they come, writes them to records in chunks (one call
+ * and one transaction each) and stores it as complete with its counts. Reading continues into the next chunk while
+ * one is being written, and never further, so memory holds about two chunks whatever the size of the upload. A chunk
+ * records does not confirm is rejected whole with a dead letter per record; it never stops the upload. An error from
+ * the items themselves (an unparseable file, a body over the limit, a client that went away) or from storing the
+ * upload marks it failed and is thrown as UploadAborted.
+ */
+export class Ingestor {
+  constructor(private readonly deps: IngestorDeps) {}
+
+  async ingest(
+    target: UploadTarget,
+    items: AsyncIterable<SubmittedItem> | Iterable<SubmittedItem>,
+    fileHash: () => string | Promise<string>,
+  ): Promise<UploadResult> {
+    const startedAt = target.startedAt ?? performance.now();
+    const uploadId = randomUUID();
+    await createUpload(this.deps.db, {
+      id: uploadId,
+      tenant_id: target.identity.tenantId,
+      collection: target.collection,
+      record_type: target.recordType,
+      source_type: target.sourceType,
+      source_name: target.sourceName,
+    });
+    const tally = new Tally();
+    let hash = '';
+    const letters = new DeadLetterSink(this.deps.db, uploadId);
+    let writing: Promise<void> = Promise.resolve();
+    const send = async (chunk: Pending[]) => {
+      await writing;
+      writing = this.writeChunk(uploadId, target, chunk, tally, letters);
+      // Awaited before the next chunk or at the end; until then a failure must not count as unhandled.
+      writing.catch(() => undefined);
+    };
+
+    try {
+      let chunk: Pending[] = [];
+      for await (const item of items) {
+        tally.submitted++;
+        if (!item.mapped.ok) {
+          tally.rejected++;
+          await letters.add(item.index, item.raw, item.mapped.error);
+          continue;
+        }
+        chunk.push({ index: item.index, raw: item.raw, record: item.mapped.record });
+        if (chunk.length >= this.deps.chunkSize) {
+          await send(chunk);
+          chunk = [];
+        }
+      }
+      if (chunk.length > 0) await send(chunk);
+      await writing;
+      await letters.flush();
+      hash = await fileHash();
+    } catch (err) {
+      await writing.catch(() => undefined);
+      await letters.flush().catch(() => undefined);
+      await finishUpload(this.deps.db, uploadId, {
+        status: 'failed',
+        summary: tally.summary(),
+        file_hash: null,
+        processing_time_ms: elapsed(startedAt),
+        reconciliation_passed: false,
+        pipeline_backpressure: tally.backpressure(this.deps.backlogThreshold),
+        failure: err instanceof Error ? err.message : String(err),
+      }).catch((e) => this.deps.logger.error({ err: e, uploadId }, 'could not mark the upload failed'));
+      throw new UploadAborted(uploadId, tally.summary(), err);
+    }
+
+    const result: UploadResult = {
+      upload_id: uploadId,
+      status: 'complete',
+      summary: tally.summary(),
+      errors: letters.first.list(),
+      metadata: {
+        processing_time_ms: elapsed(startedAt),
+        file_hash: hash,
+        reconciliation_passed: tally.reconciliationPassed(),
+        pipeline_backpressure: tally.backpressure(this.deps.backlogThreshold),
+      },
+    };
+    await finishUpload(this.deps.db, uploadId, { status: 'complete', summary: result.summary, ...result.metadata });
+    return result;
+  }
+
+  /** Writes one chunk; when records refuses some of its records (and so applied none), sends the rest once more. */
+  private async writeChunk(uploadId: string, target: UploadTarget, chunk: Pending[], tally: Tally, letters: DeadLetterSink): Promise<void> {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const request: BulkUpsertRequest = {
+        collection: target.collection,
+        record_type: target.recordType,
+        source_type: target.sourceType,
+        source_name: target.sourceName,
+        records: pending.map((p) => p.record),
+      };
+      const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
+      if (outcome.kind === 'written') {
+        const { results, pending_indexing } = outcome.response;
+        tally.observeBacklog(pending_indexing);
+        tally.written(results.slice(0, pending.length).map((r) => r.status));
+        const unreported = pending.slice(results.length);
+        tally.unwritten(unreported.length);
+        for (const p of unreported) await letters.add(p.index, p.raw, 'not confirmed: records did not report an outcome for this record');
+        return;
+      }
+      if (outcome.kind === 'refused' && attempt === 0) {
+        this.deps.logger.warn({ uploadId, refused: outcome.invalid.size, reason: outcome.reason }, 'records refused records ingestion had accepted');
+        for (const [i, msg] of outcome.invalid) {
+          const p = pending[i];
+          if (!p) continue;
+          tally.rejected++;
+          await letters.add(p.index, p.raw, `refused by records: ${msg}`);
+        }
+        pending = pending.filter((_, i) => !outcome.invalid.has(i));
+        continue;
+      }
+      const reason = outcome.kind === 'failed' ? outcome.reason : `records refused the chunk again: ${outcome.reason}`;
+      this.deps.logger.warn({ uploadId, records: pending.length, reason }, 'a chunk was not written');
+      tally.unwritten(pending.length);
+      for (const p of pending) await letters.add(p.index, p.raw, `not written: ${reason}`);
+      return;
+    }
+  }
+}
+
+function elapsed(startedAt: number): number {
+  return Math.round((performance.now() - startedAt) * 100) / 100;
+}

@@ -1,0 +1,42 @@
+import type { Migration } from '@trove/db';
+
+/** The `ingestion` schema: uploads with their outcome, and the dead letters of the records they rejected. */
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'uploads and dead letters',
+    up: `
+      create table ingestion.uploads (
+        id uuid primary key,
+        tenant_id text not null,
+        collection text not null,
+        record_type text not null,
+        source_type text not null check (source_type in ('api', 'file_upload', 'webhook')),
+        source_name text,
+        status text not null default 'processing' check (status in ('processing', 'complete', 'failed')),
+        submitted integer not null default 0,
+        accepted integer not null default 0,
+        rejected integer not null default 0,
+        dedup_skipped integer not null default 0,
+        file_hash text,
+        processing_time_ms double precision,
+        reconciliation_passed boolean,
+        pipeline_backpressure boolean,
+        -- Why a failed upload stopped; logged and kept for operators, not part of the API.
+        failure text,
+        created_at timestamptz(3) not null default now(),
+        completed_at timestamptz(3)
+      );
+
+      create index uploads_tenant on ingestion.uploads (tenant_id, created_at desc);
+
+      create table ingestion.dead_letters (
+        upload_id uuid not null references ingestion.uploads (id) on delete cascade,
+        record_index integer not null,
+        error text not null,
+        record_data jsonb not null,
+        primary key (upload_id, record_index)
+      );
+    `,
+  },
+];

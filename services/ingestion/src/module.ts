@@ -1,0 +1,52 @@
+import { migrate } from '@trove/db';
+import { ServiceClient, serviceUrl } from '@trove/platform';
+import type { ServiceModule } from '@trove/runtime';
+import { buildApp } from './app';
+import { Ingestor } from './ingestor';
+import { migrations } from './migrations';
+import { HttpRecordsWriter } from './records-writer';
+import type { Db } from './store/schema';
+import { StreamBuffers } from './stream-buffers';
+
+/** The ingestion service: batch, file, PDF, stream and webhook uploads, written to records in chunks. */
+export const ingestionModule: ServiceModule = {
+  name: 'ingestion',
+  dependsOn: ['records'],
+  async init(ctx) {
+    const { config, logger } = ctx;
+    await migrate(ctx.database, 'ingestion', migrations);
+    const records = new ServiceClient({
+      service: 'records',
+      baseUrl: serviceUrl(config, 'records'),
+      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+      tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    });
+    const ingestor = new Ingestor({
+      db: ctx.database.db as Db,
+      writer: new HttpRecordsWriter(records),
+      logger,
+      chunkSize: config.INGEST_CHUNK_SIZE,
+      backlogThreshold: config.INDEXING_BACKLOG_THRESHOLD,
+    });
+    const streams = new StreamBuffers({
+      ingestor,
+      logger: logger.child({ component: 'stream-buffers' }),
+      limit: config.STREAM_BUFFER_LIMIT,
+      chunkSize: config.INGEST_CHUNK_SIZE,
+      intervalMs: config.STREAM_FLUSH_INTERVAL_MS,
+    });
+    return {
+      app: buildApp({ config, logger, database: ctx.database, ingestor, streams }),
+      async start() {
+        streams.start();
+      },
+      // Runs after the HTTP server has drained and before records stops (it depends on records), so what the stream
+      // buffers hold is written before the process goes.
+      async stop() {
+        await streams.stop();
+        records.shutdown();
+      },
+    };
+  },
+};

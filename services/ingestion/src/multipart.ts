@@ -1,0 +1,197 @@
+import { Readable, type Writable } from 'node:stream';
+import type { Request, Response } from 'express';
+import multer from 'multer';
+import { ERRORS, validationError } from '@trove/platform';
+import { ByteMeter, formatBytes } from './byte-meter';
+
+/**
+ * How much of a file is read before its records are: enough to tell its format, and for a small file all of it, so
+ * form fields sent after the file (browsers and FormData send parts in the order they were added) still apply to it.
+ */
+export const LOOKAHEAD_BYTES = 1024 * 1024;
+
+/** Form fields are short option values; the whole form is bounded so a field cannot smuggle in a second file. */
+const FIELD_LIMITS = { fields: 20, fieldSize: 16 * 1024, fieldNameSize: 100, parts: 22, files: 1 };
+
+export interface IncomingFile {
+  fileName: string;
+  mimeType: string;
+  /** The first bytes of the file (at least LOOKAHEAD_BYTES unless the file is smaller). */
+  head: Buffer;
+  /** The whole file from its first byte, read as it arrives; fails with 413 once the size limit is crossed. */
+  content: Readable;
+  /** `sha256:<hex>` of every byte of the file; reads whatever the parser left unread first. */
+  hash(): Promise<string>;
+  /** The form fields received so far: all of them when the file fitted in the look-ahead, else those sent before it. */
+  fields: Record<string, unknown>;
+  /** Whether `fields` is every field of the form. */
+  fieldsComplete: boolean;
+}
+
+export function fileTooLarge(maxBytes: number) {
+  return ERRORS.payloadTooLarge(`The file exceeds the upload limit of ${maxBytes} bytes (${formatBytes(maxBytes)})`);
+}
+
+/** Resolves once multer's busboy has read the whole form (every field after the file too), or the request is gone. */
+function formRead(req: Request, busboy: Writable | undefined): Promise<void> {
+  if (!busboy || busboy.writableFinished || busboy.destroyed || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    busboy.once('finish', done);
+    busboy.once('close', done);
+    busboy.once('error', done);
+    req.once('close', done);
+    req.once('error', done);
+  });
+}
+
+interface Job<T> {
+  handle(file: IncomingFile): Promise<T>;
+  result?: T;
+  /** An error thrown by `handle`, told apart from multer's own (a malformed form answers 422, ours keep their status). */
+  handlerError?: unknown;
+}
+
+/**
+ * Multer storage that stores nothing: the file's stream goes to the handler as it arrives, counted and hashed on
+ * the way, and multer finishes only when the handler has read it all.
+ */
+class StreamingStorage<T> implements multer.StorageEngine {
+  busboy?: Writable;
+
+  constructor(
+    private readonly job: Job<T>,
+    private readonly maxBytes: number,
+  ) {}
+
+  _handleFile(req: Request, file: Express.Multer.File, cb: (error?: unknown, info?: Partial<Express.Multer.File>) => void): void {
+    this.run(req, file).then(
+      (result) => {
+        this.job.result = result;
+        cb(null, {});
+      },
+      (err) => {
+        this.job.handlerError = err;
+        cb(err);
+      },
+    );
+  }
+
+  _removeFile(_req: Request, _file: Express.Multer.File, cb: (error: Error | null) => void): void {
+    cb(null);
+  }
+
+  private async run(req: Request, file: Express.Multer.File): Promise<T> {
+    const source = file.stream;
+    const meter = new ByteMeter(this.maxBytes, () => fileTooLarge(this.maxBytes));
+    source.on('error', (err) => meter.destroy(err));
+    // Past the limit (or once the handler gives up) the rest of the part is drained, so multer reaches its end.
+    meter.on('error', () => {
+      source.unpipe(meter);
+      source.resume();
+    });
+    source.pipe(meter);
+    const chunks = meter[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+
+    const parts: Buffer[] = [];
+    let size = 0;
+    let ended = false;
+    while (size < LOOKAHEAD_BYTES) {
+      const next = await chunks.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      parts.push(next.value);
+      size += next.value.length;
+    }
+    const head = Buffer.concat(parts);
+    if (ended) await formRead(req, this.busboy);
+
+    const content = Readable.from(
+      (async function* () {
+        if (head.length > 0) yield head;
+        if (ended) return;
+        for (;;) {
+          const next = await chunks.next();
+          if (next.done) return;
+          yield next.value;
+        }
+      })(),
+      { objectMode: false },
+    );
+    const hash = async () => {
+      if (!ended) for (let next = await chunks.next(); !next.done; next = await chunks.next());
+      ended = true;
+      return meter.digest();
+    };
+    try {
+      return await this.job.handle({
+        fileName: file.originalname,
+        mimeType: file.mimetype,
+        head,
+        content,
+        hash,
+        fields: { ...(req.body as Record<string, unknown>) },
+        fieldsComplete: ended,
+      });
+    } finally {
+      content.destroy();
+      if (!meter.readableEnded) {
+        source.unpipe(meter);
+        source.resume();
+        meter.destroy();
+      }
+    }
+  }
+}
+
+/** Maps multer's and busboy's own errors (a malformed or over-limit form) onto the API's answers. */
+function formError(err: unknown, maxBytes: number): unknown {
+  if (err instanceof multer.MulterError) {
+    switch (err.code) {
+      case 'LIMIT_FILE_SIZE':
+        return fileTooLarge(maxBytes);
+      case 'LIMIT_UNEXPECTED_FILE':
+      case 'LIMIT_FILE_COUNT':
+        return validationError(['body', err.field ?? 'file'], 'Send exactly one file, in the field named file', 'value_error', err.field ?? null);
+      default:
+        return validationError(['body', err.field ?? ''].filter(Boolean), `Invalid multipart form: ${err.message}`, 'value_error', err.field ?? null);
+    }
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  // The client went away; nobody reads the answer, and it must not read as our fault.
+  if (/^Request (aborted|closed)$/.test(message)) return ERRORS.badRequest(message);
+  return validationError(['body'], `Malformed multipart body: ${message}`, 'value_error', null);
+}
+
+/**
+ * Reads a multipart upload whose `file` part is handed to `handle` as a stream while it arrives; nothing is buffered
+ * beyond the look-ahead. Answers undefined when the form holds no file (or the request is not multipart).
+ */
+export async function receiveFile<T>(
+  req: Request,
+  res: Response,
+  opts: { maxBytes: number; handle(file: IncomingFile): Promise<T> },
+): Promise<{ result: T; fields: Record<string, unknown> } | undefined> {
+  const job: Job<T> = { handle: opts.handle };
+  const storage = new StreamingStorage(job, opts.maxBytes);
+  const options = {
+    storage,
+    limits: { ...FIELD_LIMITS, fileSize: opts.maxBytes },
+    // multer feeds busboy through this hook; keeping busboy tells when the fields after the file have been read.
+    streamHandler: (request: Request, busboy: Writable) => {
+      storage.busboy = busboy;
+      request.pipe(busboy);
+    },
+  } as multer.Options;
+  const middleware = multer(options).single('file');
+  await new Promise<void>((resolve, reject) => {
+    middleware(req, res, (err?: unknown) => {
+      if (!err) return resolve();
+      reject(err === job.handlerError ? err : formError(err, opts.maxBytes));
+    });
+  });
+  if (!req.file) return undefined;
+  return { result: job.result as T, fields: { ...(req.body as Record<string, unknown>) } };
+}

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { HttpError, identityOf, parseInput, requireScope, validationError } from '@trove/platform';
+import { detectFormat, parserFor } from '../domain/parsers';
+import { UnparseableFileError, type FileFormat } from '../domain/parsers/types';
+import { storableCopy } from '../domain/storable';
+import { refuseLargerThan, type Request, type Response, type Router } from '../http';
+import { submittedItems, UploadAborted, type Ingestor, type UploadResult } from '../ingestor';
+import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from '../multipart';
+import { targetParams } from './target';
+
+/** Parse options, from the form (fields) or the query string; a form field wins. */
+const fileOptions = z.object({
+  name_column: z.string().trim().min(1).max(200).optional(),
+  record_tag: z.string().trim().min(1).max(200).optional(),
+});
+type FileOptions = z.output<typeof fileOptions>;
+
+/** Form fields and the rest of the multipart envelope fit in this much beside the file itself. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+const NAMES: Record<FileFormat, string> = { csv: 'CSV', json: 'JSON', ndjson: 'NDJSON', xml: 'XML', pdf: 'PDF' };
+
+interface FileKind {
+  path: 'upload' | 'pdf';
+  formats: FileFormat[];
+  expected: string;
+}
+
+const RECORD_FILES: FileKind = { path: 'upload', formats: ['csv', 'json', 'ndjson', 'xml'], expected: 'CSV, JSON, NDJSON or XML' };
+const PDF_FILES: FileKind = { path: 'pdf', formats: ['pdf'], expected: 'PDF' };
+
+function fileProblem(msg: string, input: unknown, ctx: Record<string, unknown> = {}): HttpError {
+  return validationError(['body', 'file'], msg, 'value_error', input, ctx);
+}
+
+function checkFormat(file: IncomingFile, kind: FileKind): FileFormat {
+  const format = detectFormat(file.fileName, file.mimeType, file.head);
+  if (!format) {
+    throw fileProblem(`Unrecognised file: expected ${kind.expected}`, file.fileName, { expected: kind.expected });
+  }
+  if (!kind.formats.includes(format)) {
+    const other = kind === PDF_FILES ? RECORD_FILES : PDF_FILES;
+    throw fileProblem(
+      `The file is ${NAMES[format]}; this endpoint reads ${kind.expected} (send ${NAMES[format]} files to /upload/{collection}/{record_type}/${other.path})`,
+      file.fileName,
+      { format, expected: kind.expected },
+    );
+  }
+  return format;
+}
+
+function optionsIn(values: Record<string, unknown>, source: 'body' | 'query'): FileOptions {
+  return parseInput(fileOptions, { name_column: values.name_column, record_tag: values.record_tag }, source);
+}
+
+/** File names label records (source_name, at most 200 characters); what PostgreSQL cannot store is replaced. */
+function sourceNameOf(fileName: string): string | null {
+  const name = (storableCopy(fileName) as string).trim().slice(0, 200);
+  return name === '' ? null : name;
+}
+
+async function ingestFile(ingestor: Ingestor, maxBytes: number, kind: FileKind, req: Request, res: Response): Promise<UploadResult> {
+  const startedAt = performance.now();
+  const params = parseInput(targetParams, req.params, 'path');
+  const fromQuery = optionsIn(req.query as Record<string, unknown>, 'query');
+  let used: FileOptions = {};
+  let uploadId: string | undefined;
+
+  const received = await receiveFile(req, res, {
+    maxBytes,
+    handle: async (file) => {
+      used = { ...fromQuery, ...stripUndefined(optionsIn(file.fields, 'body')) };
+      const format = checkFormat(file, kind);
+      const parsed = parserFor(format)(file.content, { nameColumn: used.name_column, recordTag: used.record_tag, fileName: file.fileName });
+      try {
+        const result = await ingestor.ingest(
+          {
+            identity: identityOf(req),
+            collection: params.collection,
+            recordType: params.record_type,
+            sourceType: 'file_upload',
+            sourceName: sourceNameOf(file.fileName),
+            requestId: req.id,
+            startedAt,
+          },
+          submittedItems(parsed, { nameColumn: used.name_column }),
+          file.hash,
+        );
+        uploadId = result.upload_id;
+        return result;
+      } catch (err) {
+        if (!(err instanceof UploadAborted)) throw err;
+        // A problem found late (a JSON syntax error near the end, the size limit crossed) comes after earlier chunks
+        // were written; the answer says so, and the upload entry keeps their counts.
+        const kept = err.stored > 0 ? ` (${err.stored} records read before the problem are stored; upload ${err.uploadId} is marked failed)` : '';
+        if (err.cause instanceof UnparseableFileError) throw fileProblem(`${err.cause.message}${kept}`, file.fileName, { format });
+        if (err.cause instanceof HttpError && typeof err.cause.detail === 'string' && kept) {
+          throw new HttpError(err.cause.status, err.cause.code, `${err.cause.detail}${kept}`, err.cause.headers);
+        }
+        throw err.cause;
+      }
+    },
+  });
+  if (!received) throw validationError(['body', 'file'], 'Field required', 'missing', null);
+
+  // Options sent after a file larger than the look-ahead arrive once the file has been read with the others.
+  const final = { ...fromQuery, ...stripUndefined(optionsIn(received.fields, 'body')) };
+  const effective = (o: FileOptions) => ({ name_column: o.name_column ?? 'name', record_tag: o.record_tag });
+  for (const key of ['name_column', 'record_tag'] as const) {
+    if (effective(final)[key] !== effective(used)[key]) {
+      throw validationError(
+        ['body', key],
+        `${key} came after a file larger than ${LOOKAHEAD_BYTES / (1024 * 1024)} MB, so the file was read without it; send ${key} before the file in the form, or as a query parameter (upload ${uploadId} holds what was read)`,
+        'value_error',
+        final[key] ?? null,
+      );
+    }
+  }
+  return received.result;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * File uploads: the file is parsed while it arrives and never stored; records are written as it is read. A declared
+ * Content-Length over the limit is refused before the body is read; a body that crosses the limit while streaming
+ * stops there (records already written stay, and the upload is marked failed).
+ */
+export function fileRoutes(router: Router, ingestor: Ingestor, maxBytes: number): void {
+  const refuse = refuseLargerThan(() => maxBytes + FORM_OVERHEAD_BYTES, () => fileTooLarge(maxBytes));
+  router.post('/upload/:collection/:record_type/upload', requireScope('upload'), refuse, async (req, res) => {
+    res.status(201).json(await ingestFile(ingestor, maxBytes, RECORD_FILES, req, res));
+  });
+  router.post('/upload/:collection/:record_type/pdf', requireScope('upload'), refuse, async (req, res) => {
+    res.status(201).json(await ingestFile(ingestor, maxBytes, PDF_FILES, req, res));
+  });
+}

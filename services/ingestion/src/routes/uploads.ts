@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { ERRORS, fields, parseInput, requireScope } from '@trove/platform';
+import { ERRORS_IN_RESULT } from '../domain/tally';
+import { tenantOf, type Router } from '../http';
+import type { Db } from '../store/schema';
+import { deadLetterPage, findUpload, type UploadRow } from '../store/uploads';
+
+const uploadParams = z.object({ upload_id: fields.uuid });
+
+/** Dead letters are read and written out this many at a time, so a long list never sits in memory whole. */
+const ERRORS_PAGE = 1000;
+
+function iso(value: Date | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function statusView(row: UploadRow, errors: unknown[]) {
+  return {
+    id: row.id,
+    status: row.status,
+    summary: { submitted: row.submitted, accepted: row.accepted, rejected: row.rejected, dedup_skipped: row.dedup_skipped },
+    errors,
+    metadata: {
+      processing_time_ms: row.processing_time_ms,
+      file_hash: row.file_hash,
+      reconciliation_passed: row.reconciliation_passed,
+      pipeline_backpressure: row.pipeline_backpressure,
+    },
+    created_at: iso(row.created_at),
+    completed_at: iso(row.completed_at),
+  };
+}
+
+/** Upload status and dead letters; another tenant's upload is indistinguishable from a missing one (404). */
+export function uploadRoutes(router: Router, db: Db): void {
+  const load = async (tenantId: string, id: string) => {
+    const row = await findUpload(db, tenantId, id);
+    if (!row) throw ERRORS.notFound(`Upload ${id} not found`);
+    return row;
+  };
+
+  router.get('/uploads/:upload_id', requireScope('upload'), async (req, res) => {
+    const { upload_id } = parseInput(uploadParams, req.params, 'path');
+    const row = await load(tenantOf(req), upload_id);
+    res.json(statusView(row, await deadLetterPage(db, row.id, -1, ERRORS_IN_RESULT)));
+  });
+
+  router.get('/uploads/:upload_id/errors', requireScope('upload'), async (req, res) => {
+    const { upload_id } = parseInput(uploadParams, req.params, 'path');
+    const row = await load(tenantOf(req), upload_id);
+    let page = await deadLetterPage(db, row.id, -1, ERRORS_PAGE);
+    res.status(200).type('application/json');
+    res.write('[');
+    let first = true;
+    while (page.length > 0) {
+      const text = page.map((l) => JSON.stringify(l)).join(',');
+      res.write(first ? text : `,${text}`);
+      first = false;
+      if (page.length < ERRORS_PAGE) break;
+      page = await deadLetterPage(db, row.id, page[page.length - 1]!.record_index, ERRORS_PAGE);
+    }
+    res.end(']');
+  });
+}

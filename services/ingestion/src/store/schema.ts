@@ -1,0 +1,44 @@
+import type { ColumnType, Kysely, Transaction } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+
+export type UploadStatus = 'processing' | 'complete' | 'failed';
+export type UploadSourceType = 'api' | 'file_upload' | 'webhook';
+
+export interface UploadsTable {
+  id: string;
+  tenant_id: string;
+  collection: string;
+  record_type: string;
+  source_type: UploadSourceType;
+  source_name: string | null;
+  status: Defaulted<UploadStatus>;
+  submitted: Defaulted<number>;
+  accepted: Defaulted<number>;
+  rejected: Defaulted<number>;
+  dedup_skipped: Defaulted<number>;
+  file_hash: Defaulted<string | null>;
+  processing_time_ms: Defaulted<number | null>;
+  reconciliation_passed: Defaulted<boolean | null>;
+  pipeline_backpressure: Defaulted<boolean | null>;
+  failure: Defaulted<string | null>;
+  created_at: Timestamp;
+  completed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface DeadLettersTable {
+  upload_id: string;
+  record_index: number;
+  error: string;
+  record_data: ColumnType<Record<string, unknown>, string, string>;
+}
+
+/** The tables of the `ingestion` schema, as kysely sees them. */
+export interface IngestionSchema {
+  'ingestion.uploads': UploadsTable;
+  'ingestion.dead_letters': DeadLettersTable;
+}
+
+export type Db = Kysely<IngestionSchema>;
+export type Trx = Transaction<IngestionSchema>;

@@ -1,0 +1,79 @@
+import type { Selectable } from 'kysely';
+import type { DeadLetter, UploadSummary } from '../domain/tally';
+import type { Db, UploadSourceType, UploadsTable } from './schema';
+
+export type UploadRow = Selectable<UploadsTable>;
+
+export interface NewUpload {
+  id: string;
+  tenant_id: string;
+  collection: string;
+  record_type: string;
+  source_type: UploadSourceType;
+  source_name: string | null;
+}
+
+export interface UploadOutcome {
+  status: 'complete' | 'failed';
+  summary: UploadSummary;
+  file_hash: string | null;
+  processing_time_ms: number;
+  reconciliation_passed: boolean;
+  pipeline_backpressure: boolean;
+  failure?: string;
+}
+
+/** An upload starts as `processing`, before its first record is read. */
+export async function createUpload(db: Db, upload: NewUpload): Promise<void> {
+  await db.insertInto('ingestion.uploads').values(upload).execute();
+}
+
+/** Moves an upload from processing to complete or failed, with its final counts. */
+export async function finishUpload(db: Db, id: string, outcome: UploadOutcome): Promise<Date> {
+  const row = await db
+    .updateTable('ingestion.uploads')
+    .set({
+      status: outcome.status,
+      submitted: outcome.summary.submitted,
+      accepted: outcome.summary.accepted,
+      rejected: outcome.summary.rejected,
+      dedup_skipped: outcome.summary.dedup_skipped,
+      file_hash: outcome.file_hash,
+      processing_time_ms: outcome.processing_time_ms,
+      reconciliation_passed: outcome.reconciliation_passed,
+      pipeline_backpressure: outcome.pipeline_backpressure,
+      failure: outcome.failure ?? null,
+      completed_at: new Date(),
+    })
+    .where('id', '=', id)
+    .returning('completed_at')
+    .executeTakeFirstOrThrow();
+  return row.completed_at!;
+}
+
+export async function findUpload(db: Db, tenantId: string, id: string): Promise<UploadRow | undefined> {
+  return db.selectFrom('ingestion.uploads').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertDeadLetters(db: Db, uploadId: string, letters: DeadLetter[]): Promise<void> {
+  if (letters.length === 0) return;
+  await db
+    .insertInto('ingestion.dead_letters')
+    .values(
+      letters.map((l) => ({ upload_id: uploadId, record_index: l.record_index, error: l.error, record_data: JSON.stringify(l.record_data) })),
+    )
+    .execute();
+}
+
+/** One page of an upload's dead letters in record_index order, after `afterIndex`. */
+export async function deadLetterPage(db: Db, uploadId: string, afterIndex: number, limit: number): Promise<DeadLetter[]> {
+  const rows = await db
+    .selectFrom('ingestion.dead_letters')
+    .select(['record_index', 'error', 'record_data'])
+    .where('upload_id', '=', uploadId)
+    .where('record_index', '>', afterIndex)
+    .orderBy('record_index')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ record_index: r.record_index, error: r.error, record_data: r.record_data }));
+}

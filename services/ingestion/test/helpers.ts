@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { listen, type RunningServer, type Scope } from '@trove/platform';
+import { recordsModule } from '@trove/records-service';
+import { startTestService, type TestService } from '@trove/runtime';
+import { ingestionModule } from '../src';
+
+/**
+ * The real records service on a port of its own and an ingestion service writing to it over HTTP, both on one fresh
+ * test database, as they run in production. More ingestion services (other configuration) can join the same records.
+ */
+export interface System {
+  records: TestService;
+  recordsUrl: string;
+  ingestion: TestService;
+  /** Another ingestion service on the same database and records, with its own configuration. */
+  startIngestion(config?: Record<string, string>): Promise<TestService>;
+  stop(): Promise<void>;
+}
+
+export async function startSystem(config: Record<string, string> = {}): Promise<System> {
+  const records = await startTestService(recordsModule);
+  const server: RunningServer = await listen(records.instance.app, 0, '127.0.0.1');
+  const recordsUrl = `http://127.0.0.1:${server.port}`;
+  const extra: TestService[] = [];
+  const startIngestion = async (cfg: Record<string, string> = {}) => {
+    const svc = await startTestService(ingestionModule, { database: records.database, config: { RECORDS_URL: recordsUrl, ...cfg } });
+    extra.push(svc);
+    return svc;
+  };
+  const ingestion = await startTestService(ingestionModule, { database: records.database, config: { RECORDS_URL: recordsUrl, ...config } });
+  return {
+    records,
+    recordsUrl,
+    ingestion,
+    startIngestion,
+    async stop() {
+      for (const svc of extra) await svc.stop();
+      await ingestion.stop();
+      await server.close(1000);
+      await records.stop();
+    },
+  };
+}
+
+export const newTenant = () => randomUUID();
+
+/** Requests to a service as one tenant with the given scopes, signed afresh like the gateway does. */
+export function as(svc: TestService, tenantId: string, scopes: Scope[] = ['upload']) {
+  const app = svc.instance.app;
+  return {
+    get: (path: string) => request(app).get(path).set(svc.as(tenantId, scopes)),
+    post: (path: string) => request(app).post(path).set(svc.as(tenantId, scopes)),
+  };
+}
+
+export type Client = ReturnType<typeof as>;
+
+export interface StoredRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  collection: string;
+  record_type: string;
+  collection_data: Record<string, unknown>;
+  source_type: string;
+  source_name: string | null;
+  source_id: string | null;
+  source_url: string | null;
+  version: number;
+}
+
+/** Every active record of a collection, read in full through the records API. */
+export async function recordsOf(system: System, tenantId: string, collection: string): Promise<StoredRecord[]> {
+  const api = as(system.records, tenantId, ['records']);
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await api.get(`/records?collection=${encodeURIComponent(collection)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (res.status !== 200) throw new Error(`records listing answered ${res.status}: ${JSON.stringify(res.body)}`);
+    ids.push(...res.body.items.map((i: { id: string }) => i.id));
+    cursor = res.body.has_more ? res.body.cursor : null;
+  } while (cursor);
+  const out: StoredRecord[] = [];
+  for (const id of ids) out.push((await api.get(`/records/${id}`)).body);
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** How many active records a collection holds (pages through the listing). */
+export async function countOf(system: System, tenantId: string, collection: string): Promise<number> {
+  const api = as(system.records, tenantId, ['records']);
+  let n = 0;
+  let cursor: string | null = null;
+  do {
+    const res = await api.get(`/records?collection=${encodeURIComponent(collection)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    n += res.body.items.length;
+    cursor = res.body.has_more ? res.body.cursor : null;
+  } while (cursor);
+  return n;
+}
+
+export function byName(records: StoredRecord[], name: string): StoredRecord {
+  const found = records.find((r) => r.name === name);
+  if (!found) throw new Error(`no record named ${name}; have ${records.map((r) => r.name).join(', ')}`);
+  return found;
+}
+
+/** Waits until `check` passes (for work done after the answer: timer flushes). */
+export async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
