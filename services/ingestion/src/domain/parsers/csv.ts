@@ -29,11 +29,16 @@ const DELIMITERS = [',', ';', '\t'];
  *   {ok: false} item naming its first line, with the row's text as raw; the rest of the file goes on. A quote left open
  *   to the end of the file swallows what follows, so that row is reported and the lines after it are read again.
  */
-export const parseCsv: Parser = (input, opts) => csvItems(input, opts);
+export const parseCsv: Parser = (input, opts) => csvItems(input, opts, MAX_ROW_BYTES);
+
+/** parseCsv with another row size limit, so tests need not write megabytes to reach it. */
+export function csvParserWithRowLimit(maxRowBytes: number): Parser {
+  return (input, opts) => csvItems(input, opts, maxRowBytes);
+}
 
 type Row = { line: number; raw: string } & ({ fields: string[] } | { error: string });
 
-async function* csvItems(input: Readable, opts: ParseOptions): AsyncGenerator<ParsedItem> {
+async function* csvItems(input: Readable, opts: ParseOptions, maxRowBytes: number): AsyncGenerator<ParsedItem> {
   const text = decodeText(input, { kind: 'CSV' });
   const { buffered, headerLine } = await readHeaderLine(text);
   if (headerLine === undefined) throw new UnparseableFileError('the CSV file is empty');
@@ -42,7 +47,7 @@ async function* csvItems(input: Readable, opts: ParseOptions): AsyncGenerator<Pa
 
   let columns: string[] | undefined;
   let index = 0;
-  for await (const row of csvRows(prepend(buffered, text), delimiter, 0)) {
+  for await (const row of csvRows(prepend(buffered, text), { delimiter, maxRowBytes }, 0)) {
     if (!columns) {
       if ('error' in row) throw new UnparseableFileError(`the CSV header row is malformed: ${row.error}`);
       columns = headerColumns(row.fields, opts.nameColumn ?? 'name');
@@ -145,9 +150,20 @@ async function* prepend(first: string, rest: AsyncIterable<string>): AsyncGenera
  * skips for an error arrive through on_skip, ahead of the records already parsed but not yet read, so they wait in
  * `skipped` until the records before them have gone out.
  */
-async function* csvRows(source: Iterable<string> | AsyncIterable<string>, delimiter: string, lineOffset: number): AsyncGenerator<Row> {
+interface Dialect {
+  delimiter: string;
+  maxRowBytes: number;
+}
+
+async function* csvRows(
+  source: Iterable<string> | AsyncIterable<string>,
+  dialect: Dialect,
+  lineOffset: number,
+): AsyncGenerator<Row> {
+  const { delimiter, maxRowBytes } = dialect;
   const skipped: Row[] = [];
   let unclosed: { line: number; raw: string } | undefined;
+  let fatal: { line: number; error: UnparseableFileError } | undefined;
   const parser = parse({
     delimiter,
     relax_column_count: true,
@@ -155,21 +171,30 @@ async function* csvRows(source: Iterable<string> | AsyncIterable<string>, delimi
     skip_empty_lines: true,
     raw: true,
     info: true,
-    max_record_size: MAX_ROW_BYTES,
+    max_record_size: maxRowBytes,
     skip_records_with_error: true,
     on_skip: (error: CsvError | undefined, raw: string | undefined) => {
       const text = trimRaw(raw ?? '');
       const line = startLine(Number(error?.lines ?? 0) + lineOffset, text);
+      if (fatal) return undefined;
       if (error?.code === 'CSV_MAX_RECORD_SIZE') {
-        // Thrown here, csv-parse stops with this error instead of skipping.
-        throw new UnparseableFileError(`line ${line}: a row runs on for more than 8 MB (a quote left open?)`);
+        // Thrown from here, the error would make csv-parse drop the rows it has parsed but not yet handed out.
+        const message = `line ${line}: a row runs on for more than ${megabytes(maxRowBytes)} (a quote left open?)`;
+        fatal = { line, error: new UnparseableFileError(message) };
+        return undefined;
       }
       if (error?.code === 'CSV_QUOTE_NOT_CLOSED') unclosed = { line, raw: text };
       else skipped.push({ line, raw: text, error: describe(error) });
       return undefined;
     },
   });
-  const feeding = pipeline(Readable.from(source, { objectMode: false }), parser);
+  const guarded = (async function* () {
+    for await (const chunk of source) {
+      if (fatal) return;
+      yield chunk;
+    }
+  })();
+  const feeding = pipeline(Readable.from(guarded, { objectMode: false }), parser);
   // Failures reach the loop below through the parser; this only keeps the promise from going unhandled.
   feeding.catch(() => undefined);
 
@@ -177,6 +202,7 @@ async function* csvRows(source: Iterable<string> | AsyncIterable<string>, delimi
   for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: Info; raw: string }>) {
     const text = trimRaw(raw);
     const line = startLine(info.lines + lineOffset, text);
+    if (fatal && line >= fatal.line) break;
     while (skipped.length > 0 && skipped[0]!.line < line) {
       const row = skipped.shift()!;
       lastLine = row.line;
@@ -185,6 +211,10 @@ async function* csvRows(source: Iterable<string> | AsyncIterable<string>, delimi
     lastLine = line;
     const broken = record.some((field) => field.startsWith('"')) ? strictError(text, delimiter) : undefined;
     yield broken ? { line, raw: text, error: broken } : { line, raw: text, fields: record };
+  }
+  if (fatal) {
+    for (const row of skipped) if (row.line < fatal.line) yield row;
+    throw fatal.error;
   }
   await feeding;
   for (const row of skipped) {
@@ -195,7 +225,7 @@ async function* csvRows(source: Iterable<string> | AsyncIterable<string>, delimi
     // After an invalid closing quote csv-parse may report the same row again as unclosed: report it once.
     if (unclosed.line !== lastLine) yield { line: unclosed.line, raw: unclosed.raw, error: 'quote not closed' };
     const newline = unclosed.raw.indexOf('\n');
-    if (newline !== -1) yield* csvRows([unclosed.raw.slice(newline + 1)], delimiter, unclosed.line);
+    if (newline !== -1) yield* csvRows([unclosed.raw.slice(newline + 1)], dialect, unclosed.line);
   }
 }
 
@@ -223,6 +253,10 @@ function startLine(endLine: number, text: string): number {
   let breaks = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) breaks++;
   return endLine - breaks;
+}
+
+function megabytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MB` : `${bytes} bytes`;
 }
 
 function describe(error: CsvError | undefined): string {

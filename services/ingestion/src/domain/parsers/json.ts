@@ -1,4 +1,4 @@
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parser as jsonTokens } from 'stream-json';
 import { decodeText } from './decode';
@@ -23,6 +23,9 @@ interface Token {
   value?: unknown;
 }
 
+// Parsed items waiting to be read beyond which the tokenizer is paused.
+const QUEUE_LIMIT = 1000;
+
 async function* jsonItems(input: Readable): AsyncGenerator<ParsedItem> {
   let sawText = false;
   const text = (async function* () {
@@ -32,17 +35,55 @@ async function* jsonItems(input: Readable): AsyncGenerator<ParsedItem> {
     }
   })();
   const picker = new RecordPicker();
-  const done = pipeline(Readable.from(text), jsonTokens({ packValues: true, streamValues: false }), picker);
-  // Failures reach the loop below through the picker; this only keeps the promise from going unhandled.
-  done.catch(() => undefined);
+  const tokenizer = jsonTokens({ packValues: true, streamValues: false });
+  let failure: unknown;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    wake?.();
+    wake = undefined;
+  };
+  // Tokens are taken as they come rather than through a pipeline, so that a failure never discards the items read
+  // before it: those go out first, then the failure.
+  tokenizer.on('data', (token: Token) => {
+    if (failure !== undefined) return;
+    try {
+      picker.consume(token);
+    } catch (error) {
+      failure = error;
+      tokenizer.destroy();
+    }
+    if (picker.queued >= QUEUE_LIMIT) tokenizer.pause();
+    signal();
+  });
+  tokenizer.on('end', () => {
+    ended = true;
+    signal();
+  });
+  pipeline(Readable.from(text), tokenizer).catch((error: unknown) => {
+    failure ??= error;
+    signal();
+  });
+
   try {
-    for await (const item of picker as AsyncIterable<ParsedItem>) yield item;
-    await done;
+    for (;;) {
+      yield* picker.take();
+      if (failure !== undefined) throw failure;
+      if (ended) {
+        picker.finish();
+        return;
+      }
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      tokenizer.resume();
+      await woken;
+    }
   } catch (error) {
     if (!isSyntaxError(error)) throw error;
     if (!sawText) throw new UnparseableFileError('the JSON file is empty');
     const where = picker.items === 0 ? '' : ` after ${picker.items} records`;
     throw new UnparseableFileError(`invalid JSON${where}: ${errorMessage(error).replace(/^Parser (cannot parse input: )?/, '')}`);
+  } finally {
+    tokenizer.destroy();
   }
 }
 
@@ -54,8 +95,9 @@ function isSyntaxError(error: unknown): boolean {
 type Phase = 'start' | 'wrapper' | 'firstElement' | 'skip' | 'records' | 'done';
 
 /** Turns the token stream into items, holding one element at a time. */
-class RecordPicker extends Transform {
+class RecordPicker {
   items = 0;
+  private queue: ParsedItem[] = [];
   private phase: Phase = 'start';
   private rootIsArray = false;
   private memberKey = '';
@@ -65,24 +107,23 @@ class RecordPicker extends Transform {
   private element: ValueBuilder | undefined;
   private elementIndex = 0;
 
-  constructor() {
-    super({ objectMode: true });
+  get queued(): number {
+    return this.queue.length;
   }
 
-  override _transform(token: Token, _encoding: BufferEncoding, callback: TransformCallback): void {
-    try {
-      this.consume(token);
-      callback();
-    } catch (error) {
-      callback(error as Error);
-    }
+  /** The items read since the last call. */
+  take(): ParsedItem[] {
+    const items = this.queue;
+    this.queue = [];
+    return items;
   }
 
-  override _flush(callback: TransformCallback): void {
-    callback(this.phase === 'done' ? null : new UnparseableFileError('the JSON document ends early'));
+  /** At the end of the tokens, which the tokenizer only lets through for a complete document. */
+  finish(): void {
+    if (this.phase !== 'done') throw new UnparseableFileError('the JSON document ends early');
   }
 
-  private consume(token: Token): void {
+  consume(token: Token): void {
     switch (this.phase) {
       case 'start':
         if (token.name === 'startArray') {
@@ -145,15 +186,10 @@ class RecordPicker extends Transform {
     this.element = undefined;
     const position = this.elementIndex++;
     if (isObject(value)) {
-      this.push({ index: this.items++, ok: true, data: value } satisfies ParsedItem);
+      this.queue.push({ index: this.items++, ok: true, data: value });
     } else {
       const raw = typeof value === 'string' ? truncate(value) : value;
-      this.push({
-        index: this.items++,
-        ok: false,
-        error: `element ${position} is ${kindOf(value)}, not an object`,
-        raw,
-      } satisfies ParsedItem);
+      this.queue.push({ index: this.items++, ok: false, error: `element ${position} is ${kindOf(value)}, not an object`, raw });
     }
   }
 

@@ -25,8 +25,8 @@ async function* ndjsonItems(text: AsyncIterable<string>): AsyncGenerator<ParsedI
 
   const finish = (line: string): ParsedItem | undefined => {
     lineNumber++;
-    if (overlong !== undefined) {
-      const raw = overlong;
+    if (overlong !== undefined || line.length > MAX_LINE_CHARS) {
+      const raw = overlong ?? line.slice(0, RAW_TEXT_LIMIT);
       overlong = undefined;
       return { index: index++, ok: false, error: `line ${lineNumber}: longer than 10 MB`, raw: `${raw}…` };
     }

@@ -81,19 +81,26 @@ class RecordReader {
     this.parser.onerror = (error) => this.fail(error);
   }
 
+  // A fatal error surfaces from inside sax; the records read before it in the same chunk go out first.
   *write(chunk: string): Generator<ParsedItem> {
-    this.parser.write(chunk);
-    yield* this.drain();
+    try {
+      this.parser.write(chunk);
+    } finally {
+      yield* this.drain();
+    }
   }
 
   *close(): Generator<ParsedItem> {
     this.closing = true;
-    this.parser.close();
+    try {
+      this.parser.close();
+    } finally {
+      yield* this.drain();
+    }
     if (!this.rootName) throw new UnparseableFileError('the XML file holds no element');
     if (this.recordTag !== undefined && !this.recordsStarted) {
       throw new UnparseableFileError(`the XML holds no <${this.recordTag}> element`);
     }
-    yield* this.drain();
   }
 
   private *drain(): Generator<ParsedItem> {

@@ -1,0 +1,153 @@
+import { UnparseableFileError } from './types';
+import { csvParserWithRowLimit, parseCsv } from './csv';
+import { byteStream, collect, dataOf, failuresOf, fixtureBytes, fixtureStream } from '../../../test/fixtures/fixtures';
+
+const read = (input: Parameters<typeof parseCsv>[0], opts = {}) => collect(parseCsv(input, opts));
+
+describe('parseCsv', () => {
+  it('reads every column of a comma CSV, typing numbers and booleans but keeping codes and EANs as strings', async () => {
+    const { items, error } = await read(fixtureStream('products.csv'));
+    expect(error).toBeUndefined();
+    expect(items.map((item) => item.index)).toEqual([0, 1, 2]);
+    expect(dataOf(items)).toEqual([
+      {
+        name: 'Hex bolt M8x40',
+        sku: '0042',
+        ean: '4006381333931',
+        price: 0.12,
+        stock: 1500,
+        in_stock: true,
+        material: 'Stainless steel A2',
+        description: 'Fully threaded, DIN 933',
+      },
+      // The empty material cell is left out; the quoted description keeps its line break.
+      { name: 'Washer 8.4', sku: '0815', ean: '4006381333948', price: 0.03, stock: -3, in_stock: false, description: 'Flat washer\nfor M8 bolts' },
+      { name: 'Anchor "Max" 10', sku: 'A-10', ean: '4006381333955', price: 12, stock: 250, in_stock: true, material: 'Nylon PA6', description: 'Wall anchor, 10 mm' },
+    ]);
+  });
+
+  it('reads a semicolon CSV with a byte order mark, CRLF line ends, empty lines and decimal commas', async () => {
+    const { items, error } = await read(fixtureStream('products-semicolon-bom.csv'));
+    expect(error).toBeUndefined();
+    expect(dataOf(items)).toEqual([
+      { name: 'Schraube M6', price: 1.25, ean: '4006381333962', in_stock: true, note: 'a; b' },
+      { name: 'Mutter M6', price: 0.08, in_stock: false },
+    ]);
+  });
+
+  it('gives the same items when the file arrives one byte at a time', async () => {
+    for (const name of ['products.csv', 'products-semicolon-bom.csv', 'malformed.csv']) {
+      const whole = await read(fixtureStream(name));
+      const bytewise = await read(fixtureStream(name, 1));
+      expect(bytewise).toEqual(whole);
+    }
+  });
+
+  it('reports each malformed row with its line number and text, and reads on', async () => {
+    const { items, error } = await read(fixtureStream('malformed.csv'));
+    expect(error).toBeUndefined();
+    expect(items.map((item) => item.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(dataOf(items).map((d) => d.name)).toEqual(['Good bolt', 'Another good one', 'Last good']);
+    expect(failuresOf(items)).toEqual([
+      { index: 1, error: 'line 3: expected 3 fields, found 4', raw: 'Extra field,2.5,steel,oops' },
+      { index: 2, error: 'line 4: text follows the closing quote of a field', raw: '"Text after quote"x,3,brass' },
+      { index: 4, error: 'line 6: expected 3 fields, found 2', raw: 'Short row,5' },
+    ]);
+  });
+
+  it('reports a quote left open to the end of the file as one row and reads the lines after it again', async () => {
+    const { items, error } = await read(fixtureStream('unclosed-quote.csv'));
+    expect(error).toBeUndefined();
+    expect(items.map((item) => (item.ok ? item.data.name : `failed: ${item.error}`))).toEqual([
+      'First',
+      'failed: line 3: quote not closed',
+      'Third',
+      'Fourth',
+    ]);
+    expect(failuresOf(items)[0]!.raw).toMatch(/^Second,2,"this quote never closes\nThird/);
+  });
+
+  it('counts line numbers across quoted line breaks and empty lines', async () => {
+    const csv = 'name,note\n"a","one\ntwo\nthree"\n\n\nb,x,y\n';
+    const { items } = await read(byteStream(csv));
+    expect(failuresOf(items)).toEqual([{ index: 1, error: 'line 7: expected 2 fields, found 3', raw: 'b,x,y' }]);
+  });
+
+  it('keeps a quote inside an unquoted field as text', async () => {
+    const { items } = await read(byteStream('name,size\nPipe,1/2" steel\n'));
+    expect(dataOf(items)).toEqual([{ name: 'Pipe', size: '1/2" steel' }]);
+  });
+
+  it('accepts trailing empty fields beyond the header, as spreadsheets write them', async () => {
+    const { items } = await read(byteStream('name,price\nBolt,1,,\n'));
+    expect(items).toEqual([{ index: 0, ok: true, data: { name: 'Bolt', price: 1 } }]);
+  });
+
+  it('detects a tab delimiter and ignores delimiters inside quotes when detecting', async () => {
+    expect(dataOf((await read(byteStream('name\tprice\nBolt\t1\n'))).items)).toEqual([{ name: 'Bolt', price: 1 }]);
+    expect(dataOf((await read(byteStream('"name;x",price\n"a;b",1\n'), { nameColumn: 'name;x' })).items)).toEqual([
+      { 'name;x': 'a;b', price: 1 },
+    ]);
+  });
+
+  it('reads Windows-1252 text, as spreadsheets export it', async () => {
+    const bytes = Buffer.from('name,maker\nBohrer,M\xfcller \x80\n', 'latin1');
+    expect(dataOf((await read(byteStream(bytes))).items)).toEqual([{ name: 'Bohrer', maker: 'Müller €' }]);
+  });
+
+  it('keeps UTF-8 characters cut between chunks whole', async () => {
+    const { items } = await read(byteStream('name,maker\nBohrer,Müller 日本\n', 1));
+    expect(dataOf(items)).toEqual([{ name: 'Bohrer', maker: 'Müller 日本' }]);
+  });
+
+  it('uses the name column given and names columns without a header', async () => {
+    const { items } = await read(byteStream('title,,price\nBolt,x,1\n'), { nameColumn: 'title' });
+    expect(dataOf(items)).toEqual([{ title: 'Bolt', column_2: 'x', price: 1 }]);
+  });
+
+  it('keeps a column named __proto__ as an ordinary field', async () => {
+    const { items } = await read(byteStream('name,__proto__\nBolt,x\n'));
+    const data = dataOf(items)[0]!;
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.entries(data)).toEqual([
+      ['name', 'Bolt'],
+      ['__proto__', 'x'],
+    ]);
+  });
+
+  it('yields nothing for a file with only a header row', async () => {
+    expect(await read(byteStream('name,price\n'))).toEqual({ items: [] });
+    expect(await read(byteStream('name,price'))).toEqual({ items: [] });
+  });
+
+  it.each([
+    ['an empty file', '', 'the CSV file is empty'],
+    ['blank lines only', '\n\r\n  \n', 'the CSV file is empty'],
+    ['a file without a header row', fixtureBytes('no-header.csv'), 'the first row holds values, not column names'],
+    ['a header without the name column', 'title,price\nBolt,1\n', 'the CSV header has no "name" column (columns: title, price)'],
+    ['a header naming a column twice', 'name,price,price\n', 'the CSV header names the column "price" twice'],
+    ['a binary file', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), 'the file is binary, not CSV'],
+    ['a broken header row', 'name,"pri"ce\nBolt,1\n', 'the CSV header row is malformed'],
+  ])('rejects %s as unparseable', async (_case, content, message) => {
+    const { items, error } = await read(byteStream(content));
+    expect(items).toEqual([]);
+    expect(error).toBeInstanceOf(UnparseableFileError);
+    expect(error!.message).toContain(message);
+  });
+
+  it('gives up on a row that runs on past the row size limit, after the rows before it', async () => {
+    const csv = `name,note\nfirst,ok\nsecond,"${'x'.repeat(5000)}\nthird,3\n`;
+    const { items, error } = await collect(csvParserWithRowLimit(1000)(byteStream(csv, 256), {}));
+    expect(dataOf(items)).toEqual([{ name: 'first', note: 'ok' }]);
+    expect(error).toBeInstanceOf(UnparseableFileError);
+    expect(error!.message).toBe('line 3: a row runs on for more than 1000 bytes (a quote left open?)');
+  });
+
+  it('passes on a failure of the upload stream unchanged', async () => {
+    const failure = new Error('upload larger than 50 MB');
+    const input = byteStream('name\na\n');
+    input.destroy(failure);
+    const { error } = await read(input);
+    expect(error).toBe(failure);
+  });
+});
