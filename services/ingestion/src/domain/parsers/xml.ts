@@ -91,8 +91,9 @@ class RecordReader {
   }
 
   *close(): Generator<ParsedItem> {
-    this.closing = true;
     try {
+      this.settleTagError();
+      this.closing = true;
       this.parser.close();
     } finally {
       yield* this.drain();
@@ -113,7 +114,14 @@ class RecordReader {
     if (this.depth === 1) this.rootName = name;
     const current = this.current;
     if (!current) {
-      if (this.isRecordStart(name)) this.startRecord(node);
+      const tagError = this.takeTagError();
+      if (this.isRecordStart(name)) {
+        this.startRecord(node);
+        if (tagError?.position === this.parser.startTagPosition) node.error = tagError.message;
+        else if (tagError) this.outsideRecords(tagError.message);
+      } else if (tagError) {
+        this.outsideRecords(tagError.message);
+      }
       return;
     }
     const record = current.stack[0]!;
@@ -130,6 +138,7 @@ class RecordReader {
   }
 
   private closeElement(): void {
+    this.settleTagError();
     this.depth--;
     const current = this.current;
     if (current) {
@@ -157,6 +166,7 @@ class RecordReader {
   }
 
   private addText(text: string): void {
+    this.settleTagError();
     const current = this.current;
     if (current) current.stack[current.stack.length - 1]!.text += text;
   }
@@ -175,6 +185,25 @@ class RecordReader {
       }
       return;
     }
+    // An error inside a start tag (an unquoted attribute) comes before the element opens; it belongs to that element
+    // if it turns out to be a record, which the next event tells.
+    this.tagError ??= { position: this.parser.startTagPosition, message };
+  }
+
+  private tagError: { position: number; message: string } | undefined;
+
+  private takeTagError(): { position: number; message: string } | undefined {
+    const tagError = this.tagError;
+    this.tagError = undefined;
+    return tagError;
+  }
+
+  private settleTagError(): void {
+    const tagError = this.takeTagError();
+    if (tagError) this.outsideRecords(tagError.message);
+  }
+
+  private outsideRecords(message: string): void {
     // Between records this is the aftermath of a record that broke; anywhere else the document itself is broken.
     if (this.recordsStarted && this.depth > 0) return;
     throw new UnparseableFileError(`invalid XML: ${message}`);

@@ -1,0 +1,156 @@
+import { PassThrough } from 'node:stream';
+import { UnparseableFileError, type ParsedItem } from './types';
+import { parseXml } from './xml';
+import { byteStream, collect, dataOf, failuresOf, fixtureStream } from '../../../test/fixtures/fixtures';
+
+const read = (input: Parameters<typeof parseXml>[0], opts = {}) => collect(parseXml(input, opts));
+const xml = (text: string, opts = {}) => read(byteStream(text), opts);
+
+describe('parseXml', () => {
+  it('makes records of the children of a lone wrapper element, with attributes, nesting, repeats, CDATA and types', async () => {
+    const { items, error } = await read(fixtureStream('catalog.xml'));
+    expect(error).toBeUndefined();
+    expect(items).toEqual([
+      {
+        index: 0,
+        ok: true,
+        data: {
+          id: 'P-1',
+          sku: '0042',
+          name: 'Hex bolt M8x40',
+          ean: '4006381333931',
+          price: { currency: 'EUR', '#text': 0.12 },
+          in_stock: true,
+          tag: ['bolt', 'M8'],
+          dimensions: { unit: 'mm', length: 40, diameter: 8 },
+          description: 'Fully threaded, <b>DIN 933</b> & ISO 4017',
+        },
+      },
+      {
+        index: 1,
+        ok: true,
+        // The empty <notes/> is left out; the attribute "name" clashes with the child element and takes an @.
+        data: { id: 'P-2', '@name': 'washer-8', name: 'Washer 8.4', price: { currency: 'EUR', '#text': 0.03 }, in_stock: false },
+      },
+    ]);
+  });
+
+  it('gives the same items when the file arrives one byte at a time', async () => {
+    for (const name of ['catalog.xml', 'catalog-broken.xml']) {
+      expect(await read(fixtureStream(name, 1))).toEqual(await read(fixtureStream(name)));
+    }
+  });
+
+  it('makes records of the root element children when there are several', async () => {
+    const { items } = await xml('<products><product><name>A</name></product><product sku="2"/><item>C</item></products>');
+    expect(dataOf(items)).toEqual([{ name: 'A' }, { sku: 2 }, { '#text': 'C' }]);
+  });
+
+  it('makes one record of a lone child of the root that is not a mere wrapper', async () => {
+    expect(dataOf((await xml('<catalog><product><name>A</name><tag>x</tag><tag>y</tag></product></catalog>')).items)).toEqual([
+      { name: 'A', tag: ['x', 'y'] },
+    ]);
+    expect(dataOf((await xml('<catalog><product id="1"><name>A</name></product></catalog>')).items)).toEqual([
+      { id: 1, name: 'A' },
+    ]);
+  });
+
+  it('makes records of every element the record tag names, at any depth, the outermost one when they nest', async () => {
+    const { items, error } = await read(fixtureStream('items-nested.xml'), { recordTag: 'item' });
+    expect(error).toBeUndefined();
+    expect(dataOf(items)).toEqual([{ name: 'Hammer' }, { name: 'Saw' }, { name: 'Drill', item: { name: 'Bit' } }]);
+  });
+
+  it('reports a record with a mistyped closing tag on its own and reads on', async () => {
+    const { items, error } = await read(fixtureStream('catalog-broken.xml'));
+    expect(error).toBeUndefined();
+    expect(items.map((item) => item.index)).toEqual([0, 1, 2, 3]);
+    expect(dataOf(items)).toEqual([{ name: 'First', price: 1 }, { id: 3, name: 'Third' }, { name: 'Fourth & last' }]);
+    expect(failuresOf(items)).toEqual([
+      {
+        index: 1,
+        error: '<product> starting at line 4: Unmatched closing tag: nmae at line 4, column 31',
+        raw: { name: { '#text': 'Second</nmae>', price: 2 } },
+      },
+    ]);
+  });
+
+  it('reports a record whose own start tag is malformed', async () => {
+    const { items, error } = await xml('<c>\n<p><n>A</n></p>\n<p id=2><n>B</n></p>\n<p><n>C</n></p>\n</c>');
+    expect(error).toBeUndefined();
+    expect(items.map((item) => (item.ok ? item.data.n : item.error))).toEqual([
+      'A',
+      expect.stringMatching(/^<p> starting at line 3: Unquoted attribute value at line 3/),
+      'C',
+    ]);
+  });
+
+  it('reports a record with an unknown entity, since no DTD entity is expanded', async () => {
+    const doc = '<!DOCTYPE c [<!ENTITY big "lots">]>\n<c><p><n>A &big;</n></p><p><n>B &amp; C</n></p></c>';
+    const { items } = await xml(doc);
+    expect(items.map((item) => (item.ok ? item.data : item.error))).toEqual([
+      expect.stringContaining('Invalid character entity'),
+      { n: 'B & C' },
+    ]);
+  });
+
+  it('never fetches or reads an external entity', async () => {
+    const doc = '<?xml version="1.0"?>\n<!DOCTYPE c [<!ENTITY secret SYSTEM "file:///etc/hostname">]>\n<c><p><n>&secret;</n></p></c>';
+    const { items } = await xml(doc);
+    expect(items).toEqual([{ index: 0, ok: false, error: expect.stringContaining('Invalid character entity'), raw: { n: '&secret;' } }]);
+  });
+
+  it('starts the next record at a sibling that opens inside a record left open', async () => {
+    const { items, error } = await xml('<c><p><n>A</n></q><p><n>B</n></p><p><n>C</n></p></c>');
+    expect(error).toBeUndefined();
+    expect(items.map((item) => (item.ok ? item.data.n : 'broken'))).toEqual(['broken', 'B', 'C']);
+  });
+
+  it('ends with UnparseableFileError when the file stops inside the root element, after the records before', async () => {
+    const { items, error } = await read(fixtureStream('catalog-truncated.xml'));
+    expect(dataOf(items)).toEqual([{ name: 'First' }]);
+    expect(error).toBeInstanceOf(UnparseableFileError);
+    expect(error!.message).toBe('the XML ends before <catalog> is closed (Unclosed root tag at line 5, column 1)');
+  });
+
+  it('reads the encoding the XML declaration names', async () => {
+    const bytes = Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><c><p><n>M\xfcller</n></p><p><n>B</n></p></c>', 'latin1');
+    expect(dataOf((await read(byteStream(bytes))).items)).toEqual([{ n: 'Müller' }, { n: 'B' }]);
+  });
+
+  it('keeps an element named __proto__ as an ordinary field', async () => {
+    const data = dataOf((await xml('<c><p><__proto__>x</__proto__></p><p/></c>')).items)[0]!;
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.keys(data)).toEqual(['__proto__']);
+  });
+
+  it.each([
+    ['an empty file', '', {}, 'the XML file holds no element'],
+    ['text that is not XML', 'name,price\nbolt,1\n', {}, 'invalid XML: Non-whitespace before first tag at line 1'],
+    ['broken markup before the first record', '<c>&bogus;<p><n>A</n></p></c>', {}, 'invalid XML: Invalid character entity'],
+    ['text after the root element', '<c><p><n>A</n></p><p/></c>trailing', {}, 'invalid XML: Text data outside of root node'],
+    ['a record tag that matches nothing', '<c><p/></c>', { recordTag: 'item' }, 'the XML holds no <item> element'],
+    ['a declared encoding that does not exist', '<?xml version="1.0" encoding="klingon"?><c/>', {}, 'unsupported encoding: klingon'],
+    ['a binary file', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]), {}, 'the file is binary, not XML'],
+  ])('rejects %s as unparseable', async (_case, content, opts, message) => {
+    const { error } = await read(byteStream(content), opts);
+    expect(error).toBeInstanceOf(UnparseableFileError);
+    expect(error!.message).toContain(message);
+  });
+
+  it('streams the records of a large wrapper before the file ends', async () => {
+    const input = new PassThrough();
+    const items = parseXml(input, {})[Symbol.asyncIterator]();
+    input.write('<catalog><products>');
+    // Past the first 64 KB, which are read whole to tell the encoding.
+    for (let i = 0; i < 1500; i++) input.write(`<product><name>P${i}</name><note>${'n'.repeat(60)}</note></product>`);
+    const first: ParsedItem[] = [];
+    for (let i = 0; i < 1000; i++) first.push((await items.next()).value as ParsedItem);
+    expect(first[999]).toEqual({ index: 999, ok: true, data: { name: 'P999', note: 'n'.repeat(60) } });
+    input.end('</products></catalog>');
+    const rest: ParsedItem[] = [];
+    for (let next = await items.next(); !next.done; next = await items.next()) rest.push(next.value);
+    expect(rest).toHaveLength(500);
+    expect(rest[499]).toEqual({ index: 1499, ok: true, data: { name: 'P1499', note: 'n'.repeat(60) } });
+  });
+});
