@@ -1,0 +1,126 @@
+import { UnparseableFileError } from './types';
+import { parsePdf } from './pdf';
+import { byteStream, collect, fixtureBytes, fixtureStream } from '../../../test/fixtures/fixtures';
+
+const read = (name: string) => collect(parsePdf(fixtureStream(name), { fileName: name }));
+
+describe('parsePdf', () => {
+  it('makes one item of a one-page PDF, named by its title, with headings, paragraphs and a numbered list', async () => {
+    expect(await read('titled.pdf')).toEqual({
+      items: [
+        {
+          index: 0,
+          ok: true,
+          data: {
+            name: 'Fastener Catalogue 2024',
+            title: 'Fastener Catalogue 2024',
+            page_count: 1,
+            description: [
+              '# Hex Bolts',
+              '',
+              'Hex bolts of stainless steel A2 for general assembly work. All bolts are fully threaded and supplied in ' +
+                'boxes of one hundred pieces, with the matching nuts sold separately.',
+              '',
+              '1. Measure the hole diameter',
+              '2. Choose the bolt length',
+              '3. Tighten to the listed torque',
+            ].join('\n'),
+          },
+        },
+      ],
+    });
+  });
+
+  it('makes one item of a two-page PDF without a title, named by its first heading, with bullets as list items', async () => {
+    expect(await read('guide.pdf')).toEqual({
+      items: [
+        {
+          index: 0,
+          ok: true,
+          data: {
+            name: 'Installation Guide',
+            page_count: 2,
+            description: [
+              '# Installation Guide',
+              '',
+              'This guide explains how to mount the shelf bracket on a solid wall. Read it completely before you start drilling.',
+              '',
+              '## Before you start',
+              '',
+              '- Check the wall for hidden cables',
+              '- Mark the drill holes',
+              '- Keep the dust away',
+              '',
+              'The bracket holds up to 40 kg when mounted as described.',
+              '',
+              '## Maintenance',
+              '',
+              'Check the screws once a year and tighten them if the shelf has moved.',
+              '',
+              '- Remove heavy items first',
+              '1. Loosen the screw',
+              '2. Tighten it again',
+            ].join('\n'),
+          },
+        },
+      ],
+    });
+  });
+
+  it('makes one item per page of a PDF of four or more pages, named by the page heading or the document name and page', async () => {
+    const { items, error } = await read('manual-5-pages.pdf');
+    expect(error).toBeUndefined();
+    expect(items).toEqual([
+      { index: 0, ok: true, data: { name: 'Pump Manual', page: 1, page_count: 5, description: '# Pump Manual\n\nModel P-200 circulation pump for heating systems.' } },
+      { index: 1, ok: true, data: { name: 'Safety', page: 2, page_count: 5, description: '## Safety\n\nDisconnect the pump from the mains before opening the housing.' } },
+      {
+        index: 2,
+        ok: true,
+        data: {
+          name: 'Pump Manual (page 3)',
+          page: 3,
+          page_count: 5,
+          description: 'The pump runs at three speeds selected with the front switch. Speed 2 suits most homes.',
+        },
+      },
+      {
+        index: 3,
+        ok: true,
+        data: { name: 'Technical Data', page: 4, page_count: 5, description: '## Technical Data\n\n- Power: 45 W\n- Head: 6 m\n- Weight: 2.1 kg' },
+      },
+      { index: 4, ok: true, data: { name: 'Pump Manual (page 5)', page: 5, page_count: 5, description: 'Warranty: two years from the date of purchase.' } },
+    ]);
+  });
+
+  it('reports a page without text on its own when pages make separate items', async () => {
+    const { items, error } = await read('blank-page-4-pages.pdf');
+    expect(error).toBeUndefined();
+    expect(items.map((item) => (item.ok ? item.data.name : item.error))).toEqual([
+      'Inspection Report (page 1)',
+      'page 2 holds no text',
+      'Inspection Report (page 3)',
+      'Findings',
+    ]);
+    expect(items[1]).toMatchObject({ ok: false, raw: { page: 2, page_count: 4, title: 'Inspection Report' } });
+    expect(items[3]).toMatchObject({ ok: true, data: { title: 'Inspection Report', page: 4, description: '# Findings\n\nNo defects.' } });
+  });
+
+  it('reads a PDF that arrives in small chunks', async () => {
+    const { items } = await collect(parsePdf(byteStream(fixtureBytes('titled.pdf'), 100), {}));
+    expect(items).toEqual((await read('titled.pdf')).items);
+  });
+
+  it.each([
+    ['a password-protected PDF', fixtureBytes('encrypted.pdf'), 'the PDF is password-protected'],
+    ['a PDF without any text', fixtureBytes('blank.pdf'), 'the PDF holds no text (scanned pages would need OCR, which is not supported)'],
+    ['a file that is not a PDF', Buffer.from('name,price\nbolt,1\n'), 'the file is not a PDF (no %PDF- header)'],
+    ['an empty file', Buffer.alloc(0), 'the file is empty, not a PDF'],
+    ['a damaged PDF', Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< >>\n%%EOF\n'), 'the PDF is damaged: Invalid PDF structure'],
+    ['a PDF cut off halfway', fixtureBytes('guide.pdf').subarray(0, 400), 'the PDF is damaged'],
+  ])('rejects %s as unparseable', async (_case, bytes, message) => {
+    const { items, error } = await collect(parsePdf(byteStream(bytes), { fileName: 'upload.pdf' }));
+    expect(items).toEqual([]);
+    expect(error).toBeInstanceOf(UnparseableFileError);
+    expect(error!.message).toContain(message);
+  });
+});
