@@ -1,6 +1,8 @@
 import type { Database } from '@trove/db';
+import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { RecordsService } from './records-service';
+import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
 import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
@@ -21,9 +23,12 @@ export function buildApp({ config, logger, database, records }: AppDeps): Return
     logger,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
+    // The bulk upsert parses its own, larger body (routes/bulk-upsert.ts). The path holds no pattern characters.
+    rawBodyPaths: [new RegExp(`^${RECORDS_BULK_UPSERT_PATH}/?$`)],
     readiness: { database: () => database.ping() },
     routes: (router) => {
       // Fixed paths first: /records/bulk and friends would otherwise be taken for a record id.
+      bulkUpsertRoutes(router, records);
       recordBulkRoutes(router, records);
       retryResetRoutes(router, records);
       visibilityRoutes(router, records);

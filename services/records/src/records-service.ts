@@ -2,21 +2,29 @@ import { randomUUID } from 'node:crypto';
 import type { EventBus, OutgoingEvent } from '@trove/bus';
 import type { RecordDto } from '@trove/contracts';
 import { ERRORS } from '@trove/platform';
+import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
+import { planUpsert, type ItemResult } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
 import type { ListPosition } from './domain/cursor';
 import { ensureCollection, setDefaultVisibility } from './store/collections';
 import {
   archiveRecords,
+  countIndexingBacklog,
+  findLiveByContentHashes,
+  findLiveBySourceIds,
   findRecord,
-  insertRecord,
+  insertRecords,
   listRecords,
+  lockCollectionWrites,
   lockRecords,
+  replaceContents,
   resetFailed,
   saveEdits,
   setVisibility,
   toDto,
+  transactionTime,
   type ListRow,
   type RecordRow,
 } from './store/records';
@@ -36,6 +44,31 @@ export interface CreateRecordInput {
   source_id?: string;
   source_url?: string;
 }
+
+/** A chunk of records from one source for one collection and record type (the bulk upsert contract, parsed). */
+export interface BulkUpsertInput {
+  collection: string;
+  record_type: string;
+  source_type: RecordRow['source_type'];
+  source_name?: string | null;
+  records: Array<{
+    name: string;
+    source_id?: string | null;
+    collection_data: Record<string, unknown>;
+    description?: string | null;
+    source_url?: string | null;
+  }>;
+}
+
+export interface BulkUpsertOutcome {
+  /** One per input record, in input order. */
+  results: ItemResult[];
+  /** The tenant's records pending or being indexed after the write. */
+  pending_indexing: number;
+}
+
+/** Attempts of a bulk upsert that lost a race with a concurrent write to the same records before it gives up. */
+const UPSERT_ATTEMPTS = 3;
 
 export interface ListQuery {
   status: RecordRow['status'];
@@ -71,28 +104,107 @@ export class RecordsService {
     });
   }
 
+  /** Creates one record; a source_id may name only one live record of a collection (409 otherwise). */
   async create(tenantId: string, input: CreateRecordInput): Promise<RecordDto> {
     return this.write(async (trx, announce) => {
+      if (input.source_id !== undefined) {
+        await lockCollectionWrites(trx, tenantId, input.collection);
+        if ((await findLiveBySourceIds(trx, tenantId, input.collection, [input.source_id])).length > 0) {
+          throw ERRORS.conflict(`A record with source_id ${input.source_id} already exists in collection ${input.collection}`);
+        }
+      }
       const collection = await ensureCollection(trx, tenantId, input.collection);
-      const row = await insertRecord(trx, {
-        id: randomUUID(),
-        tenant_id: tenantId,
-        name: input.name,
-        description: input.description ?? null,
-        description_llm: describeRecord(input),
-        collection: input.collection,
-        record_type: input.record_type,
-        collection_data: input.collection_data,
-        status: input.status,
-        visibility: input.visibility ?? collection.default_visibility,
-        generation: collection.active_generation,
-        source_name: input.source_name ?? null,
-        source_id: input.source_id ?? null,
-        source_url: input.source_url ?? null,
-        source_type: 'api',
-      });
-      return announce('upserted', [row])[0]!;
+      const rows = await insertRecords(
+        trx,
+        {
+          tenant_id: tenantId,
+          collection: input.collection,
+          record_type: input.record_type,
+          status: input.status,
+          visibility: input.visibility ?? collection.default_visibility,
+          generation: collection.active_generation,
+          source_name: input.source_name ?? null,
+          source_type: 'api',
+        },
+        [
+          {
+            id: randomUUID(),
+            name: input.name,
+            description: input.description ?? null,
+            description_llm: describeRecord(input),
+            collection_data: input.collection_data,
+            content_hash: contentHash(input),
+            source_id: input.source_id ?? null,
+            source_url: input.source_url ?? null,
+          },
+        ],
+        await transactionTime(trx),
+      );
+      return announce('upserted', rows)[0]!;
     });
+  }
+
+  /**
+   * Creates, updates or skips each record of a chunk (design.md, Dedup; domain/upsert.ts has the rules) in one
+   * transaction with one records.changed event per record written. A constant number of statements whatever the
+   * chunk's size: one lookup by source_id, one by content hash, one insert, one update, the events, one count.
+   * Records must already be valid (the route parses them with the contract).
+   */
+  async bulkUpsert(tenantId: string, input: BulkUpsertInput): Promise<BulkUpsertOutcome> {
+    // Hashing is CPU work: done before the transaction, so the collection's lock is held only for the database work.
+    const items = input.records.map((r) => ({ ...r, content_hash: contentHash(r) }));
+    const sourceIds = [...new Set(items.flatMap((i) => (i.source_id != null ? [i.source_id] : [])))];
+    const hashes = [...new Set(items.flatMap((i) => (i.source_id == null ? [i.content_hash] : [])))];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write(async (trx, announce) => {
+          await lockCollectionWrites(trx, tenantId, input.collection);
+          const collection = await ensureCollection(trx, tenantId, input.collection);
+          const bySource = await findLiveBySourceIds(trx, tenantId, input.collection, sourceIds);
+          const byHash = await findLiveByContentHashes(trx, tenantId, input.collection, input.record_type, hashes, items.length + 1);
+          const plan = planUpsert({ recordType: input.record_type, items, bySource, byHash, newId: randomUUID });
+          const describe = (w: (typeof plan.creates)[number]) =>
+            describeRecord({ name: w.name, record_type: w.record_type, collection: input.collection, collection_data: w.collection_data });
+
+          const created = await insertRecords(
+            trx,
+            {
+              tenant_id: tenantId,
+              collection: input.collection,
+              record_type: input.record_type,
+              status: 'active',
+              visibility: collection.default_visibility,
+              generation: collection.active_generation,
+              source_name: input.source_name ?? null,
+              source_type: input.source_type,
+            },
+            plan.creates.map((w) => ({
+              id: w.id,
+              name: w.name,
+              description: w.description ?? null,
+              description_llm: describe(w),
+              collection_data: w.collection_data,
+              content_hash: w.content_hash,
+              source_id: w.source_id,
+              source_url: w.source_url ?? null,
+            })),
+            await transactionTime(trx),
+          );
+          const updated = await replaceContents(
+            trx,
+            tenantId,
+            plan.updates.map((w) => ({ ...w, description_llm: describe(w) })),
+          );
+          // A record archived between the lookup and the update: the plan no longer holds, so the chunk starts over.
+          if (updated.length !== plan.updates.length) throw new LostRace();
+          announce('upserted', created);
+          announce('upserted', updated);
+          return { results: plan.results, pending_indexing: await countIndexingBacklog(trx, tenantId) };
+        });
+      } catch (err) {
+        if (attempt >= UPSERT_ATTEMPTS || !(err instanceof LostRace || isDeadlock(err))) throw err;
+      }
+    }
   }
 
   async get(tenantId: string, id: string): Promise<RecordDto> {
@@ -189,6 +301,13 @@ export class RecordsService {
   async retryFailed(tenantId: string): Promise<number> {
     return this.write(async (trx, announce) => announce('upserted', await resetFailed(trx, tenantId)).length);
   }
+}
+
+class LostRace extends Error {}
+
+/** PostgreSQL aborted the transaction to break a deadlock with another writer; running it again succeeds. */
+function isDeadlock(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === '40P01';
 }
 
 function unique(ids: string[]): string[] {

@@ -57,3 +57,19 @@ describe('records on embedded PGlite', () => {
     ]);
   });
 });
+
+describe('bulk upsert on embedded PGlite', () => {
+  it('creates, skips and updates by source_id and by content', async () => {
+    const uploader = h.as(newTenant(), ['upload']);
+    const body = (records: object[]) => ({ collection: 'parts', record_type: 'part', source_type: 'file_upload', records });
+    const first = await uploader.post('/internal/records/bulk-upsert', body([{ name: 'A', source_id: 'A' }, { name: 'B' }, { name: 'B' }]));
+    expect(first.status).toBe(200);
+    expect(first.body.results.map((r: { status: string }) => r.status)).toEqual(['created', 'created', 'skipped']);
+    expect(first.body.pending_indexing).toBe(2);
+    const second = await uploader.post('/internal/records/bulk-upsert', body([{ name: 'A2', source_id: 'A' }, { name: 'B' }]));
+    expect(second.body.results).toEqual([
+      { status: 'updated', id: first.body.results[0].id },
+      { status: 'skipped', id: first.body.results[1].id },
+    ]);
+  });
+});

@@ -5,6 +5,11 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
   });
 
+  it('keeps a __proto__ key as data and orders integer-like keys the same whatever order they came in', () => {
+    expect(canonicalJson(JSON.parse('{"__proto__":{"x":1},"a":2}'))).toBe('{"__proto__":{"x":1},"a":2}');
+    expect(canonicalJson({ b: 1, 10: 'x', 9: 'y' })).toBe(canonicalJson({ 9: 'y', b: 1, 10: 'x' }));
+  });
+
   it('writes scalars as JSON does, including escapes', () => {
     expect(canonicalJson({ s: 'say "hi" \\ 🙂', n: 1.5, t: true, e: '' })).toBe(JSON.stringify({ e: '', n: 1.5, s: 'say "hi" \\ 🙂', t: true }));
   });

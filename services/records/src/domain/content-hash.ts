@@ -1,34 +1,35 @@
 import { createHash } from 'node:crypto';
 
 /**
- * JSON with object keys sorted at every level, so two values that are equal as JSON have one text whatever order
- * their keys arrived in. Keys whose value is undefined are left out, as JSON.stringify does.
+ * A copy of a JSON value whose objects list their keys in sorted order at every level, so JSON.stringify (native, and
+ * far faster than writing the text by hand) gives one text for values that are equal as JSON whatever order their
+ * keys arrived in. (Integer-like keys come first in any JavaScript object; the order is still fixed, which is all a
+ * hash needs.)
  */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
-    return `${out}]`;
-  }
+function sortedCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(sortedCopy);
   const object = value as Record<string, unknown>;
-  let out = '{';
-  let first = true;
+  const copy: Record<string, unknown> = {};
   for (const key of Object.keys(object).sort()) {
-    const v = object[key];
-    if (v === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(v)}`;
-    first = false;
+    // Assigning `__proto__` would set the copy's prototype and drop the key from the text.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: sortedCopy(object[key]), enumerable: true, writable: true, configurable: true });
+    else copy[key] = sortedCopy(object[key]);
   }
-  return `${out}}`;
+  return copy;
+}
+
+/** JSON with object keys sorted at every level; undefined members are left out, as JSON.stringify does. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortedCopy(value)) ?? 'null';
 }
 
 /**
- * What dedup compares (design.md, Dedup): a record's content is its name and collection_data. Stored with every
- * record, so finding a duplicate is an index lookup rather than a comparison of stored JSON.
+ * What dedup compares (design.md, Dedup): a record's content is its name and collection_data. The sha256 (hex) of
+ * their canonical JSON is stored with every record, so finding a duplicate is an index lookup, not a JSON comparison.
  */
 export function contentHash(record: { name: string; collection_data: Record<string, unknown> }): string {
   return createHash('sha256')
-    .update(canonicalJson({ name: record.name, collection_data: record.collection_data }))
+    .update(canonicalJson([record.name, record.collection_data]))
     .digest('hex');
 }

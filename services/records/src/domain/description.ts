@@ -84,12 +84,16 @@ function humaniseKey(key: string): string {
     .toLowerCase();
 }
 
+/** Whitespace other than single spaces between words; without any, a text is already one tidy line. */
+const LOOSE_WHITESPACE = /^\s|\s$|\s\s|[^\S ]/;
+
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  // Testing first spares the common tidy value two string copies: descriptions are built for every uploaded record.
+  return LOOSE_WHITESPACE.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
 }
 
 function looksLikeUrl(text: string): boolean {
-  return /^(https?|ftp):\/\//i.test(text) || /^www\./i.test(text);
+  return /^(?:(?:https?|ftp):\/\/|www\.)/i.test(text);
 }
 
 function scalarText(value: unknown): string | undefined {
@@ -116,12 +120,34 @@ function valueText(value: unknown): string | undefined {
 }
 
 /** Position among the telling keys (a plural such as `colors` counts as its singular); others come after. */
-function rank(key: string): number {
-  const k = normaliseKey(key);
+function rank(k: string): number {
   const i = TELLING_KEYS.indexOf(k);
   if (i !== -1) return i;
   const singular = k.endsWith('s') ? TELLING_KEYS.indexOf(k.slice(0, -1)) : -1;
   return singular === -1 ? TELLING_KEYS.length : singular;
+}
+
+interface KeyInfo {
+  label: string;
+  rank: number;
+  dull: boolean;
+}
+
+const KEY_CACHE_LIMIT = 10_000;
+const keyInfos = new Map<string, KeyInfo>();
+
+/**
+ * What a key contributes to a description. The records of one upload share their keys, so each key's regular
+ * expressions run once rather than once per record; the cache is bounded, as keys come from tenants' data.
+ */
+function keyInfo(key: string): KeyInfo {
+  let info = keyInfos.get(key);
+  if (info) return info;
+  if (keyInfos.size >= KEY_CACHE_LIMIT) keyInfos.clear();
+  const normalised = normaliseKey(key);
+  info = { label: humaniseKey(key), rank: rank(normalised), dull: DULL_KEYS.has(normalised) };
+  keyInfos.set(key, info);
+  return info;
 }
 
 function article(word: string): string {
@@ -148,11 +174,16 @@ export function describeRecord(record: DescribedRecord): string {
   const collection = oneLine(record.collection);
   const base = `${name} is ${article(type)} ${type} in the ${collection} collection`;
 
-  const facts = Object.entries(record.collection_data)
-    .map(([key, value], index) => ({ key, index, label: humaniseKey(key), text: valueText(value) }))
-    .filter((f): f is typeof f & { text: string } => f.text !== undefined && f.label !== '' && !DULL_KEYS.has(normaliseKey(f.key)))
-    .sort((a, b) => rank(a.key) - rank(b.key) || a.index - b.index)
-    .slice(0, MAX_FACTS);
+  const facts: Array<{ index: number; label: string; rank: number; text: string }> = [];
+  let index = 0;
+  for (const [key, value] of Object.entries(record.collection_data)) {
+    const info = keyInfo(key);
+    const text = info.dull || info.label === '' ? undefined : valueText(value);
+    if (text !== undefined) facts.push({ index, label: info.label, rank: info.rank, text });
+    index++;
+  }
+  facts.sort((a, b) => a.rank - b.rank || a.index - b.index);
+  facts.length = Math.min(facts.length, MAX_FACTS);
 
   let sentence = base;
   let separator = ' with ';

@@ -47,13 +47,16 @@ export interface UpsertPlan {
   updates: RecordWrite[];
 }
 
-interface Working {
-  id: string;
-  source_id: string | null;
-  record_type: string;
-  content_hash: string;
-  isNew: boolean;
-  write?: RecordWrite;
+/** A record the chunk may touch, with the content it has after the items so far. One shape, so V8 keeps it fast. */
+class Working {
+  write: RecordWrite | undefined = undefined;
+  constructor(
+    readonly id: string,
+    readonly source_id: string | null,
+    readonly record_type: string,
+    public content_hash: string,
+    readonly isNew: boolean,
+  ) {}
 }
 
 /**
@@ -92,7 +95,7 @@ export function planUpsert(input: {
   const track = (m: StoredMatch, isNew: boolean): Working => {
     const existing = working.get(m.id);
     if (existing) return existing;
-    const w: Working = { ...m, isNew };
+    const w = new Working(m.id, m.source_id, m.record_type, m.content_hash, isNew);
     working.set(w.id, w);
     if (w.source_id !== null) bySource.set(w.source_id, w);
     index(w);

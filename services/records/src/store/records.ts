@@ -1,14 +1,16 @@
 import { sql, type Selectable } from 'kysely';
 import type { RecordDto } from '@trove/contracts';
-import { nameSearchText } from '../domain/search-terms';
+import { contentHash } from '../domain/content-hash';
+import { nameVector } from '../domain/search-terms';
 import type { ListPosition } from '../domain/cursor';
 import type { Executor, RecordsTable, Trx } from './schema';
 
-export type RecordRow = Omit<Selectable<RecordsTable>, 'name_tsv'>;
+/** A record as the service handles it: the search vector and the content hash are derived and stay in the store. */
+export type RecordRow = Omit<Selectable<RecordsTable>, 'name_tsv' | 'content_hash'>;
 
 const TABLE = 'records.records';
 
-/** Every column but the search vector, which never leaves the database. */
+/** Every column but the derived ones (search vector, content hash), which never leave the store. */
 const COLUMNS = [
   'id',
   'tenant_id',
@@ -62,36 +64,207 @@ export function toDto(row: RecordRow): RecordDto {
   };
 }
 
-export interface NewRecord {
-  id: string;
+/** What the records one write creates have in common: where they belong and where they came from. */
+export interface NewRecordsShared {
   tenant_id: string;
-  name: string;
-  description: string | null;
-  description_llm: string;
   collection: string;
   record_type: string;
-  collection_data: Record<string, unknown>;
   status: 'active' | 'draft';
   visibility: 'private' | 'public';
   generation: number;
   source_name: string | null;
-  source_id: string | null;
-  source_url: string | null;
   source_type: RecordRow['source_type'];
 }
 
-export async function insertRecord(trx: Trx, record: NewRecord): Promise<RecordRow> {
-  return trx
-    .insertInto(TABLE)
-    .values({
-      ...record,
-      collection_data: JSON.stringify(record.collection_data),
-      indexing_status: 'pending',
-      version: 1,
-      name_tsv: sql`to_tsvector('simple', ${nameSearchText(record.name)})`,
-    })
-    .returning(COLUMNS)
-    .executeTakeFirstOrThrow();
+/** What each created record has of its own. */
+export interface NewRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  description_llm: string;
+  collection_data: Record<string, unknown>;
+  content_hash: string;
+  source_id: string | null;
+  source_url: string | null;
+}
+
+/** The transaction's timestamp as the records it writes store it (now(), to the millisecond). */
+export async function transactionTime(trx: Trx): Promise<Date> {
+  const result = await sql<{ now: Date }>`select now()::timestamptz(3) as now`.execute(trx);
+  return result.rows[0]!.now;
+}
+
+/**
+ * Creates records, pending indexing at version 1, in one statement for any number of them: the rows travel as one
+ * JSON parameter, so no parameter limit applies, and the values they share are sent once. Returns the records as
+ * stored without reading them back: every value is known here, the timestamps being the transaction's (`now`).
+ */
+export async function insertRecords(trx: Trx, shared: NewRecordsShared, records: NewRecord[], now: Date): Promise<RecordRow[]> {
+  if (records.length === 0) return [];
+  const rows = records.map((r) => ({ ...r, name_tsv: nameVector(r.name) }));
+  await sql`
+    insert into records.records (
+      id, tenant_id, name, name_tsv, description, description_llm, collection, record_type, collection_data,
+      content_hash, indexing_status, status, visibility, generation, source_name, source_id, source_url, source_type,
+      version, created_at, updated_at
+    )
+    select
+      x.id, ${shared.tenant_id}, x.name, x.name_tsv::tsvector, x.description, x.description_llm,
+      ${shared.collection}, ${shared.record_type}, x.collection_data, x.content_hash, 'pending', ${shared.status},
+      ${shared.visibility}, ${shared.generation}::integer, ${shared.source_name}, x.source_id, x.source_url, ${shared.source_type},
+      1, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
+      id uuid, name text, name_tsv text, description text, description_llm text, collection_data jsonb,
+      content_hash text, source_id text, source_url text
+    )
+  `.execute(trx);
+  return records.map((r) => ({
+    id: r.id,
+    tenant_id: shared.tenant_id,
+    name: r.name,
+    description: r.description,
+    description_llm: r.description_llm,
+    collection: shared.collection,
+    record_type: shared.record_type,
+    collection_data: r.collection_data,
+    indexing_status: 'pending',
+    status: shared.status,
+    visibility: shared.visibility,
+    generation: shared.generation,
+    source_name: shared.source_name,
+    source_id: r.source_id,
+    source_url: r.source_url,
+    source_type: shared.source_type,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  }));
+}
+
+/**
+ * Serialises the writes that create records with a source_id or dedup by content in one tenant's collection, so two
+ * concurrent writers never both create a record for the same source_id or the same content. Held until commit.
+ */
+export async function lockCollectionWrites(trx: Trx, tenantId: string, collection: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`records.collection-writes:${tenantId}:${collection}`}, 0))`.execute(trx);
+}
+
+/** The content a dedup decision needs of a live record. */
+export interface ContentMatch {
+  id: string;
+  source_id: string | null;
+  record_type: string;
+  content_hash: string;
+}
+
+/**
+ * The tenant's live (not archived) records of a collection with one of the source ids. One probe of the unique index
+ * per id: the lateral subquery keeps that plan even when the table's statistics are stale (as during a first large
+ * upload), where a plain `= any(…)` may be planned as a scan of the tenant's whole collection.
+ */
+export async function findLiveBySourceIds(db: Executor, tenantId: string, collection: string, sourceIds: string[]): Promise<ContentMatch[]> {
+  if (sourceIds.length === 0) return [];
+  const result = await sql<ContentMatch>`
+    select r.id, r.source_id, r.record_type, r.content_hash
+    from unnest(${sourceIds}::text[]) as s(source_id)
+    cross join lateral (
+      select id, source_id, record_type, content_hash from records.records
+      where tenant_id = ${tenantId} and collection = ${collection} and source_id = s.source_id and status <> 'archived'
+      limit 1
+    ) as r
+  `.execute(db);
+  return result.rows;
+}
+
+/**
+ * The tenant's live records of a collection and record type with one of the content hashes, oldest first, at most
+ * `perHash` of each (planUpsert never needs more than one more than the chunk's items). Probes the content index
+ * per hash, for the same reason as findLiveBySourceIds.
+ */
+export async function findLiveByContentHashes(
+  db: Executor,
+  tenantId: string,
+  collection: string,
+  recordType: string,
+  hashes: string[],
+  perHash: number,
+): Promise<ContentMatch[]> {
+  if (hashes.length === 0) return [];
+  const result = await sql<ContentMatch>`
+    select r.id, r.source_id, r.record_type, r.content_hash
+    from unnest(${hashes}::text[]) as h(content_hash)
+    cross join lateral (
+      select id, source_id, record_type, content_hash, created_at from records.records
+      where content_hash = h.content_hash and status <> 'archived'
+        and tenant_id = ${tenantId} and collection = ${collection} and record_type = ${recordType}
+      order by created_at, id
+      limit ${perHash}
+    ) as r
+    order by r.created_at, r.id
+  `.execute(db);
+  return result.rows;
+}
+
+/** New content for a stored record: description and source_url undefined keep what is stored. */
+export interface ContentReplacement {
+  id: string;
+  name: string;
+  collection_data: Record<string, unknown>;
+  content_hash: string;
+  description_llm: string;
+  description: string | undefined;
+  source_url: string | undefined;
+}
+
+/**
+ * Replaces the name and collection_data of the tenant's live records (an upload states the whole record), each with
+ * the next version, pending indexing. One statement for any number of records; archived ones are left alone and
+ * absent from the result.
+ */
+export async function replaceContents(trx: Trx, tenantId: string, replacements: ContentReplacement[]): Promise<RecordRow[]> {
+  if (replacements.length === 0) return [];
+  // In id order, the order every other multi-record write locks in, so concurrent writers do not deadlock.
+  const rows = replacements
+    .map((r) => ({
+      id: r.id,
+      name: r.name,
+      name_tsv: nameVector(r.name),
+      collection_data: r.collection_data,
+      content_hash: r.content_hash,
+      description_llm: r.description_llm,
+      description: r.description,
+      source_url: r.source_url,
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const result = await sql<RecordRow>`
+    update records.records as r set
+      name = x.name,
+      name_tsv = x.name_tsv::tsvector,
+      collection_data = x.collection_data,
+      content_hash = x.content_hash,
+      description_llm = x.description_llm,
+      description = coalesce(x.description, r.description),
+      source_url = coalesce(x.source_url, r.source_url),
+      indexing_status = 'pending',
+      version = r.version + 1,
+      updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
+      id uuid, name text, name_tsv text, collection_data jsonb, content_hash text, description_llm text,
+      description text, source_url text
+    )
+    where r.tenant_id = ${tenantId} and r.id = x.id and r.status <> 'archived'
+    returning ${RETURNING}
+  `.execute(trx);
+  return result.rows;
+}
+
+/** The tenant's indexing backlog: records pending or being indexed (a partial index keeps this proportional to it). */
+export async function countIndexingBacklog(db: Executor, tenantId: string): Promise<number> {
+  const result = await sql<{ n: number }>`
+    select count(*)::integer as n from records.records
+    where tenant_id = ${tenantId} and indexing_status in ('pending', 'processing')
+  `.execute(db);
+  return result.rows[0]!.n;
 }
 
 export async function findRecord(db: Executor, tenantId: string, id: string): Promise<RecordRow | undefined> {
@@ -120,11 +293,12 @@ export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): 
   const input = rows.map((r) => ({
     id: r.id,
     name: r.name,
-    name_text: nameSearchText(r.name),
+    name_tsv: nameVector(r.name),
     description: r.description,
     description_llm: r.description_llm,
     record_type: r.record_type,
     collection_data: r.collection_data,
+    content_hash: contentHash(r),
     visibility: r.visibility,
     status: r.status,
     source_name: r.source_name,
@@ -133,11 +307,12 @@ export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): 
   const result = await sql<RecordRow>`
     update records.records as r set
       name = x.name,
-      name_tsv = to_tsvector('simple', x.name_text),
+      name_tsv = x.name_tsv::tsvector,
       description = x.description,
       description_llm = x.description_llm,
       record_type = x.record_type,
       collection_data = x.collection_data,
+      content_hash = x.content_hash,
       visibility = x.visibility,
       status = x.status,
       source_name = x.source_name,
@@ -146,8 +321,8 @@ export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): 
       version = r.version + 1,
       updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x(
-      id uuid, name text, name_text text, description text, description_llm text, record_type text,
-      collection_data jsonb, visibility text, status text, source_name text, source_url text
+      id uuid, name text, name_tsv text, description text, description_llm text, record_type text,
+      collection_data jsonb, content_hash text, visibility text, status text, source_name text, source_url text
     )
     where r.tenant_id = ${tenantId} and r.id = x.id
     returning ${RETURNING}
@@ -214,7 +389,7 @@ export interface ListFilter {
   status: RecordRow['status'];
   collection?: string;
   recordType?: string;
-  /** A `to_tsquery('simple', …)` text over the name. */
+  /** A tsquery text over the name (domain/search-terms.ts). */
   nameQuery?: string;
   after?: ListPosition;
   limit: number;
@@ -231,7 +406,7 @@ export async function listRecords(db: Executor, filter: ListFilter): Promise<Lis
     .where('status', '=', filter.status);
   if (filter.collection !== undefined) query = query.where('collection', '=', filter.collection);
   if (filter.recordType !== undefined) query = query.where('record_type', '=', filter.recordType);
-  if (filter.nameQuery !== undefined) query = query.where(sql<boolean>`name_tsv @@ to_tsquery('simple', ${filter.nameQuery})`);
+  if (filter.nameQuery !== undefined) query = query.where(sql<boolean>`name_tsv @@ ${filter.nameQuery}::tsquery`);
   if (filter.after) {
     const { createdAt, id } = filter.after;
     // Passed as text: a Date parameter depends on the driver's serialiser, and the cast states the type either way.

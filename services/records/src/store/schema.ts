@@ -20,6 +20,8 @@ export interface RecordsTable {
   source_url: string | null;
   source_type: 'api' | 'file_upload' | 'webhook' | 'connector';
   version: number;
+  /** sha256 of the canonical JSON of name and collection_data (domain/content-hash), for dedup. */
+  content_hash: string;
   name_tsv: ColumnType<string, unknown, unknown>;
   created_at: Timestamp;
   updated_at: Timestamp;

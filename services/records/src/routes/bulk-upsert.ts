@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { BULK_UPSERT_MAX_ITEMS, RECORDS_BULK_UPSERT_PATH, bulkUpsertItem, bulkUpsertRequest, type BulkUpsertResponse } from '@trove/contracts';
+import { parseInput } from '@trove/platform';
+import { jsonBody, requireAnyScope, tenantOf, type Router } from '../http';
+import type { RecordsService } from '../records-service';
+import { collectionData, description, name, sourceId, sourceName, sourceUrl, type } from './schemas';
+
+/** 1,000 records of up to 50,000-character descriptions and free-form data outgrow the service-wide JSON limit. */
+export const BULK_UPSERT_JSON_LIMIT = '64mb';
+
+/**
+ * The contract's request, with every field held to the same rules as POST /records (no blank names, nothing
+ * PostgreSQL cannot store), so a record the API refuses cannot enter through an upload either.
+ */
+const bulkUpsertBody = bulkUpsertRequest.extend({
+  record_type: type,
+  source_name: sourceName.nullish(),
+  records: z
+    .array(
+      bulkUpsertItem.extend({
+        name,
+        source_id: sourceId.min(1).nullish(),
+        collection_data: collectionData.default({}),
+        description: description.nullish(),
+        source_url: sourceUrl.nullish(),
+      }),
+    )
+    .min(1)
+    .max(BULK_UPSERT_MAX_ITEMS),
+});
+
+/**
+ * Internal: ingestion (and later connectors) write an upload's records here, one chunk per call and per transaction,
+ * acting with the uploading tenant's identity. Any invalid item answers 422 naming it, and nothing is written.
+ */
+export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
+  router.post(RECORDS_BULK_UPSERT_PATH, requireAnyScope(['upload', 'records']), jsonBody(BULK_UPSERT_JSON_LIMIT), async (req, res) => {
+    const body = parseInput(bulkUpsertBody, req.body, 'body');
+    const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), body);
+    res.json(outcome);
+  });
+}
