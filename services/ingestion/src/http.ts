@@ -24,10 +24,12 @@ export function refuseLargerThan(maxBytes: () => number, tooLarge: (max: number)
 }
 
 /** Reads the raw body bytes whatever the Content-Type (routes that hash or sign the exact bytes). Empty when none. */
-export function readRawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
+export function readRawBody(req: Request, res: Response, limit: number): Promise<Buffer> {
   const parse = express.raw({ type: () => true, limit });
   return new Promise((resolve, reject) => {
     parse(req, res, (err?: unknown) => {
+      // The rest of an over-limit body is not read: close the connection after the answer rather than drain it.
+      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') res.setHeader('Connection', 'close');
       if (err) return reject(bodyError(err));
       resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     });

@@ -65,20 +65,29 @@ describe('upload size limits', () => {
     expect(res.status).toBe(413);
   });
 
-  it('refuses a declared Content-Length over the limit before reading the body', async () => {
-    const headers = { ...small.as(newTenant(), ['upload']), 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(10 * 1024 ** 3) };
-    const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/upload/limited/product/upload', headers }, (res) => {
+  /** Sends headers promising `length` bytes and only the first few; the answer must come without the rest. */
+  function declare(path: string, contentType: string, length: number, start: string) {
+    const headers = { ...small.as(newTenant(), ['upload']), 'content-type': contentType, 'content-length': String(length) };
+    return new Promise<{ status: number; detail: string; connection?: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode!, body, sent: req.socket?.bytesWritten ?? 0 }));
+        res.on('end', () => resolve({ status: res.statusCode!, detail: JSON.parse(body).detail, connection: res.headers.connection }));
       });
       req.on('error', reject);
-      // Only the start of the promised 10 GB is ever sent; the answer must come without the rest.
-      req.write('--x\r\nContent-Disposition: form-data; name="file"; filename="huge.csv"\r\n\r\nname\n');
+      req.write(start);
     });
-    expect(answer.status).toBe(413);
-    expect(JSON.parse(answer.body).detail).toMatch(/upload limit/);
+  }
+
+  it('refuses a file upload whose declared Content-Length is over the limit before reading the body', async () => {
+    const start = '--x\r\nContent-Disposition: form-data; name="file"; filename="huge.csv"\r\n\r\nname\n';
+    const answer = await declare('/upload/limited/product/upload', 'multipart/form-data; boundary=x', 10 * 1024 ** 3, start);
+    expect(answer).toEqual({ status: 413, detail: expect.stringMatching(/upload limit/), connection: 'close' });
+  });
+
+  it('refuses a batch whose declared Content-Length is over 64 MB before reading the body', async () => {
+    const answer = await declare('/upload/limited/product/batch', 'application/json', 65 * 1024 ** 2, '{"records":[');
+    expect(answer).toEqual({ status: 413, detail: expect.stringMatching(/limit/), connection: 'close' });
   });
 });

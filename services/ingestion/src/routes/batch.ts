@@ -1,15 +1,23 @@
-import { z } from 'zod';
-import { parseInput, requireScope, identityOf } from '@trove/platform';
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ERRORS, identityOf, parseInput, requireScope } from '@trove/platform';
 import { mapRecord } from '../domain/record-mapping';
-import { parseJson, readRawBody, type Request, type Response, type Router } from '../http';
+import type { RequestHandler } from 'express';
+import { parseJson, readRawBody, refuseLargerThan, type Request, type Response, type Router } from '../http';
 import type { Ingestor, SubmittedItem, UploadResult } from '../ingestor';
 import type { UploadSourceType } from '../store/schema';
 import { sourceNameQuery, targetParams } from './target';
 
 export const BATCH_MAX_RECORDS = 10_000;
 /** Room for 10,000 records with generous collection_data; beyond it the body answers 413. */
-export const BATCH_BODY_LIMIT = '64mb';
+export const BATCH_BODY_MAX_BYTES = 64 * 1024 * 1024;
+
+function bodyTooLarge(max: number) {
+  return ERRORS.payloadTooLarge(`Request body exceeds the limit of ${max} bytes`);
+}
+
+/** A declared length over the limit is refused before the body is read (the body parser would drain it first). */
+export const refuseOversizedBatch: RequestHandler = refuseLargerThan(() => BATCH_BODY_MAX_BYTES, bodyTooLarge);
 
 /** Each record is checked on its own (a bad one is a dead letter); the envelope itself must hold a list. */
 const batchBody = z.strictObject({ records: z.array(z.unknown()).max(BATCH_MAX_RECORDS) });
@@ -34,7 +42,7 @@ export async function ingestBatch(
   const startedAt = performance.now();
   const params = parseInput(targetParams, req.params, 'path');
   const query = parseInput(sourceNameQuery, req.query, 'query');
-  const raw = await readRawBody(req, res, BATCH_BODY_LIMIT);
+  const raw = await readRawBody(req, res, BATCH_BODY_MAX_BYTES);
   verify(raw);
   const body = parseInput(batchBody, parseJson(raw), 'body');
   return ingestor.ingest(
@@ -53,7 +61,7 @@ export async function ingestBatch(
 }
 
 export function batchRoutes(router: Router, ingestor: Ingestor): void {
-  router.post('/upload/:collection/:record_type/batch', requireScope('upload'), async (req, res) => {
+  router.post('/upload/:collection/:record_type/batch', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
     res.status(201).json(await ingestBatch(ingestor, req, res, 'api'));
   });
 }

@@ -2,14 +2,14 @@ import { ERRORS, requireScope } from '@trove/platform';
 import { isValidWebhookSignature } from '../domain/signature';
 import type { Router } from '../http';
 import type { Ingestor } from '../ingestor';
-import { ingestBatch } from './batch';
+import { ingestBatch, refuseOversizedBatch } from './batch';
 
 /**
  * Inbound webhook push: a batch body whose records carry source_type webhook. With WEBHOOK_SECRET set, the raw body
  * bytes must be signed (X-Webhook-Signature: sha256=<hex HMAC-SHA256>) before anything of them is read.
  */
 export function webhookRoutes(router: Router, ingestor: Ingestor, secret: string | undefined): void {
-  router.post('/webhooks/upload/:collection/:record_type', requireScope('upload'), async (req, res) => {
+  router.post('/webhooks/upload/:collection/:record_type', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
     const result = await ingestBatch(ingestor, req, res, 'webhook', (raw) => {
       if (secret && !isValidWebhookSignature(secret, raw, req.get('x-webhook-signature'))) {
         throw ERRORS.unauthorized('Missing or invalid X-Webhook-Signature');
