@@ -10,7 +10,7 @@ import { ByteMeter, formatBytes } from './byte-meter';
  */
 export const LOOKAHEAD_BYTES = 1024 * 1024;
 
-/** Form fields are short option values; the whole form is bounded so a field cannot smuggle in a second file. */
+/** Form fields are short option values; these bounds keep a form from filling memory with fields or parts. */
 const FIELD_LIMITS = { fields: 20, fieldSize: 16 * 1024, fieldNameSize: 100, parts: 22, files: 1 };
 
 export interface IncomingFile {
@@ -22,10 +22,11 @@ export interface IncomingFile {
   content: Readable;
   /** `sha256:<hex>` of every byte of the file; reads whatever the parser left unread first. */
   hash(): Promise<string>;
-  /** The form fields received so far: all of them when the file fitted in the look-ahead, else those sent before it. */
+  /**
+   * The form fields received when reading the file begins: every field when the file fitted in the look-ahead, else
+   * those sent before it (and any busboy had already read past it).
+   */
   fields: Record<string, unknown>;
-  /** Whether `fields` is every field of the form. */
-  fieldsComplete: boolean;
 }
 
 export function fileTooLarge(maxBytes: number) {
@@ -133,7 +134,6 @@ class StreamingStorage<T> implements multer.StorageEngine {
         content,
         hash,
         fields: { ...(req.body as Record<string, unknown>) },
-        fieldsComplete: ended,
       });
     } finally {
       content.destroy();
