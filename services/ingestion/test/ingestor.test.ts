@@ -1,0 +1,120 @@
+import type { BulkUpsertRequest } from '@trove/contracts';
+import { migrate } from '@trove/db';
+import { createLogger } from '@trove/platform';
+import { createTestDatabase, type TestDatabase } from '@trove/runtime';
+import { mapRecord } from '../src/domain/record-mapping';
+import { Ingestor, UploadAborted, type SubmittedItem } from '../src/ingestor';
+import { migrations } from '../src/migrations';
+import type { ChunkOutcome, RecordsWriter } from '../src/records-writer';
+import type { Db } from '../src/store/schema';
+import { findUpload, deadLetterPage } from '../src/store/uploads';
+
+let tdb: TestDatabase;
+let db: Db;
+const identity = { tenantId: 'tenant-1', principal: 'test', scopes: ['upload' as const] };
+const target = { identity, collection: 'c', recordType: 't', sourceType: 'api' as const, sourceName: null };
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  await migrate(tdb.database, 'ingestion', migrations);
+  db = tdb.database.db as Db;
+});
+afterAll(() => tdb.drop());
+
+/** A records stand-in that answers each call with `answer` and remembers what it was sent. */
+class FakeRecords implements RecordsWriter {
+  calls: BulkUpsertRequest[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  constructor(private readonly answer: (req: BulkUpsertRequest, call: number) => ChunkOutcome = (req) => created(req)) {}
+  async upsert(_identity: unknown, req: BulkUpsertRequest): Promise<ChunkOutcome> {
+    this.calls.push(req);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    await new Promise((r) => setTimeout(r, 5));
+    this.inFlight--;
+    return this.answer(req, this.calls.length - 1);
+  }
+}
+
+function created(req: BulkUpsertRequest, pending = 0): ChunkOutcome {
+  return { kind: 'written', response: { results: req.records.map((_, i) => ({ status: 'created', id: `id-${i}` })), pending_indexing: pending } };
+}
+
+function items(n: number, onRead?: (i: number) => void): AsyncIterable<SubmittedItem> {
+  return (async function* () {
+    for (let index = 0; index < n; index++) {
+      onRead?.(index);
+      const raw = { name: `r${index}` };
+      yield { index, raw, mapped: mapRecord(raw) };
+    }
+  })();
+}
+
+const ingestor = (writer: RecordsWriter, chunkSize = 10, backlogThreshold = 100) =>
+  new Ingestor({ db, writer, logger: createLogger({ level: 'silent' }), chunkSize, backlogThreshold });
+
+describe('Ingestor', () => {
+  it('writes chunks of the chunk size one call at a time, reading no more than one chunk ahead', async () => {
+    const writer = new FakeRecords();
+    let read = 0;
+    let maxAhead = 0;
+    const ing = ingestor(writer);
+    const written = () => writer.calls.length * 10;
+    const result = await ing.ingest(target, items(35, (i) => {
+      read = i + 1;
+      maxAhead = Math.max(maxAhead, read - written());
+    }), () => 'sha256:x');
+    expect(writer.calls.map((c) => c.records.length)).toEqual([10, 10, 10, 5]);
+    expect(writer.maxInFlight).toBe(1);
+    expect(maxAhead).toBeLessThanOrEqual(10);
+    expect(result.summary).toEqual({ submitted: 35, accepted: 35, rejected: 0, dedup_skipped: 0 });
+    expect(result.metadata.reconciliation_passed).toBe(true);
+    expect(await findUpload(db, 'tenant-1', result.upload_id)).toMatchObject({ status: 'complete', accepted: 35, file_hash: 'sha256:x' });
+  });
+
+  it('rejects the records records refuses and sends the rest of their chunk once more', async () => {
+    const writer = new FakeRecords((req, call) =>
+      call === 0 ? { kind: 'refused', invalid: new Map([[1, 'name: too odd']]), reason: 'invalid' } : created(req),
+    );
+    const result = await ingestor(writer).ingest(target, items(3), () => 'sha256:x');
+    expect(writer.calls.map((c) => c.records.map((r) => r.name))).toEqual([['r0', 'r1', 'r2'], ['r0', 'r2']]);
+    expect(result.summary).toEqual({ submitted: 3, accepted: 2, rejected: 1, dedup_skipped: 0 });
+    expect(result.errors).toEqual([{ record_index: 1, error: 'refused by records: name: too odd', record_data: { name: 'r1' } }]);
+    expect(result.metadata.reconciliation_passed).toBe(true);
+  });
+
+  it('rejects a failed chunk whole, writes the others, and fails reconciliation', async () => {
+    const writer = new FakeRecords((req, call) => (call === 1 ? { kind: 'failed', reason: 'records answered 500' } : created(req)));
+    const result = await ingestor(writer).ingest(target, items(25), () => 'sha256:x');
+    expect(result.summary).toEqual({ submitted: 25, accepted: 15, rejected: 10, dedup_skipped: 0 });
+    expect(result.metadata.reconciliation_passed).toBe(false);
+    expect(result.errors.map((e) => e.record_index)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    expect(result.errors[0]!.error).toBe('not written: records answered 500');
+  });
+
+  it('counts skipped records as duplicates and reports back-pressure above the backlog threshold', async () => {
+    const writer = new FakeRecords((req) => ({
+      kind: 'written',
+      response: { results: req.records.map((_, i) => ({ status: i === 0 ? 'skipped' : 'updated', id: `id-${i}` })), pending_indexing: 101 },
+    }));
+    const result = await ingestor(writer).ingest(target, items(4), () => 'sha256:x');
+    expect(result.summary).toEqual({ submitted: 4, accepted: 3, rejected: 0, dedup_skipped: 1 });
+    expect(result.metadata.pipeline_backpressure).toBe(true);
+  });
+
+  it('marks the upload failed with its counts when reading the items fails, keeping whole chunks written before and sending no partial one', async () => {
+    const writer = new FakeRecords();
+    const failing = (async function* () {
+      yield* items(12);
+      throw new Error('the file ended early');
+    })();
+    const err = await ingestor(writer).ingest(target, failing, () => 'sha256:x').catch((e) => e);
+    expect(err).toBeInstanceOf(UploadAborted);
+    expect(err.cause.message).toBe('the file ended early');
+    expect(err.stored).toBe(10);
+    expect(writer.calls.map((c) => c.records.length)).toEqual([10]);
+    expect(await findUpload(db, 'tenant-1', err.uploadId)).toMatchObject({ status: 'failed', submitted: 12, accepted: 10, reconciliation_passed: false });
+    expect(await deadLetterPage(db, err.uploadId, -1, 10)).toEqual([]);
+  });
+});
