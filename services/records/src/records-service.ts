@@ -5,7 +5,7 @@ import { ERRORS } from '@trove/platform';
 import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
-import { planUpsert, type ItemResult } from './domain/upsert';
+import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
 import type { ListPosition } from './domain/cursor';
 import { ensureCollection, setDefaultVisibility } from './store/collections';
@@ -155,6 +155,18 @@ export class RecordsService {
     const items = input.records.map((r) => ({ ...r, content_hash: contentHash(r) }));
     const sourceIds = [...new Set(items.flatMap((i) => (i.source_id != null ? [i.source_id] : [])))];
     const hashes = [...new Set(items.flatMap((i) => (i.source_id == null ? [i.content_hash] : [])))];
+    // Counted after commit, so the collection's lock is not held while it runs: its cost grows with the backlog.
+    const results = await this.upsertChunk(tenantId, input, items, sourceIds, hashes);
+    return { results, pending_indexing: await countIndexingBacklog(this.db, tenantId) };
+  }
+
+  private async upsertChunk(
+    tenantId: string,
+    input: BulkUpsertInput,
+    items: UpsertItem[],
+    sourceIds: string[],
+    hashes: string[],
+  ): Promise<ItemResult[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.write(async (trx, announce) => {
@@ -199,7 +211,7 @@ export class RecordsService {
           if (updated.length !== plan.updates.length) throw new LostRace();
           announce('upserted', created);
           announce('upserted', updated);
-          return { results: plan.results, pending_indexing: await countIndexingBacklog(trx, tenantId) };
+          return plan.results;
         });
       } catch (err) {
         if (attempt >= UPSERT_ATTEMPTS || !(err instanceof LostRace || isDeadlock(err))) throw err;

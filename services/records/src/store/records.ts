@@ -35,8 +35,16 @@ const COLUMNS = [
 
 const RETURNING = sql.raw(COLUMNS.map((c) => `r.${c}`).join(', '));
 
+let lastDate: Date | undefined;
+let lastIso = '';
+
+/** A timestamp as ISO text. The records one write creates share one Date, so its text is worked out once. */
 function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
+  if (value === lastDate) return lastIso;
+  if (!(value instanceof Date)) return new Date(value).toISOString();
+  lastDate = value;
+  lastIso = value.toISOString();
+  return lastIso;
 }
 
 /** The full record as the API answers it and as records.changed carries it. */
