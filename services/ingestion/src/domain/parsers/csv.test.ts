@@ -67,10 +67,28 @@ describe('parseCsv', () => {
     expect(failuresOf(items)[0]!.raw).toMatch(/^Second,2,"this quote never closes\nThird/);
   });
 
+  it('reports the same lines and rows when the file has CRLF line ends', async () => {
+    for (const name of ['malformed.csv', 'unclosed-quote.csv']) {
+      const crlf = fixtureBytes(name).toString('utf8').replace(/\n/g, '\r\n');
+      const { items } = await read(byteStream(crlf, 7));
+      const lf = (await read(fixtureStream(name))).items;
+      expect(items.map((item) => (item.ok ? item : { ...item, raw: String(item.raw).replace(/\r\n/g, '\n') }))).toEqual(lf);
+    }
+  });
+
   it('counts line numbers across quoted line breaks and empty lines', async () => {
     const csv = 'name,note\n"a","one\ntwo\nthree"\n\n\nb,x,y\n';
     const { items } = await read(byteStream(csv));
     expect(failuresOf(items)).toEqual([{ index: 1, error: 'line 7: expected 2 fields, found 3', raw: 'b,x,y' }]);
+  });
+
+  it('skips rows of empty cells, as spreadsheets leave below the data, and counts their lines', async () => {
+    const csv = 'name,price\r\nBolt,1\r\n,\r\n  ,  \r\n\r\nNut,2,3\r\n,,\r\n';
+    const { items } = await read(byteStream(csv));
+    expect(items).toEqual([
+      { index: 0, ok: true, data: { name: 'Bolt', price: 1 } },
+      { index: 1, ok: false, error: 'line 6: expected 2 fields, found 3', raw: 'Nut,2,3' },
+    ]);
   });
 
   it('keeps a quote inside an unquoted field as text', async () => {
