@@ -113,6 +113,11 @@ describe('parseCsv', () => {
     expect(dataOf((await read(byteStream(bytes))).items)).toEqual([{ name: 'Bohrer', maker: 'Müller €' }]);
   });
 
+  it('reads UTF-16 text with a byte order mark', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name\tmaker\r\nBohrer\tMüller\r\n', 'utf16le')]);
+    expect(dataOf((await read(byteStream(bytes, 5))).items)).toEqual([{ name: 'Bohrer', maker: 'Müller' }]);
+  });
+
   it('keeps UTF-8 characters cut between chunks whole', async () => {
     const { items } = await read(byteStream('name,maker\nBohrer,Müller 日本\n', 1));
     expect(dataOf(items)).toEqual([{ name: 'Bohrer', maker: 'Müller 日本' }]);

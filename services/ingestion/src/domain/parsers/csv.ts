@@ -16,18 +16,20 @@ const DELIMITERS = [',', ';', '\t'];
 /**
  * CSV with a header row, streamed through csv-parse.
  *
- * - Text: a UTF-8 byte order mark is dropped; UTF-16 with a mark and Windows-1252 exports are decoded too (see decode.ts).
+ * - Text: a UTF-8 byte order mark is dropped; UTF-16 with a mark and Windows-1252 exports are decoded too (decode.ts).
  * - Delimiter: `,`, `;` or tab, whichever the header line holds most often outside quotes (`,` when none).
  * - Header: the first non-empty line. Names are trimmed; an empty name becomes `column_<n>`. UnparseableFileError when
  *   the file is empty or binary, a name repeats, every name is a number or boolean (a data row, so no header), or the
  *   name column (opts.nameColumn, default `name`) is missing.
- * - Rows: quoted fields may hold delimiters, newlines and doubled quotes; a quote inside an unquoted field is kept as
- *   text; empty lines are skipped. Every column is kept. Values are trimmed and typed by castScalar (numbers, booleans;
- *   identifiers such as EANs and zero-padded codes stay strings; in a `;` file '12,5' is 12.5 as well). Empty cells are left out of the object rather than
- *   set to null, so "no value" looks the same whether the column is absent or blank.
- * - A row with more fields than the header (other than trailing empty ones) or fewer, or with a broken quote, is one
- *   {ok: false} item naming its first line, with the row's text as raw; the rest of the file goes on. A quote left open
- *   to the end of the file swallows what follows, so that row is reported and the lines after it are read again.
+ * - Rows: quoted fields may hold delimiters, line breaks and doubled quotes; a quote inside an unquoted field is kept
+ *   as text; empty lines and rows of empty cells are skipped. Every column is kept. Values are trimmed and typed by
+ *   castScalar (numbers, booleans; identifiers such as EANs and zero-padded codes stay strings; in a `;` file '12,5'
+ *   is 12.5 too). Empty cells are left out of the object rather than set to null, so "no value" looks the same
+ *   whether the column is absent or blank.
+ * - A row with more fields than the header (other than trailing empty ones) or fewer, or with text after a closing
+ *   quote, is one {ok: false} item naming the line it starts on, with the row's text as raw; the rest of the file
+ *   goes on. A quote left open to the end of the file swallows what follows, so that row is reported and the lines
+ *   after it are read again. A row over 8 MB (a quote left open in a large file) ends the file: UnparseableFileError.
  */
 export const parseCsv: Parser = (input, opts) => csvItems(input, opts, MAX_ROW_BYTES);
 
@@ -109,7 +111,7 @@ async function readHeaderLine(text: AsyncIterator<string>): Promise<{ buffered: 
   }
 }
 
-export function detectDelimiter(line: string): string {
+function detectDelimiter(line: string): string {
   const counts = new Map(DELIMITERS.map((d) => [d, 0]));
   let inQuotes = false;
   for (const char of line) {
@@ -199,7 +201,6 @@ async function* csvRows(
 
   let linesBefore = lineOffset;
   let rowsRead = 0;
-  let lastLine = 0;
   // The line a raw text starts on, counting the lines it spans as read.
   const lineOf = (raw: string): number => {
     const first = raw.charCodeAt(0);
@@ -210,8 +211,7 @@ async function* csvRows(
   function* skippedUpTo(rows: number): Generator<Row> {
     while (skipped.length > 0 && skipped[0]!.after <= rows) {
       const { raw, error } = skipped.shift()!;
-      lastLine = lineOf(raw);
-      yield { line: lastLine, raw: trimRaw(raw), error };
+      yield { line: lineOf(raw), raw: trimRaw(raw), error };
     }
   }
 
@@ -220,7 +220,6 @@ async function* csvRows(
     if (fatal && rowsRead >= fatal.after) break;
     rowsRead++;
     const line = lineOf(raw);
-    lastLine = line;
     // A line of delimiters only, as spreadsheets leave below the data, holds no record.
     if (record.every((field) => field.trim() === '')) continue;
     const broken = record.some((field) => field.startsWith('"')) ? strictError(trimRaw(raw), delimiter) : undefined;
@@ -236,8 +235,7 @@ async function* csvRows(
   if (unclosed !== undefined) {
     const line = lineOf(unclosed);
     const text = trimRaw(unclosed);
-    // After an invalid closing quote csv-parse may report the same row again as unclosed: report it once.
-    if (line !== lastLine) yield { line, raw: text, error: 'quote not closed' };
+    yield { line, raw: text, error: 'quote not closed' };
     const rest = /\r\n|\r|\n/.exec(text);
     if (rest) yield* csvRows([text.slice(rest.index + rest[0].length)], dialect, line);
   }

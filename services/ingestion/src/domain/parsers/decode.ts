@@ -1,6 +1,7 @@
 import { UnparseableFileError } from './types';
 
-// Enough bytes to see a byte order mark, an XML declaration, and whether the file is text at all.
+// Enough bytes to see a byte order mark, an XML declaration, and whether the file is text at all; text starts to
+// flow once they have arrived or the stream has ended.
 const SNIFF_BYTES = 64 * 1024;
 
 export interface DecodeOptions {
@@ -64,11 +65,14 @@ function chooseEncoding(head: Buffer, options: DecodeOptions): { encoding: strin
   if (head.includes(0)) throw new UnparseableFileError(`the file is binary, not ${options.kind}`);
   const declared = options.declaredEncoding?.(head);
   if (declared) {
+    let encoding: string;
     try {
-      return { encoding: new TextDecoder(declared).encoding, skip: 0 };
+      encoding = new TextDecoder(declared).encoding;
     } catch {
       throw new UnparseableFileError(`the ${options.kind} file declares an unsupported encoding: ${declared}`);
     }
+    // Without a byte order mark and without NUL bytes the text cannot be UTF-16, whatever the declaration says.
+    if (!encoding.startsWith('utf-16')) return { encoding, skip: 0 };
   }
   return { encoding: isUtf8(head) ? 'utf-8' : 'windows-1252', skip: 0 };
 }

@@ -118,6 +118,11 @@ describe('parseXml', () => {
     expect(dataOf((await read(byteStream(bytes))).items)).toEqual([{ n: 'Müller' }, { n: 'B' }]);
   });
 
+  it('reads a file declared UTF-16 that has neither byte order mark nor NUL bytes as the text it is', async () => {
+    const { items } = await xml('<?xml version="1.0" encoding="UTF-16"?><c><p><n>Müller</n></p><p/></c>');
+    expect(dataOf(items)).toEqual([{ n: 'Müller' }, {}]);
+  });
+
   it('keeps an element named __proto__ as an ordinary field', async () => {
     const data = dataOf((await xml('<c><p><__proto__>x</__proto__></p><p/></c>')).items)[0]!;
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);

@@ -58,7 +58,7 @@ async function* xmlItems(input: AsyncIterable<Buffer | string>, opts: ParseOptio
 
 class RecordReader {
   private readonly parser = sax.parser(true, { trim: false, normalize: false, position: true, xmlns: false });
-  private readonly out: ParsedItem[] = [];
+  private out: ParsedItem[] = [];
   private index = 0;
   private depth = 0;
   private rootName = '';
@@ -105,7 +105,7 @@ class RecordReader {
   }
 
   private *drain(): Generator<ParsedItem> {
-    while (this.out.length > 0) yield this.out.shift()!;
+    yield* this.out.splice(0);
   }
 
   private openElement(name: string, attributes: Record<string, string>): void {
@@ -289,14 +289,14 @@ function toObject(node: XmlNode): Record<string, unknown> {
     if (group) group.push(child);
     else groups.set(child.name, [child]);
   }
+  for (const [name, value] of Object.entries(node.attributes)) {
+    const text = value.trim();
+    if (text !== '') setField(data, groups.has(name) ? `@${name}` : name, castScalar(text));
+  }
   for (const [name, nodes] of groups) {
     const values = nodes.map(toValue).filter((value) => value !== undefined);
     if (values.length === 0) continue;
     setField(data, name, nodes.length > 1 ? values : values[0]);
-  }
-  for (const [name, value] of Object.entries(node.attributes)) {
-    const text = value.trim();
-    if (text !== '') setField(data, groups.has(name) ? `@${name}` : name, castScalar(text));
   }
   const text = node.text.trim();
   if (text !== '') setField(data, '#text', castScalar(text));
