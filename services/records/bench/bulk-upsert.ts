@@ -5,10 +5,12 @@
  *
  *   npx tsc -b services/records/bench && node services/records/dist-bench/bulk-upsert.js [--uploads 5] [--concurrency 1]
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { EventBus } from '@trove/bus';
 import { RECORDS_BULK_UPSERT_PATH, bulkUpsertResponse } from '@trove/contracts';
+import { sql } from '@trove/db';
 import { startTestService } from '@trove/runtime';
 import { RecordsService, buildApp, recordsModule } from '../dist/index';
 import type { Db } from '../dist/store/schema';
@@ -64,6 +66,24 @@ interface Phase {
   seconds: number;
   statuses: Record<string, number>;
   backlog: number;
+  /** CPU seconds this process (HTTP client and service) and the database's backends spent on the phase. */
+  nodeCpu: number;
+  pgCpu: number;
+}
+
+/** CPU seconds (user + system) of processes by pid, from /proc (Linux, database on this machine). */
+function cpuOf(pids: number[]): Map<number, number> {
+  const ticks = 100;
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / ticks);
+    } catch {
+      // Not on this machine, or gone.
+    }
+  }
+  return out;
 }
 
 async function run(label: string, dropEvents: boolean, uploads: number, concurrency: number): Promise<Phase[]> {
@@ -81,8 +101,13 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${RECORDS_BULK_UPSERT_PATH}`;
     const tenant = crypto.randomUUID();
 
+    const backends = async () =>
+      (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(svc.database.db)).rows.map((r) => r.pid);
+
     const upload = async (name: string, bodies: string[]): Promise<Phase> => {
       const statuses: Record<string, number> = {};
+      const pgBefore = cpuOf(await backends());
+      const nodeBefore = process.cpuUsage();
       let backlog = 0;
       const send = async (b: string) => {
         const res = await fetch(url, { method: 'POST', headers: { ...svc.as(tenant, ['upload']), 'content-type': 'application/json' }, body: b });
@@ -93,7 +118,11 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
       };
       const t0 = performance.now();
       for (let i = 0; i < bodies.length; i += concurrency) await Promise.all(bodies.slice(i, i + concurrency).map(send));
-      return { label: `${label}: ${name}`, records: bodies.length * CHUNK, seconds: (performance.now() - t0) / 1000, statuses, backlog };
+      const seconds = (performance.now() - t0) / 1000;
+      const node = process.cpuUsage(nodeBefore);
+      let pgCpu = 0;
+      for (const [pid, cpu] of cpuOf(await backends())) pgCpu += cpu - (pgBefore.get(pid) ?? 0);
+      return { label: `${label}: ${name}`, records: bodies.length * CHUNK, seconds, statuses, backlog, nodeCpu: (node.user + node.system) / 1e6, pgCpu };
     };
 
     const phases: Phase[] = [];
@@ -114,11 +143,14 @@ async function main() {
   const concurrency = arg('concurrency', 1);
   const phases = [...(await run('events', false, uploads, concurrency)), ...(await run('no events', true, uploads, concurrency))];
   console.log(`\nbulk upsert, ${CALLS} calls × ${CHUNK} records per upload, concurrency ${concurrency}`);
-  console.log('| phase | records | seconds | records/s | results | pending_indexing after |');
-  console.log('|---|---:|---:|---:|---|---:|');
+  console.log('| phase | records | seconds | records/s | node CPU s | PostgreSQL CPU s | results | pending_indexing after |');
+  console.log('|---|---:|---:|---:|---:|---:|---|---:|');
   for (const p of phases) {
-    console.log(`| ${p.label} | ${p.records} | ${p.seconds.toFixed(2)} | ${Math.round(p.records / p.seconds)} | ${JSON.stringify(p.statuses)} | ${p.backlog} |`);
+    console.log(
+      `| ${p.label} | ${p.records} | ${p.seconds.toFixed(2)} | ${Math.round(p.records / p.seconds)} | ${p.nodeCpu.toFixed(2)} | ${p.pgCpu.toFixed(2)} | ${JSON.stringify(p.statuses)} | ${p.backlog} |`,
+    );
   }
+  console.log('node CPU covers this whole process: the HTTP client building and sending the bodies as well as the service.');
 }
 
 main().catch((err) => {

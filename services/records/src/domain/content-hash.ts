@@ -1,4 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
+
+/**
+ * sha256 as hex. The one-shot crypto.hash (Node 20.12 and later) is used where present: a Hash object per record costs
+ * more than hashing the record's few hundred bytes.
+ */
+const sha256Hex: (text: string) => string =
+  typeof hash === 'function' ? (text) => hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text).digest('hex');
 
 /**
  * A copy of a JSON value whose objects list their keys in sorted order at every level, so JSON.stringify (native, and
@@ -29,7 +36,5 @@ export function canonicalJson(value: unknown): string {
  * their canonical JSON is stored with every record, so finding a duplicate is an index lookup, not a JSON comparison.
  */
 export function contentHash(record: { name: string; collection_data: Record<string, unknown> }): string {
-  return createHash('sha256')
-    .update(canonicalJson([record.name, record.collection_data]))
-    .digest('hex');
+  return sha256Hex(canonicalJson([record.name, record.collection_data]));
 }

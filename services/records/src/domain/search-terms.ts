@@ -7,9 +7,9 @@ export function searchTerms(text: string): string[] {
   return (text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 }
 
-/** A term as a quoted tsvector/tsquery lexeme. Terms hold only letters and digits; quoting is belt and braces. */
+/** A term as a quoted tsvector/tsquery lexeme. Terms hold only letters and digits; escaping is belt and braces. */
 function lexeme(term: string): string {
-  return `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  return /['\\]/.test(term) ? `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'` : `'${term}'`;
 }
 
 /**
