@@ -23,8 +23,8 @@ interface Shared {
 }
 
 /**
- * Starts modules in dependency order, each on its own port, and stops them in reverse: HTTP servers drain first,
- * then consumers, then the buses and pools. If any module fails to start, everything started so far is stopped and
+ * Starts modules in dependency order, each on its own port, and stops them in reverse: each module's HTTP server
+ * drains, then its consumers stop; the buses and pools close last. If any module fails to start, everything started so far is stopped and
  * the error is rethrown, so the process never runs half a system.
  */
 export async function startSystem(opts: StartSystemOptions): Promise<RunningSystem> {
@@ -54,10 +54,10 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
   };
 
   const stop = async () => {
+    // Module by module in reverse dependency order: each drains its HTTP and then stops its background work while
+    // the modules it depends on still answer (ingestion flushes its stream buffers into records on stop).
     for (const s of [...started].reverse()) {
       await s.server.close(config.SHUTDOWN_TIMEOUT_MS).catch((err) => logger.error({ err, service: s.name }, 'HTTP drain failed'));
-    }
-    for (const s of [...started].reverse()) {
       await s.instance.stop?.().catch((err) => logger.error({ err, service: s.name }, 'service stop failed'));
     }
     started.length = 0;
