@@ -54,7 +54,7 @@ describe('parseJson', () => {
     const { items, error } = await read(fixtureStream('invalid.json'));
     expect(dataOf(items)).toEqual([{ name: 'First' }]);
     expect(error).toBeInstanceOf(UnparseableFileError);
-    expect(error!.message).toBe('invalid JSON after 1 records: expected an object key');
+    expect(error!.message).toBe('invalid JSON after 1 record: expected an object key');
   });
 
   it('reads a file with a byte order mark, and yields nothing for an empty array', async () => {
@@ -78,8 +78,8 @@ describe('parseJson', () => {
     ['an object without an array of objects', '{"name": "a", "tags": ["x"]}', 'the JSON object holds no array of objects'],
     ['an object with two arrays of objects', '{"a": [{"x": 1}], "b": [{"y": 2}]}', 'the JSON object holds more than one array of objects ("a" and "b")'],
     ['CSV text', 'name,price\nbolt,1\n', 'invalid JSON: expected a value'],
-    ['a truncated document', '[{"name": "a"}, {"name": "b"', 'invalid JSON after 1 records'],
-    ['trailing content', '[{"name": "a"}] [', 'invalid JSON after 1 records'],
+    ['a truncated document', '[{"name": "a"}, {"name": "b"', 'invalid JSON after 1 record'],
+    ['trailing content', '[{"name": "a"}, {"name": "b"}] [', 'invalid JSON after 2 records'],
     ['a binary file', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0x08, 0]), 'the file is binary, not JSON'],
   ])('rejects %s as unparseable', async (_case, content, message) => {
     const { error } = await read(byteStream(content));

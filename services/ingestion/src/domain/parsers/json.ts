@@ -13,8 +13,9 @@ import { errorMessage, setField, truncate } from './values';
  *   element is an object; other members (scalars, objects, arrays of scalars) are skipped without being kept.
  * - An element that is not an object is one {ok: false} item ("element 3 is a string, not an object"); the rest goes on.
  * - UnparseableFileError: an empty or binary file, a scalar document, an object with no array of objects or with two,
- *   and invalid JSON anywhere. JSON cannot be resynchronised after a syntax error, so one ends the file even when
- *   records before it were already produced; the route decides what happens to those.
+ *   and invalid JSON anywhere ("invalid JSON after 2 records: expected an object key"). JSON cannot be resynchronised
+ *   after a syntax error, so one ends the file: the records read before it go out first, then the error; the route
+ *   decides what becomes of them.
  */
 export const parseJson: Parser = (input) => jsonItems(input);
 
@@ -80,7 +81,7 @@ async function* jsonItems(input: Readable): AsyncGenerator<ParsedItem> {
   } catch (error) {
     if (!isSyntaxError(error)) throw error;
     if (!sawText) throw new UnparseableFileError('the JSON file is empty');
-    const where = picker.items === 0 ? '' : ` after ${picker.items} records`;
+    const where = picker.items === 0 ? '' : ` after ${picker.items} record${picker.items === 1 ? '' : 's'}`;
     throw new UnparseableFileError(`invalid JSON${where}: ${errorMessage(error).replace(/^Parser (cannot parse input: )?/, '')}`);
   } finally {
     tokenizer.destroy();
