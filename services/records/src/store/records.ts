@@ -186,8 +186,8 @@ export async function findLiveBySourceIds(db: Executor, tenantId: string, collec
 
 /**
  * The tenant's live records of a collection and record type with one of the content hashes, oldest first, at most
- * `perHash` of each (planUpsert never needs more than one more than the chunk's items). Probes the content index
- * per hash, for the same reason as findLiveBySourceIds.
+ * `perHash` of each: planUpsert needs one more than the chunk's items can move away, never all of them. Probes the
+ * content index per hash, for the same reason as findLiveBySourceIds.
  */
 export async function findLiveByContentHashes(
   db: Executor,
@@ -205,7 +205,6 @@ export async function findLiveByContentHashes(
       select id, source_id, record_type, content_hash, created_at from records.records
       where content_hash = h.content_hash and status <> 'archived'
         and tenant_id = ${tenantId} and collection = ${collection} and record_type = ${recordType}
-      order by created_at, id
       limit ${perHash}
     ) as r
     order by r.created_at, r.id
