@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '@trove/db';
 import type { Logger } from '@trove/platform';
+import { insertEventRows } from './rows';
 import { Waker } from './waker';
 import type { DeliveredEvent, EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './port';
 
@@ -109,14 +110,7 @@ export class EmbeddedEventBus implements EventBus {
 }
 
 async function appendEvents(trx: Transaction<any>, events: OutgoingEvent[]): Promise<void> {
-  // Chunked so a 10,000-record write stays within the parameter limit of one statement.
-  for (let i = 0; i < events.length; i += 1000) {
-    const chunk = events.slice(i, i + 1000);
-    await trx
-      .insertInto('bus.events')
-      .values(chunk.map((e) => ({ topic: e.topic, key: e.key, payload: JSON.stringify(e.payload) })))
-      .execute();
-  }
+  await insertEventRows(trx, 'bus.events', events);
   const topics = [...new Set(events.map((e) => e.topic))];
   for (const topic of topics) await sql`select pg_notify(${NOTIFY_CHANNEL}, ${topic})`.execute(trx);
 }

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '@trove/db';
+import { insertEventRows } from './rows';
 import { Waker } from './waker';
 import type { Logger } from '@trove/platform';
 import type { OutgoingEvent } from './port';
@@ -25,14 +26,7 @@ export type OutboxSender = (messages: OutboxMessage[]) => Promise<void>;
 /** Writes events into bus.outbox inside the caller's transaction; they leave only if it commits. */
 export async function writeOutbox(trx: Transaction<any>, events: OutgoingEvent[]): Promise<void> {
   if (events.length === 0) return;
-  // Chunked so a 10,000-record write stays within the parameter limit of one statement.
-  for (let i = 0; i < events.length; i += 1000) {
-    const chunk = events.slice(i, i + 1000);
-    await trx
-      .insertInto('bus.outbox')
-      .values(chunk.map((e) => ({ topic: e.topic, key: e.key, payload: JSON.stringify(e.payload) })))
-      .execute();
-  }
+  await insertEventRows(trx, 'bus.outbox', events);
   await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
 }
 
