@@ -54,24 +54,26 @@ export function requireScope(scope: Scope): RequestHandler {
   };
 }
 
-function jsonErrorHandler(): ErrorRequestHandler {
-  return (err, req, res, next) => {
-    const e = err as { type?: string; status?: number; limit?: number; message?: string; body?: string };
-    if (e?.type === 'entity.parse.failed') {
-      return next(
-        ERRORS.validation([
-          { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: e.message ?? 'invalid JSON' } },
-        ]),
-      );
-    }
-    if (e?.type === 'entity.too.large') {
-      return next(ERRORS.payloadTooLarge(`Request body exceeds the limit of ${e.limit} bytes`));
-    }
-    if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-      return next(ERRORS.unsupportedMediaType(e.message ?? 'Unsupported encoding'));
-    }
-    next(err);
-  };
+/** The 422 for a body that is not valid JSON, as every JSON route answers it. */
+export function jsonDecodeError(message: string): HttpError {
+  return ERRORS.validation([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: message } }]);
+}
+
+/** Maps a body-parser failure to its answer (422 malformed JSON, 413 over the limit, 415 bad encoding); other errors pass. */
+export function bodyParserError(err: unknown): unknown {
+  const e = err as { type?: string; limit?: number; message?: string } | undefined;
+  if (e?.type === 'entity.parse.failed') return jsonDecodeError(e.message ?? 'invalid JSON');
+  if (e?.type === 'entity.too.large') return ERRORS.payloadTooLarge(`Request body exceeds the limit of ${e.limit} bytes`);
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return ERRORS.unsupportedMediaType(e.message ?? 'Unsupported encoding');
+  }
+  return err;
+}
+
+/** A JSON body parser with its own size limit and the answers above; routes exempt from the app-wide one use it too. */
+export function jsonBody(limit: string): RequestHandler {
+  const parse = express.json({ limit, type: ['application/json', 'application/*+json'] });
+  return (req, res, next) => parse(req, res, (err?: unknown) => next(err === undefined ? undefined : bodyParserError(err)));
 }
 
 /**
@@ -178,12 +180,11 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     });
   }
 
-  const json = express.json({ limit: opts.jsonLimit ?? '2mb', type: ['application/json', 'application/*+json'] });
+  const json = jsonBody(opts.jsonLimit ?? '2mb');
   app.use((req, res, next) => {
     if (opts.rawBodyPaths?.some((p) => p.test(req.path))) return next();
     json(req, res, next);
   });
-  app.use(jsonErrorHandler());
 
   const router = express.Router();
   opts.routes(router);

@@ -85,3 +85,17 @@ export async function startTestService(
     },
   };
 }
+
+/** Waits until `check` passes, for effects that happen after an answer (consumers, timer flushes). */
+export async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

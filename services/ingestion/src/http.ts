@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { ERRORS, identityOf } from '@trove/platform';
+import { bodyParserError, identityOf, jsonDecodeError } from '@trove/platform';
 
 export type { Request, Response, Router } from 'express';
 
@@ -30,19 +30,10 @@ export function readRawBody(req: Request, res: Response, limit: number): Promise
     parse(req, res, (err?: unknown) => {
       // The rest of an over-limit body is not read: close the connection after the answer rather than drain it.
       if ((err as { type?: string } | undefined)?.type === 'entity.too.large') res.setHeader('Connection', 'close');
-      if (err) return reject(bodyError(err));
+      if (err) return reject(bodyParserError(err));
       resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     });
   });
-}
-
-function bodyError(err: unknown): unknown {
-  const e = err as { type?: string; limit?: number; message?: string };
-  if (e?.type === 'entity.too.large') return ERRORS.payloadTooLarge(`Request body exceeds the limit of ${e.limit} bytes`);
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-    return ERRORS.unsupportedMediaType(e.message ?? 'Unsupported encoding');
-  }
-  return err;
 }
 
 /** Parses JSON body bytes as the platform's parser would, with the same 422 for broken JSON; empty is undefined. */
@@ -52,8 +43,6 @@ export function parseJson(bytes: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw ERRORS.validation([
-      { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: (err as Error).message } },
-    ]);
+    throw jsonDecodeError((err as Error).message);
   }
 }

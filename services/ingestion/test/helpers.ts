@@ -105,16 +105,4 @@ export function byName(records: StoredRecord[], name: string): StoredRecord {
   return found;
 }
 
-/** Waits until `check` passes (for work done after the answer: timer flushes). */
-export async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+export { eventually } from '@trove/runtime';

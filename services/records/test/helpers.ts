@@ -78,16 +78,4 @@ export function bolt(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** Waits until `check` passes (for effects of consumers, which run asynchronously). */
-export async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+export { eventually } from '@trove/runtime';

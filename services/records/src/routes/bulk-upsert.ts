@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BULK_UPSERT_MAX_ITEMS, RECORDS_BULK_UPSERT_PATH, bulkUpsertItem, bulkUpsertRequest, type BulkUpsertResponse } from '@trove/contracts';
-import { parseInput } from '@trove/platform';
-import { jsonBody, requireAnyScope, tenantOf, type Router } from '../http';
+import { jsonBody, parseInput } from '@trove/platform';
+import { requireAnyScope, tenantOf, type Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { collectionData, description, name, sourceId, sourceName, sourceUrl, type } from './schemas';
 
