@@ -7,7 +7,6 @@ import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
-import type { ListPosition } from './domain/cursor';
 import { ensureCollection, setDefaultVisibility } from './store/collections';
 import {
   archiveRecords,
@@ -25,6 +24,7 @@ import {
   setVisibility,
   toDto,
   transactionTime,
+  type ListFilter,
   type ListRow,
   type RecordRow,
 } from './store/records';
@@ -70,14 +70,8 @@ export interface BulkUpsertOutcome {
 /** Attempts of a bulk upsert that lost a race with a concurrent write to the same records before it gives up. */
 const UPSERT_ATTEMPTS = 3;
 
-export interface ListQuery {
-  status: RecordRow['status'];
-  collection?: string;
-  recordType?: string;
-  nameQuery?: string;
-  after?: ListPosition;
-  limit: number;
-}
+/** A listing as the caller asks for it; the service adds the tenant. */
+export type ListQuery = Omit<ListFilter, 'tenantId'>;
 
 /**
  * The records use cases. Every write is one transaction that also writes one records.changed event per record it

@@ -1,17 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { DeadLetter, UploadSummary } from '../domain/tally';
-import type { Db, UploadSourceType, UploadsTable } from './schema';
+import type { Db, UploadsTable } from './schema';
 
 export type UploadRow = Selectable<UploadsTable>;
 
-export interface NewUpload {
-  id: string;
-  tenant_id: string;
-  collection: string;
-  record_type: string;
-  source_type: UploadSourceType;
-  source_name: string | null;
-}
+export type NewUpload = Pick<UploadsTable, 'id' | 'tenant_id' | 'collection' | 'record_type' | 'source_type' | 'source_name'>;
 
 export interface UploadOutcome {
   status: 'complete' | 'failed';
