@@ -46,12 +46,20 @@ export function identityOf(req: Request): Identity {
   return req.identity;
 }
 
-export function requireScope(scope: Scope): RequestHandler {
+/** Lets a request through when its identity holds one of the scopes (admin implies all). */
+export function requireScope(...scopes: [Scope, ...Scope[]]): RequestHandler {
   return (req, _res, next) => {
     const identity = identityOf(req);
-    if (!hasScope(identity, scope)) return next(ERRORS.forbidden(`This key lacks the '${scope}' scope`));
+    if (!scopes.some((s) => hasScope(identity, s))) {
+      return next(ERRORS.forbidden(`This key lacks the ${scopes.map((s) => `'${s}'`).join(' or ')} scope`));
+    }
     next();
   };
+}
+
+/** The tenant every query of a request is scoped to. */
+export function tenantOf(req: Request): string {
+  return identityOf(req).tenantId;
 }
 
 /** The 422 for a body that is not valid JSON, as every JSON route answers it. */

@@ -1,12 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { bodyParserError, identityOf, jsonDecodeError } from '@trove/platform';
+import { bodyParserError, jsonDecodeError } from '@trove/platform';
 
 export type { Request, Response, Router } from 'express';
-
-/** The tenant every query of a request is scoped to. */
-export function tenantOf(req: Request): string {
-  return identityOf(req).tenantId;
-}
 
 /**
  * Refuses a request whose declared length is over the limit before reading a byte of its body. The connection is

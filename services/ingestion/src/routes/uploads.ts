@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ERRORS, fields, parseInput, requireScope } from '@trove/platform';
+import { ERRORS, fields, parseInput, requireScope, tenantOf } from '@trove/platform';
 import { ERRORS_IN_RESULT } from '../domain/tally';
-import { tenantOf, type Router } from '../http';
+import type { Router } from '../http';
 import type { Db } from '../store/schema';
 import { deadLetterPage, findUpload, type UploadRow } from '../store/uploads';
 

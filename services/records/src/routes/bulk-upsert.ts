@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BULK_UPSERT_MAX_ITEMS, RECORDS_BULK_UPSERT_PATH, bulkUpsertItem, bulkUpsertRequest, type BulkUpsertResponse } from '@trove/contracts';
-import { jsonBody, parseInput } from '@trove/platform';
-import { requireAnyScope, tenantOf, type Router } from '../http';
+import { jsonBody, parseInput, requireScope, tenantOf } from '@trove/platform';
+import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { collectionData, description, name, sourceId, sourceName, sourceUrl, type } from './schemas';
 
@@ -34,7 +34,7 @@ const bulkUpsertBody = bulkUpsertRequest.extend({
  * acting with the uploading tenant's identity. Any invalid item answers 422 naming it, and nothing is written.
  */
 export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
-  router.post(RECORDS_BULK_UPSERT_PATH, requireAnyScope(['upload', 'records']), jsonBody(BULK_UPSERT_JSON_LIMIT), async (req, res) => {
+  router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(BULK_UPSERT_JSON_LIMIT), async (req, res) => {
     const body = parseInput(bulkUpsertBody, req.body, 'body');
     const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), body);
     res.json(outcome);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { visibility } from '@trove/contracts';
-import { parseInput, requireScope } from '@trove/platform';
-import { tenantOf, type Router } from '../http';
+import { parseInput, requireScope, tenantOf } from '@trove/platform';
+import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { collection } from './schemas';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { recordStatus, visibility } from '@trove/contracts';
-import { parseInput, requireScope, validationError } from '@trove/platform';
+import { parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { nameQuery } from '../domain/search-terms';
-import { tenantOf, type Router } from '../http';
+import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { collection, collectionData, description, idParams, name, recordUpdate, sourceId, sourceName, sourceUrl, text, type } from './schemas';
 

@@ -1,5 +1,5 @@
-import { requireScope } from '@trove/platform';
-import { tenantOf, type Router } from '../http';
+import { requireScope, tenantOf } from '@trove/platform';
+import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
 
 export function retryResetRoutes(router: Router, records: RecordsService): void {
