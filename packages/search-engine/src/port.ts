@@ -1,0 +1,145 @@
+/**
+ * The search engine port. Two adapters, PostgreSQL full-text (embedded default) and Elasticsearch (scaled), with
+ * identical observable behaviour, proven by one contract suite (engine.contract.ts). The search service never asks
+ * which adapter it has.
+ *
+ * The engine keeps two kinds of index:
+ * - private read models: every searchable record of a tenant, collection and generation;
+ * - one shared public index: exactly the searchable records whose visibility is public, across every tenant.
+ * A record is searchable when its status is active and its generation is the collection's active generation.
+ */
+
+export type Scalar = string | number | boolean;
+
+/** One record as the engine stores it: the fields a search result shows plus what filtering and scoping need. */
+export interface IndexDocument {
+  tenant_id: string;
+  record_id: string;
+  /** The record's version; the engine never lets an older version replace a newer one. */
+  version: number;
+  collection: string;
+  record_type: string;
+  generation: number;
+  name: string;
+  description: string | null;
+  description_llm: string;
+  collection_data: Record<string, unknown>;
+  source_type: string;
+  status: 'active' | 'archived' | 'draft';
+  visibility: 'private' | 'public';
+  updated_at: string;
+}
+
+export type IndexChange =
+  /**
+   * The record's state as of `version`. `active_generation` is the collection's active generation as the writer
+   * knew it; the engine keeps the highest it has seen per collection (swaps only ever raise it).
+   */
+  | { op: 'upsert'; document: IndexDocument; active_generation: number }
+  /** The record is gone for good (hard delete). Later deliveries of older versions must not bring it back. */
+  | { op: 'remove'; tenant_id: string; record_id: string; version: number };
+
+export interface ApplyOutcome {
+  record_id: string;
+  version: number;
+  /** indexed also for a change ignored because the engine already holds this or a newer version. */
+  status: 'indexed' | 'failed';
+  error?: string;
+}
+
+export type FilterOp = 'eq' | 'in' | 'gte' | 'lte' | 'gt' | 'lt';
+
+/** A filter on one collection_data field. `in` takes an array; range operators take a number (or an ISO date string). */
+export interface Filter {
+  field: string;
+  op: FilterOp;
+  value: Scalar | Scalar[];
+}
+
+export interface Sort {
+  /** `name`, `updated_at`, `record_type`, or a collection_data field. A field no document has leaves the default order. */
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+export type QueryType = 'identifier' | 'keyword' | 'natural_language';
+
+/** Where a query looks: one tenant's collection (active generation only), or the shared public index. */
+export type SearchScope =
+  | { kind: 'private'; tenant_id: string; collection: string }
+  | { kind: 'public'; collection?: string };
+
+export interface SearchQuery {
+  scope: SearchScope;
+  /**
+   * What to match. Absent: filters only (every searchable document matching the filters, default order name then
+   * record_id). `identifier`: exact match on the normalised identifiers (see identifiers.ts), score 1.0.
+   * `keyword`: every term must match, the last one as a prefix. `natural_language`: any term matches, ranked.
+   * When a keyword or natural-language query matches nothing, the engine tries a typo-tolerant fallback on names
+   * (trigram similarity in PostgreSQL, fuzziness in Elasticsearch) before answering empty.
+   */
+  text?: { type: QueryType; query: string; identifiers: string[] };
+  /** Combined with AND. */
+  filters: Filter[];
+  sort?: Sort;
+  limit: number;
+  offset: number;
+}
+
+export interface SearchHit {
+  /** 0..1, higher is better; 1.0 for an exact identifier match. Filter-only hits score 1.0. */
+  score: number;
+  document: IndexDocument;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Matches in total (may be estimated above 10,000). */
+  total_estimate: number;
+  /** True when the typo-tolerant fallback produced the hits. */
+  fuzzy: boolean;
+}
+
+export interface AggregateQuery {
+  scope: SearchScope;
+  filters: Filter[];
+  /** A collection_data field (or `record_type`, `collection`); answers its top 50 values by count. */
+  group_by?: string;
+  /** At most 5 collection_data fields; only numeric values count. */
+  stats?: string[];
+}
+
+export interface FieldStats {
+  count: number;
+  min: number | null;
+  max: number | null;
+  avg: number | null;
+}
+
+export interface AggregateResult {
+  total: number;
+  /** Highest count first, ties by value; values as stored (string, number or boolean). */
+  groups: Array<{ value: Scalar; count: number }>;
+  stats: Record<string, FieldStats>;
+}
+
+export interface SearchEngine {
+  readonly kind: 'postgres' | 'elasticsearch';
+  /** Creates tables, indexes or index templates; idempotent. */
+  init(): Promise<void>;
+  /**
+   * Applies a batch of changes, in order, idempotently. Returns only after the batch is durably persisted and
+   * visible to every later search (read-your-writes). A failing item is reported as failed without failing the rest.
+   */
+  apply(changes: IndexChange[]): Promise<ApplyOutcome[]>;
+  /**
+   * Makes `generation` the collection's active generation: its documents become searchable (and public ones enter
+   * the public index), documents of older generations are removed.
+   */
+  swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void>;
+  search(query: SearchQuery): Promise<SearchResult>;
+  aggregate(query: AggregateQuery): Promise<AggregateResult>;
+  /** Rejects when the engine cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
