@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Extension } from '@electric-sql/pglite';
 import { resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -34,6 +34,11 @@ export interface OpenDatabaseOptions {
 }
 
 const LISTEN_RECONNECT_MS = 1_000;
+
+// The contrib entry point declares ESM types only, which a CommonJS file may not import; at run time require()
+// resolves its CommonJS build.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 /**
  * One dedicated connection holds every LISTEN of the process. When it drops it reconnects and listens again on every
@@ -162,7 +167,9 @@ async function openPGlite(opts: OpenDatabaseOptions): Promise<Database> {
     dataDir = resolve(opts.dataDir ?? './data', 'pglite');
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = await PGlite.create(dataDir, { parsers: { 20: (v: string) => Number(v) } });
+  // pg_trgm ships with PostgreSQL servers but PGlite only has the contrib extensions it is given; the search engine's
+  // typo-tolerant fallback needs it.
+  const pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: { 20: (v: string) => Number(v) } });
   const pool = new PGlitePool(pglite);
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   return {
