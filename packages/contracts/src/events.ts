@@ -5,9 +5,29 @@ import { recordSchema, visibility } from './records';
  * records.changed: one event per record change, keyed by record id. `version` increases with every change of the
  * record, so a consumer ignores any version not newer than the one it has.
  */
+/**
+ * The collection's active generation when the change was written, so search can tell a staging record from a live
+ * one without asking records. Absent in events written before it existed: the record's own generation is then taken.
+ */
+const activeGeneration = z.number().int().optional();
+
 export const recordChangedEvent = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('upserted'), tenant_id: z.string(), record_id: z.string(), version: z.number().int(), record: recordSchema }),
-  z.object({ kind: z.literal('archived'), tenant_id: z.string(), record_id: z.string(), version: z.number().int(), record: recordSchema }),
+  z.object({
+    kind: z.literal('upserted'),
+    tenant_id: z.string(),
+    record_id: z.string(),
+    version: z.number().int(),
+    record: recordSchema,
+    active_generation: activeGeneration,
+  }),
+  z.object({
+    kind: z.literal('archived'),
+    tenant_id: z.string(),
+    record_id: z.string(),
+    version: z.number().int(),
+    record: recordSchema,
+    active_generation: activeGeneration,
+  }),
   z.object({
     kind: z.literal('visibility'),
     tenant_id: z.string(),
@@ -15,6 +35,7 @@ export const recordChangedEvent = z.discriminatedUnion('kind', [
     version: z.number().int(),
     visibility,
     record: recordSchema,
+    active_generation: activeGeneration,
   }),
   z.object({
     kind: z.literal('deleted'),

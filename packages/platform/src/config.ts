@@ -47,6 +47,7 @@ export const configSchema = z
     AUTH_PORT: port(DEFAULT_PORTS.auth),
     RECORDS_PORT: port(DEFAULT_PORTS.records),
     INGESTION_PORT: port(DEFAULT_PORTS.ingestion),
+    SEARCH_PORT: port(DEFAULT_PORTS.search),
     AUTH_URL: optionalUrl,
     RECORDS_URL: optionalUrl,
     INGESTION_URL: optionalUrl,
@@ -60,6 +61,7 @@ export const configSchema = z
     RECORDS_DATABASE_URL: optionalUrl,
     GATEWAY_DATABASE_URL: optionalUrl,
     INGESTION_DATABASE_URL: optionalUrl,
+    SEARCH_DATABASE_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     KAFKA_BROKERS: z
@@ -85,6 +87,16 @@ export const configSchema = z
     STREAM_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     /** A tenant's records awaiting indexing above which uploads report pipeline_backpressure. */
     INDEXING_BACKLOG_THRESHOLD: z.coerce.number().int().min(0).default(50_000),
+    /** How long POST /records and PATCH wait for search to acknowledge the write before answering pending. */
+    INDEXING_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
+    /** Selects the Elasticsearch engine; without it search uses PostgreSQL full-text search. */
+    ELASTICSEARCH_URL: optionalUrl,
+    ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, _ or -').default('trove'),
+    /** Selects the Redis cache and counters; without it they are in-process. */
+    REDIS_URL: optionalUrl,
+    SEARCH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    /** Recent searches /health/search summarises. */
+    SEARCH_HEALTH_WINDOW: z.coerce.number().int().min(10).max(100_000).default(1_000),
   })
   .superRefine((c, ctx) => {
     if (c.ENV === 'production') {

@@ -38,7 +38,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...overrides });
+  // A service tested alone has no search service to acknowledge writes: it answers at once unless a test says so.
+  return loadConfig({ ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', INDEXING_WAIT_MS: '0', ...overrides });
 }
 
 export interface TestService {

@@ -2,6 +2,7 @@ import type { Database } from '@trove/db';
 import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { RecordsService } from './records-service';
+import { adminReindexRoutes } from './routes/admin-reindex';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
 import { recordBulkRoutes } from './routes/records-bulk';
@@ -31,6 +32,7 @@ export function buildApp({ config, logger, database, records }: AppDeps): Return
       bulkUpsertRoutes(router, records);
       recordBulkRoutes(router, records);
       retryResetRoutes(router, records);
+      adminReindexRoutes(router, records);
       visibilityRoutes(router, records);
       collectionRoutes(router, records);
       recordRoutes(router, records);

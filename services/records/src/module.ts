@@ -3,6 +3,7 @@ import type { Subscription } from '@trove/bus';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { subscribeIndexingStatus } from './consumers/indexing-status';
+import { IndexingWaiter } from './indexing-waiter';
 import { migrations } from './migrations';
 import { RecordsService } from './records-service';
 import type { Db } from './store/schema';
@@ -14,15 +15,17 @@ export const recordsModule: ServiceModule = {
   async init(ctx) {
     await migrate(ctx.database, 'records', migrations);
     const db = ctx.database.db as Db;
-    const records = new RecordsService(db, ctx.bus);
+    const waiter = new IndexingWaiter(db, ctx.logger.child({ component: 'indexing-waiter' }));
+    const records = new RecordsService(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
     const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records });
     let subscription: Subscription | undefined;
     return {
       app,
       async start() {
-        subscription = await subscribeIndexingStatus(ctx.bus, db, ctx.logger.child({ consumer: 'indexing-status' }));
+        subscription = await subscribeIndexingStatus(ctx.bus, db, ctx.logger.child({ consumer: 'indexing-status' }), waiter);
       },
       async stop() {
+        waiter.stop();
         await subscription?.stop();
         subscription = undefined;
       },

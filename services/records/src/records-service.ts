@@ -7,7 +7,7 @@ import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
-import { ensureCollection, setDefaultVisibility } from './store/collections';
+import { activeGenerations, ensureCollection, setDefaultVisibility } from './store/collections';
 import {
   archiveRecords,
   countIndexingBacklog,
@@ -20,6 +20,7 @@ import {
   lockRecords,
   replaceContents,
   resetFailed,
+  resetForReindex,
   saveEdits,
   setVisibility,
   toDto,
@@ -29,6 +30,7 @@ import {
   type RecordRow,
 } from './store/records';
 import type { Db, Trx } from './store/schema';
+import type { IndexingWaiter } from './indexing-waiter';
 
 export type Visibility = 'private' | 'public';
 
@@ -81,25 +83,49 @@ export class RecordsService {
   constructor(
     private readonly db: Db,
     private readonly bus: EventBus,
+    /** Without it, writes answer as soon as they commit (indexing pending). */
+    private readonly indexing?: { waiter: IndexingWaiter; timeoutMs: number },
   ) {}
+
+  /**
+   * The record as it stands once search has acknowledged this version, so that the next search sees the write; or
+   * still pending when search did not answer in time (it is indexed when search recovers).
+   */
+  private async searchable(dto: RecordDto): Promise<RecordDto> {
+    if (!this.indexing || dto.indexing_status === 'indexed') return dto;
+    const status = await this.indexing.waiter.wait(dto.tenant_id, dto.id, dto.version, this.indexing.timeoutMs);
+    return status === 'pending' ? dto : { ...dto, indexing_status: status };
+  }
 
   private async write<T>(work: (trx: Trx, announce: (kind: ChangeKind, rows: RecordRow[]) => RecordDto[]) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
-      const events: OutgoingEvent[] = [];
+      const changes: Array<{ kind: ChangeKind; dto: RecordDto }> = [];
       const announce = (kind: ChangeKind, rows: RecordRow[]) =>
         rows.map((row) => {
           const dto = toDto(row);
-          events.push(recordChanged(kind, dto));
+          changes.push({ kind, dto });
           return dto;
         });
       const result = await work(trx, announce);
-      await this.bus.publishInTransaction(trx, events);
+      if (changes.length > 0) {
+        // Every change of one write belongs to one tenant; read in the same transaction as the change.
+        const tenantId = changes[0]!.dto.tenant_id;
+        const generations = await activeGenerations(trx, tenantId, [...new Set(changes.map((c) => c.dto.collection))]);
+        const events: OutgoingEvent[] = changes.map(({ kind, dto }) =>
+          recordChanged(kind, dto, generations.get(dto.collection) ?? dto.generation),
+        );
+        await this.bus.publishInTransaction(trx, events);
+      }
       return result;
     });
   }
 
   /** Creates one record; a source_id may name only one live record of a collection (409 otherwise). */
   async create(tenantId: string, input: CreateRecordInput): Promise<RecordDto> {
+    return this.searchable(await this.createUnacknowledged(tenantId, input));
+  }
+
+  private async createUnacknowledged(tenantId: string, input: CreateRecordInput): Promise<RecordDto> {
     return this.write(async (trx, announce) => {
       if (input.source_id !== undefined) {
         await lockCollectionWrites(trx, tenantId, input.collection);
@@ -227,7 +253,7 @@ export class RecordsService {
 
   /** Updates one record; an archived record cannot change. An update that changes nothing writes nothing. */
   async update(tenantId: string, id: string, update: RecordUpdate): Promise<RecordDto> {
-    return this.write(async (trx, announce) => {
+    const dto = await this.write(async (trx, announce) => {
       const [row] = await lockRecords(trx, tenantId, [id]);
       if (!row) throw notFound(id);
       if (row.status === 'archived') throw archived(id);
@@ -235,6 +261,7 @@ export class RecordsService {
       if (!next) return toDto(row);
       return announce('upserted', await saveEdits(trx, tenantId, [next]))[0]!;
     });
+    return this.searchable(dto);
   }
 
   /** Applies one update to many records; counts the tenant's records that exist and are not archived. */
@@ -249,14 +276,14 @@ export class RecordsService {
 
   /** Archives (soft-deletes) one record; archiving an archived record again is a no-op. */
   async archive(tenantId: string, id: string): Promise<void> {
-    await this.write(async (trx, announce) => {
+    const dto = await this.write(async (trx, announce) => {
       const archivedNow = await archiveRecords(trx, tenantId, [id]);
-      if (archivedNow.length > 0) {
-        announce('archived', archivedNow);
-        return;
-      }
+      if (archivedNow.length > 0) return announce('archived', archivedNow)[0];
       if (!(await findRecord(trx, tenantId, id))) throw notFound(id);
+      return undefined;
     });
+    // Archiving keeps the indexing status it had; waiting as if pending lets the next search miss the record.
+    if (dto) await this.searchable({ ...dto, indexing_status: 'pending' });
   }
 
   /** Archives many records; counts those that were not archived before. */
@@ -273,13 +300,15 @@ export class RecordsService {
     });
   }
 
+  /** Sets one record's visibility; answers once the public index reflects it (or after the bounded wait). */
   async setVisibility(tenantId: string, id: string, visibility: Visibility): Promise<void> {
-    await this.write(async (trx, announce) => {
+    const [dto] = await this.write(async (trx, announce) => {
       const [row] = await lockRecords(trx, tenantId, [id]);
       if (!row) throw notFound(id);
       if (row.status === 'archived') throw archived(id);
-      announce('visibility', await setVisibility(trx, tenantId, [id], visibility));
+      return announce('visibility', await setVisibility(trx, tenantId, [id], visibility));
     });
+    if (dto) await this.searchable(dto);
   }
 
   /** Sets the visibility of many records; counts the tenant's records that exist and are not archived. */
@@ -301,6 +330,27 @@ export class RecordsService {
 
   async setDefaultVisibility(tenantId: string, collection: string, visibility: Visibility): Promise<void> {
     await setDefaultVisibility(this.db, tenantId, collection, visibility);
+  }
+
+  /** Queues every live record of a collection for indexing again; 404 when the tenant has no such collection. */
+  async reindexCollection(tenantId: string, collection: string): Promise<number> {
+    return this.write(async (trx, announce) => {
+      const reset = announce('upserted', await resetForReindex(trx, tenantId, { collection }));
+      if (reset.length === 0 && (await activeGenerations(trx, tenantId, [collection])).size === 0) {
+        throw ERRORS.notFound(`Collection ${collection} not found`);
+      }
+      return reset.length;
+    });
+  }
+
+  /** Queues one record for indexing again; 404 when it does not exist, 409 when it is archived. */
+  async reindexRecord(tenantId: string, id: string): Promise<void> {
+    await this.write(async (trx, announce) => {
+      if (announce('upserted', await resetForReindex(trx, tenantId, { id })).length > 0) return;
+      const row = await findRecord(trx, tenantId, id);
+      if (!row) throw notFound(id);
+      throw archived(id);
+    });
   }
 
   /** Sends records whose indexing failed back to pending, each with a new version, so the pipeline retries them. */

@@ -37,7 +37,7 @@ function client(svc: TestService, tenantId: string, scopes: Scope[]) {
   };
 }
 
-export async function startRecords(opts: { database?: Database } = {}): Promise<Harness> {
+export async function startRecords(opts: { database?: Database; config?: Record<string, string> } = {}): Promise<Harness> {
   const svc = await startTestService(recordsModule, opts);
   const changes: RecordChangedEvent[] = [];
   const subscription = await svc.bus.subscribe({

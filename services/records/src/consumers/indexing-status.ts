@@ -2,6 +2,7 @@ import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
 import { TOPICS, recordIndexedEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { acknowledgeIndexing } from '../store/records';
+import type { IndexingWaiter } from '../indexing-waiter';
 import type { Db } from '../store/schema';
 
 export const INDEXING_STATUS_GROUP = 'records.indexing-status';
@@ -13,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * current version counts: an older one describes a state the record has left. Applying one neither changes the
  * version nor announces a change, so acknowledgements never loop back into the pipeline. Redelivery is harmless.
  */
-export function indexingStatusHandler(db: Db, logger: Logger) {
+export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recordId: string, version: number, status: 'indexed' | 'failed') => void) {
   return async (events: DeliveredEvent[]): Promise<void> => {
     for (const event of events) {
       const parsed = recordIndexedEvent.safeParse(event.payload);
@@ -24,12 +25,14 @@ export function indexingStatusHandler(db: Db, logger: Logger) {
       }
       const ack = parsed.data;
       const applied = await acknowledgeIndexing(db, { tenantId: ack.tenant_id, recordId: ack.record_id, version: ack.version, status: ack.status });
+      if (applied) onApplied?.(ack.record_id, ack.version, ack.status);
       if (!applied) logger.debug({ recordId: ack.record_id, version: ack.version }, 'ignoring acknowledgement of a version that is not current');
       else if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
     }
   };
 }
 
-export function subscribeIndexingStatus(bus: EventBus, db: Db, logger: Logger): Promise<Subscription> {
-  return bus.subscribe({ group: INDEXING_STATUS_GROUP, topics: [TOPICS.recordsIndexed], handler: indexingStatusHandler(db, logger) });
+export function subscribeIndexingStatus(bus: EventBus, db: Db, logger: Logger, waiter?: IndexingWaiter): Promise<Subscription> {
+  const onApplied = waiter && ((id: string, version: number, status: 'indexed' | 'failed') => waiter.acknowledged(id, version, status));
+  return bus.subscribe({ group: INDEXING_STATUS_GROUP, topics: [TOPICS.recordsIndexed], handler: indexingStatusHandler(db, logger, onApplied) });
 }

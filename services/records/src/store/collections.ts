@@ -39,3 +39,15 @@ export async function setDefaultVisibility(db: Executor, tenantId: string, name:
     .onConflict((oc) => oc.columns(['tenant_id', 'name']).doUpdateSet({ default_visibility: visibility, updated_at: sql`now()` }))
     .execute();
 }
+
+/** Active generation of each named collection of a tenant (collections never used have none). */
+export async function activeGenerations(db: Executor, tenantId: string, names: string[]): Promise<Map<string, number>> {
+  if (names.length === 0) return new Map();
+  const rows = await db
+    .selectFrom(TABLE)
+    .select(['name', 'active_generation'])
+    .where('tenant_id', '=', tenantId)
+    .where('name', 'in', names)
+    .execute();
+  return new Map(rows.map((r) => [r.name, r.active_generation]));
+}

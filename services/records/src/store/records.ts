@@ -421,3 +421,17 @@ export async function listRecords(db: Executor, filter: ListFilter): Promise<Lis
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
 }
+
+/**
+ * Queues records for indexing again: each live record (of one collection, or one record) goes back to pending with a
+ * new version, so its records.changed event flows through the normal pipeline. Archived records stay as they are.
+ */
+export async function resetForReindex(trx: Trx, tenantId: string, scope: { collection: string } | { id: string }): Promise<RecordRow[]> {
+  let query = trx
+    .updateTable(TABLE)
+    .set({ indexing_status: 'pending', version: sql`version + 1` })
+    .where('tenant_id', '=', tenantId)
+    .where('status', '<>', 'archived');
+  query = 'collection' in scope ? query.where('collection', '=', scope.collection) : query.where('id', '=', scope.id);
+  return query.returning(COLUMNS).execute();
+}
