@@ -1,0 +1,119 @@
+import type { estypes } from '@elastic/elasticsearch';
+
+/**
+ * The Elasticsearch layout. Three indexes per prefix:
+ * - `<prefix>-records`: every tenant's documents (and tombstones of removed ones), routed by tenant. A tenant,
+ *   collection and generation is one logical read model inside it; searches select the active generation with a
+ *   terms lookup on the generations index, so a swap needs no rewrite of the documents.
+ * - `<prefix>-public`: exactly the searchable public documents of every tenant, same mapping.
+ * - `<prefix>-generations`: one small document per tenant and collection holding its active generation.
+ */
+export interface Indexes {
+  records: string;
+  public: string;
+  generations: string;
+}
+
+export function indexesOf(prefix: string): Indexes {
+  // Index names must be lower case.
+  const p = prefix.toLowerCase();
+  return { records: `${p}-records`, public: `${p}-public`, generations: `${p}-generations` };
+}
+
+/** Above this many characters a value is kept for display but not indexed as a keyword (Lucene's term limit is 32 KB). */
+export const KEYWORD_LIMIT = 8191;
+
+/** Shared by the records and the public index: the public index holds copies of records documents. */
+export const documentSettings: estypes.IndicesIndexSettings = {
+  analysis: {
+    normalizer: {
+      // Sorting by name ignores case, as a reader of a list expects.
+      sort_key: { type: 'custom', filter: ['lowercase', 'asciifolding'] },
+    },
+  },
+};
+
+/**
+ * Fixed fields only: tenant data goes into `data`, a nested key/value array, so no tenant field ever adds a mapping.
+ * `collection_data` keeps the original object for display and is not indexed at all.
+ */
+export const documentMappings: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    tenant_id: { type: 'keyword' },
+    record_id: { type: 'keyword' },
+    version: { type: 'long' },
+    /** A removed record: kept (not deleted) so its external version stops older deliveries from bringing it back. */
+    tombstone: { type: 'boolean' },
+    collection: { type: 'keyword' },
+    record_type: { type: 'keyword' },
+    generation: { type: 'long' },
+    name: { type: 'text', fields: { sort: { type: 'keyword', normalizer: 'sort_key', ignore_above: KEYWORD_LIMIT } } },
+    description: { type: 'text' },
+    description_llm: { type: 'text' },
+    /** The text values of collection_data, for full-text matching. */
+    data_text: { type: 'text' },
+    /** Normalised identifiers: exact match as keywords, and words of the full-text match. */
+    identifiers: { type: 'keyword', ignore_above: KEYWORD_LIMIT, fields: { text: { type: 'text' } } },
+    source_type: { type: 'keyword' },
+    status: { type: 'keyword' },
+    visibility: { type: 'keyword' },
+    updated_at: { type: 'date' },
+    collection_data: { type: 'object', enabled: false },
+    data: {
+      type: 'nested',
+      dynamic: 'strict',
+      properties: {
+        /** The collection_data key. */
+        k: { type: 'keyword' },
+        /** The value's text representation: exact and IN filters, string sort. */
+        s: { type: 'keyword', ignore_above: KEYWORD_LIMIT },
+        /** The numeric value (numbers and numeric strings): ranges, numeric sort, stats. */
+        n: { type: 'double' },
+        b: { type: 'boolean' },
+        /** The value as JSON, so group-by answers values with their stored type (10 and "10" are two groups). */
+        j: { type: 'keyword', ignore_above: KEYWORD_LIMIT },
+      },
+    },
+  },
+};
+
+export const generationMappings: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    tenant_id: { type: 'keyword' },
+    collection: { type: 'keyword' },
+    active_generation: { type: 'long' },
+  },
+};
+
+/**
+ * Index templates, one per index, matching exactly that index name. A high priority keeps broad templates of a
+ * shared cluster from competing for these names.
+ */
+export function indexTemplates(indexes: Indexes): estypes.IndicesPutIndexTemplateRequest[] {
+  const meta = { managed_by: 'trove-search-engine' };
+  return [
+    {
+      name: indexes.records,
+      index_patterns: [indexes.records],
+      priority: 500,
+      _meta: meta,
+      template: { settings: documentSettings, mappings: documentMappings },
+    },
+    {
+      name: indexes.public,
+      index_patterns: [indexes.public],
+      priority: 500,
+      _meta: meta,
+      template: { settings: documentSettings, mappings: documentMappings },
+    },
+    {
+      name: indexes.generations,
+      index_patterns: [indexes.generations],
+      priority: 500,
+      _meta: meta,
+      template: { mappings: generationMappings },
+    },
+  ];
+}

@@ -1,0 +1,315 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type {
+  AggregateQuery,
+  AggregateResult,
+  FieldStats,
+  Filter,
+  Scalar,
+  SearchQuery,
+  SearchResult,
+  SearchScope,
+  Sort,
+} from '../port';
+import { queryWords, STOP_WORDS } from '../classify';
+import type { Indexes } from './mappings';
+import { fromSource, generationId, INTERNAL_FIELDS, numericValue, textValue, type StoredDocument } from './source';
+
+type Query = estypes.QueryDslQueryContainer;
+
+/** Elasticsearch's default index.max_result_window: from + size beyond it is refused. */
+export const RESULT_WINDOW = 10_000;
+export const GROUP_LIMIT = 50;
+
+/** Field weights of the full-text match. */
+export const TEXT_FIELDS = ['name^3', 'identifiers.text', 'description^2', 'description_llm^2', 'data_text'];
+
+/** Fields that are properties of every record rather than collection_data keys. */
+const SORTABLE_COLUMNS: Record<string, string> = { name: 'name.sort', updated_at: 'updated_at', record_type: 'record_type' };
+const GROUPABLE_COLUMNS = new Set(['record_type', 'collection']);
+
+/**
+ * Which index a scope reads and what selects its documents. A private scope reads the records index: the tenant's
+ * collection, active status, and the collection's active generation looked up from the generations index at query time
+ * (a terms lookup is a realtime get, so a swap is seen by the next search). The public index holds only searchable
+ * documents, so the public scope needs no more than the collection.
+ */
+export function scopeOf(scope: SearchScope, indexes: Indexes): { index: string; filter: Query[] } {
+  if (scope.kind === 'public') {
+    return { index: indexes.public, filter: scope.collection === undefined ? [] : [{ term: { collection: scope.collection } }] };
+  }
+  return {
+    index: indexes.records,
+    filter: [
+      { term: { tenant_id: scope.tenant_id } },
+      { term: { collection: scope.collection } },
+      { term: { status: 'active' } },
+      {
+        terms: {
+          generation: {
+            index: indexes.generations,
+            id: generationId(scope.tenant_id, scope.collection),
+            path: 'active_generation',
+          },
+        },
+      },
+    ],
+  };
+}
+
+/** Routing by tenant lets a private query touch only the tenant's shard. */
+export function routingOf(scope: SearchScope): { routing?: string } {
+  return scope.kind === 'private' ? { routing: scope.tenant_id } : {};
+}
+
+function onData(field: string, value: Query): Query {
+  return { nested: { path: 'data', query: { bool: { filter: [{ term: { 'data.k': field } }, value] } } } };
+}
+
+function values(value: Scalar | Scalar[]): Scalar[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * One collection_data filter as a nested query: eq and in compare text representations (so "10" matches 10 and "10",
+ * "true" matches true); ranges compare numbers, or text when the bound is not numeric (ISO dates order as text).
+ */
+export function filterQuery(filter: Filter): Query {
+  const { field, op } = filter;
+  switch (op) {
+    case 'eq':
+      return onData(field, { term: { 'data.s': textValue(values(filter.value)[0] ?? '') } });
+    case 'in':
+      return onData(field, { terms: { 'data.s': values(filter.value).map(textValue) } });
+    case 'gte':
+    case 'lte':
+    case 'gt':
+    case 'lt': {
+      const bound = values(filter.value)[0] ?? '';
+      const n = numericValue(bound);
+      return n === undefined
+        ? onData(field, { range: { 'data.s': { [op]: textValue(bound) } } })
+        : onData(field, { range: { 'data.n': { [op]: n } } });
+    }
+  }
+}
+
+/** Words of a query that can match anything: a lone "-" or "," would otherwise make an all-terms query match nothing. */
+export function wordsOf(text: string): string[] {
+  return text
+    .trim()
+    .split(/\s+/)
+    .filter((w) => /[\p{L}\p{N}]/u.test(w));
+}
+
+/** A sentence's content words: stop words match nearly everything, so they only count when nothing else is left. */
+export function naturalWords(text: string): string[] {
+  const words = queryWords(text);
+  const content = words.filter((w) => !STOP_WORDS.has(w));
+  return content.length > 0 ? content : words;
+}
+
+/**
+ * The full-text part of a query, or undefined when it has nothing to match with (filters only).
+ * - identifier: exact terms on the normalised identifiers, constant score.
+ * - keyword: every word must match in some field (term-centric, like a tsquery `a & b & c:*`), the last as a prefix.
+ * - natural_language: any word matches, ranked.
+ */
+export function textQuery(text: SearchQuery['text']): Query | undefined {
+  if (!text) return undefined;
+  if (text.type === 'identifier' && text.identifiers.length > 0) {
+    return { constant_score: { filter: { terms: { identifiers: text.identifiers } }, boost: 1 } };
+  }
+  if (text.type === 'natural_language') {
+    const words = naturalWords(text.query);
+    if (words.length === 0) return undefined;
+    return { multi_match: { query: words.join(' '), fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', tie_breaker: 0.3 } };
+  }
+  const words = wordsOf(text.query);
+  if (words.length === 0) return undefined;
+  const last = words[words.length - 1]!;
+  const must: Query[] = words
+    .slice(0, -1)
+    .map((word) => ({ multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } }));
+  must.push({ multi_match: { query: last, fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } });
+  return must.length === 1 ? must[0] : { bool: { must } };
+}
+
+/** The typo-tolerant fallback: names within an edit distance of the words (all words for keyword queries). */
+export function fuzzyQuery(text: NonNullable<SearchQuery['text']>): Query | undefined {
+  const words = wordsOf(text.query);
+  if (words.length === 0 || text.type === 'identifier') return undefined;
+  return {
+    match: {
+      name: {
+        query: words.join(' '),
+        fuzziness: 'AUTO',
+        operator: text.type === 'keyword' ? 'and' : 'or',
+      },
+    },
+  };
+}
+
+/**
+ * The sort clauses: the requested field (a collection_data field by its numeric value, then its text, documents
+ * without it last), then the default order as tie-breaker: relevance then record_id with a text query, name then
+ * record_id without. A field no document has is missing everywhere and so leaves the default order.
+ */
+export function sortOf(sort: Sort | undefined, hasText: boolean): estypes.SortCombinations[] {
+  const defaults: estypes.SortCombinations[] = hasText
+    ? [{ _score: { order: 'desc' } }, { record_id: { order: 'asc' } }]
+    : [{ 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }];
+  if (!sort) return defaults;
+  const order = sort.direction;
+  const column = SORTABLE_COLUMNS[sort.field];
+  if (column) return [{ [column]: { order, missing: '_last' } }, ...defaults];
+  const nested: estypes.NestedSortValue = { path: 'data', filter: { term: { 'data.k': sort.field } } };
+  const mode = order === 'asc' ? 'min' : 'max';
+  return [
+    { 'data.n': { order, mode, missing: '_last', nested } },
+    { 'data.s': { order, mode, missing: '_last', nested } },
+    ...defaults,
+  ];
+}
+
+/**
+ * BM25 scores are unbounded; s / (s + 1) maps them into 0..1 keeping their order, and depends on the hit alone (not on
+ * the other hits of the page), so a document scores the same on every page. Identifier matches and filter-only hits
+ * are exact and score 1.0.
+ */
+export function normaliseScore(score: number | null | undefined): number {
+  if (score === null || score === undefined || !Number.isFinite(score) || score <= 0) return 0;
+  return score / (score + 1);
+}
+
+export type SearchMode = 'exact' | 'ranked' | 'fuzzy';
+
+/** How scores of a query's hits are to be read. */
+export function modeOf(query: SearchQuery): SearchMode {
+  if (!textQuery(query.text)) return 'exact';
+  return query.text?.type === 'identifier' && query.text.identifiers.length > 0 ? 'exact' : 'ranked';
+}
+
+/** Pages past the result window answer no hits rather than an error; total_estimate still tells how many matched. */
+export function pageOf(offset: number, limit: number): { from: number; size: number } {
+  const from = Math.max(0, Math.min(offset, RESULT_WINDOW));
+  return { from, size: Math.max(0, Math.min(limit, RESULT_WINDOW - from)) };
+}
+
+export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = false): estypes.SearchRequest {
+  const scope = scopeOf(query.scope, indexes);
+  const text = fuzzy && query.text ? fuzzyQuery(query.text) : textQuery(query.text);
+  const filter = [...scope.filter, ...query.filters.map(filterQuery)];
+  const { from, size } = pageOf(query.offset, query.limit);
+  const sort = sortOf(query.sort, text !== undefined);
+  return {
+    index: scope.index,
+    ...routingOf(query.scope),
+    query: { bool: text ? { filter, must: [text] } : { filter } },
+    sort,
+    from,
+    size,
+    track_total_hits: RESULT_WINDOW,
+    // Scores are computed anyway when the first sort key is not the score.
+    track_scores: text !== undefined,
+    _source: { excludes: INTERNAL_FIELDS },
+  };
+}
+
+export function searchResult(response: estypes.SearchResponse<Partial<StoredDocument>>, mode: SearchMode): SearchResult {
+  const total = response.hits.total;
+  return {
+    hits: response.hits.hits.map((hit) => ({
+      score: mode === 'exact' ? 1 : normaliseScore(hit._score),
+      document: fromSource(hit._source ?? {}),
+    })),
+    total_estimate: typeof total === 'number' ? total : (total?.value ?? 0),
+    fuzzy: mode === 'fuzzy',
+  };
+}
+
+function dataAggregation(field: string, inner: Record<string, estypes.AggregationsAggregationContainer>) {
+  return {
+    nested: { path: 'data' },
+    aggs: { field: { filter: { term: { 'data.k': field } }, aggs: inner } },
+  } satisfies estypes.AggregationsAggregationContainer;
+}
+
+export function aggregateRequest(query: AggregateQuery, indexes: Indexes): estypes.SearchRequest {
+  const scope = scopeOf(query.scope, indexes);
+  const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
+  if (query.group_by !== undefined) {
+    // More than shown, so re-ordering ties by value rarely depends on which ties Elasticsearch cut at the boundary.
+    const terms = (field: string): estypes.AggregationsAggregationContainer => ({
+      terms: { field, size: GROUP_LIMIT * 2, order: [{ _count: 'desc' }, { _key: 'asc' }] },
+    });
+    aggs.groups = GROUPABLE_COLUMNS.has(query.group_by)
+      ? terms(query.group_by)
+      : dataAggregation(query.group_by, { values: terms('data.j') });
+  }
+  (query.stats ?? []).forEach((field, i) => {
+    aggs[`stats_${i}`] = dataAggregation(field, { values: { stats: { field: 'data.n' } } });
+  });
+  return {
+    index: scope.index,
+    ...routingOf(query.scope),
+    query: { bool: { filter: [...scope.filter, ...query.filters.map(filterQuery)] } },
+    size: 0,
+    track_total_hits: true,
+    aggs,
+  };
+}
+
+/** Ties by value: numbers before strings before booleans, each in its natural order. */
+export function compareScalars(a: Scalar, b: Scalar): number {
+  const rank = (v: Scalar) => (typeof v === 'number' ? 0 : typeof v === 'string' ? 1 : 2);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const [x, y] = [String(a), String(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+interface Bucket {
+  key: string | number;
+  key_as_string?: string;
+  doc_count: number;
+}
+
+function bucketsOf(aggregation: unknown): Bucket[] {
+  const node = aggregation as { buckets?: Bucket[]; field?: { values?: { buckets?: Bucket[] } } } | undefined;
+  return node?.buckets ?? node?.field?.values?.buckets ?? [];
+}
+
+function parseGroupValue(bucket: Bucket, isColumn: boolean): Scalar {
+  if (isColumn) return String(bucket.key);
+  try {
+    const value = JSON.parse(String(bucket.key)) as unknown;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  } catch {
+    // A value longer than the keyword limit is not indexed, so a key is always one this engine wrote as JSON.
+  }
+  return String(bucket.key);
+}
+
+export function aggregateResult(query: AggregateQuery, response: estypes.SearchResponse): AggregateResult {
+  const aggregations = (response.aggregations ?? {}) as Record<string, unknown>;
+  const total = response.hits.total;
+  const isColumn = query.group_by !== undefined && GROUPABLE_COLUMNS.has(query.group_by);
+  const groups =
+    query.group_by === undefined
+      ? []
+      : bucketsOf(aggregations.groups)
+          .map((b) => ({ value: parseGroupValue(b, isColumn), count: b.doc_count }))
+          .sort((a, b) => b.count - a.count || compareScalars(a.value, b.value))
+          .slice(0, GROUP_LIMIT);
+  const stats: Record<string, FieldStats> = {};
+  (query.stats ?? []).forEach((field, i) => {
+    const node = aggregations[`stats_${i}`] as { field?: { values?: estypes.AggregationsStatsAggregate } } | undefined;
+    const s = node?.field?.values;
+    const count = s?.count ?? 0;
+    stats[field] =
+      count === 0 || !s
+        ? { count: 0, min: null, max: null, avg: null }
+        : { count, min: s.min ?? null, max: s.max ?? null, avg: s.avg ?? null };
+  });
+  return { total: typeof total === 'number' ? total : (total?.value ?? 0), groups, stats };
+}

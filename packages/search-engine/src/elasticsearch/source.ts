@@ -1,0 +1,134 @@
+import { dataText } from '../documents';
+import { identifiersOf } from '../identifiers';
+import type { IndexDocument, Scalar } from '../port';
+
+/** One value of one collection_data key, as the nested `data` field stores it. */
+export interface DataEntry {
+  k: string;
+  s: string;
+  n?: number;
+  b?: boolean;
+  j: string;
+}
+
+/** What the records and public indexes hold for a record. */
+export interface StoredDocument extends IndexDocument {
+  tombstone: false;
+  identifiers: string[];
+  data_text: string;
+  data: DataEntry[];
+}
+
+/** What the records index holds for a removed record: enough to keep its version, never searchable. */
+export interface Tombstone {
+  tenant_id: string;
+  record_id: string;
+  version: number;
+  tombstone: true;
+}
+
+/** Fields only the engine needs; a search leaves them out of the hits it fetches. */
+export const INTERNAL_FIELDS = ['identifiers', 'data_text', 'data', 'tombstone'];
+
+/** A document id unique across tenants, so one tenant's record id can never address another's document. */
+export function documentId(tenant_id: string, record_id: string): string {
+  return `${tenant_id}:${record_id}`;
+}
+
+/** Tenant ids are UUIDs (no colon), so the pair cannot collide. */
+export function generationId(tenant_id: string, collection: string): string {
+  return `${tenant_id}:${collection}`;
+}
+
+const NUMERIC_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/** The number a value stands for, if any: numbers, and strings that are plain numerals ("12.50" from a CSV). */
+export function numericValue(value: Scalar): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/** The text representation filters compare: 10 and "10" are both "10", true is "true". */
+export function textValue(value: Scalar): string {
+  return String(value);
+}
+
+function isScalar(value: unknown): value is Scalar {
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/**
+ * One entry per scalar value of each top-level key; arrays of scalars give one entry per element, so a filter matches
+ * any element. Nested objects and nulls are shown but not filterable. Duplicates within a key are dropped, which
+ * makes nested bucket counts equal document counts.
+ */
+export function dataEntries(collection_data: Record<string, unknown>): DataEntry[] {
+  const entries: DataEntry[] = [];
+  for (const [k, raw] of Object.entries(collection_data)) {
+    const seen = new Set<string>();
+    for (const value of Array.isArray(raw) ? raw : [raw]) {
+      if (!isScalar(value)) continue;
+      const j = JSON.stringify(value);
+      if (seen.has(j)) continue;
+      seen.add(j);
+      const entry: DataEntry = { k, s: textValue(value), j };
+      const n = numericValue(value);
+      if (n !== undefined) entry.n = n;
+      if (typeof value === 'boolean') entry.b = value;
+      entries.push(entry);
+    }
+  }
+  return entries;
+}
+
+/** Copies the document's own fields one by one: the mapping is strict, so a stray property must not reach it. */
+export function toStored(document: IndexDocument): StoredDocument {
+  return {
+    tenant_id: document.tenant_id,
+    record_id: document.record_id,
+    version: document.version,
+    collection: document.collection,
+    record_type: document.record_type,
+    generation: document.generation,
+    name: document.name,
+    description: document.description,
+    description_llm: document.description_llm,
+    collection_data: document.collection_data,
+    source_type: document.source_type,
+    status: document.status,
+    visibility: document.visibility,
+    updated_at: document.updated_at,
+    tombstone: false,
+    identifiers: identifiersOf(document),
+    data_text: dataText(document.collection_data),
+    data: dataEntries(document.collection_data),
+  };
+}
+
+export function tombstoneOf(tenant_id: string, record_id: string, version: number): Tombstone {
+  return { tenant_id, record_id, version, tombstone: true };
+}
+
+/** The IndexDocument a hit's source stands for. */
+export function fromSource(source: Partial<StoredDocument>): IndexDocument {
+  return {
+    tenant_id: source.tenant_id ?? '',
+    record_id: source.record_id ?? '',
+    version: source.version ?? 0,
+    collection: source.collection ?? '',
+    record_type: source.record_type ?? '',
+    generation: source.generation ?? 0,
+    name: source.name ?? '',
+    description: source.description ?? null,
+    description_llm: source.description_llm ?? '',
+    collection_data: source.collection_data ?? {},
+    source_type: source.source_type ?? '',
+    status: source.status ?? 'active',
+    visibility: source.visibility ?? 'private',
+    updated_at: source.updated_at ?? '',
+  };
+}
