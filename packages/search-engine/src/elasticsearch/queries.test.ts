@@ -1,0 +1,311 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { AggregateQuery, SearchQuery } from '../port';
+import { TENANT } from './__tests__/fixtures';
+import { indexesOf } from './mappings';
+import {
+  aggregateRequest,
+  aggregateResult,
+  compareScalars,
+  filterQuery,
+  fuzzyQuery,
+  modeOf,
+  normaliseScore,
+  pageOf,
+  scopeOf,
+  searchRequest,
+  searchResult,
+  sortOf,
+  TEXT_FIELDS,
+  textQuery,
+} from './queries';
+
+const indexes = indexesOf('t');
+const privateScope = { kind: 'private' as const, tenant_id: TENANT, collection: 'fasteners' };
+
+function query(overrides: Partial<SearchQuery> = {}): SearchQuery {
+  return { scope: privateScope, filters: [], limit: 20, offset: 0, ...overrides };
+}
+
+const onData = (field: string, value: object) => ({
+  nested: { path: 'data', query: { bool: { filter: [{ term: { 'data.k': field } }, value] } } },
+});
+
+describe('scopes', () => {
+  it('reads a private scope from the records index: tenant, collection, active status and the active generation', () => {
+    expect(scopeOf(privateScope, indexes)).toEqual({
+      index: 't-records',
+      filter: [
+        { term: { tenant_id: TENANT } },
+        { term: { collection: 'fasteners' } },
+        { term: { status: 'active' } },
+        { terms: { generation: { index: 't-generations', id: `${TENANT}:fasteners`, path: 'active_generation' } } },
+      ],
+    });
+  });
+
+  it('reads the public scope from the public index, optionally one collection', () => {
+    expect(scopeOf({ kind: 'public' }, indexes)).toEqual({ index: 't-public', filter: [] });
+    expect(scopeOf({ kind: 'public', collection: 'c' }, indexes)).toEqual({
+      index: 't-public',
+      filter: [{ term: { collection: 'c' } }],
+    });
+  });
+});
+
+describe('filters', () => {
+  it('compares eq and in by text representation inside the nested key/value array', () => {
+    expect(filterQuery({ field: 'size', op: 'eq', value: 10 })).toEqual(onData('size', { term: { 'data.s': '10' } }));
+    expect(filterQuery({ field: 'size', op: 'eq', value: '10' })).toEqual(onData('size', { term: { 'data.s': '10' } }));
+    expect(filterQuery({ field: 'ok', op: 'eq', value: true })).toEqual(onData('ok', { term: { 'data.s': 'true' } }));
+    expect(filterQuery({ field: 'size', op: 'in', value: ['M8', 10, false] })).toEqual(
+      onData('size', { terms: { 'data.s': ['M8', '10', 'false'] } }),
+    );
+  });
+
+  it('compares ranges numerically, and as text when the bound is no number (ISO dates)', () => {
+    expect(filterQuery({ field: 'price', op: 'gte', value: 5 })).toEqual(onData('price', { range: { 'data.n': { gte: 5 } } }));
+    expect(filterQuery({ field: 'price', op: 'lt', value: '7.5' })).toEqual(onData('price', { range: { 'data.n': { lt: 7.5 } } }));
+    expect(filterQuery({ field: 'since', op: 'gt', value: '2024-01-01' })).toEqual(
+      onData('since', { range: { 'data.s': { gt: '2024-01-01' } } }),
+    );
+  });
+
+  it('combines scope and every filter with AND in one bool filter', () => {
+    const request = searchRequest(
+      query({
+        filters: [
+          { field: 'size', op: 'eq', value: 'M8' },
+          { field: 'price', op: 'lte', value: 10 },
+        ],
+      }),
+      indexes,
+    );
+    const filter = (request.query?.bool?.filter ?? []) as object[];
+    expect(filter).toHaveLength(6);
+    expect(filter.slice(4)).toEqual([
+      onData('size', { term: { 'data.s': 'M8' } }),
+      onData('price', { range: { 'data.n': { lte: 10 } } }),
+    ]);
+    expect(request.query?.bool?.must).toBeUndefined();
+    expect(request.routing).toBe(TENANT);
+  });
+});
+
+describe('text queries', () => {
+  it('matches identifiers exactly with a constant score', () => {
+    expect(textQuery({ type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] })).toEqual({
+      constant_score: { filter: { terms: { identifiers: ['DIN933'] } }, boost: 1 },
+    });
+    expect(modeOf(query({ text: { type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] } }))).toBe('exact');
+  });
+
+  it('requires every keyword, the last one as a prefix (bool_prefix, operator and)', () => {
+    expect(textQuery({ type: 'keyword', query: ' hex  bolt m ', identifiers: [] })).toEqual({
+      bool: {
+        must: [
+          { multi_match: { query: 'hex', fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } },
+          { multi_match: { query: 'bolt', fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } },
+          { multi_match: { query: 'm', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } },
+        ],
+      },
+    });
+    expect(textQuery({ type: 'keyword', query: 'bol', identifiers: [] })).toEqual({
+      multi_match: { query: 'bol', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' },
+    });
+  });
+
+  it('ignores words without letters or digits, so "bolt -" still matches bolts', () => {
+    expect(textQuery({ type: 'keyword', query: 'bolt -', identifiers: [] })).toEqual({
+      multi_match: { query: 'bolt', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' },
+    });
+    expect(textQuery({ type: 'keyword', query: ' - ', identifiers: [] })).toBeUndefined();
+  });
+
+  it('matches any content word of a natural-language query, ranked', () => {
+    expect(textQuery({ type: 'natural_language', query: 'What is the best bolt for wood?', identifiers: [] })).toEqual({
+      multi_match: { query: 'bolt wood', fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', tie_breaker: 0.3 },
+    });
+    expect(modeOf(query({ text: { type: 'natural_language', query: 'bolt for wood', identifiers: [] } }))).toBe('ranked');
+  });
+
+  it('searches over name, identifiers, descriptions and data text with name weighted highest', () => {
+    expect(TEXT_FIELDS).toEqual(['name^3', 'identifiers.text', 'description^2', 'description_llm^2', 'data_text']);
+  });
+
+  it('falls back to fuzzy matching on names', () => {
+    expect(fuzzyQuery({ type: 'keyword', query: 'hexagn bolt', identifiers: [] })).toEqual({
+      match: { name: { query: 'hexagn bolt', fuzziness: 'AUTO', operator: 'and' } },
+    });
+    expect(fuzzyQuery({ type: 'natural_language', query: 'hexagn bolt', identifiers: [] })).toMatchObject({
+      match: { name: { operator: 'or' } },
+    });
+    expect(fuzzyQuery({ type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] })).toBeUndefined();
+    const request = searchRequest(query({ text: { type: 'keyword', query: 'hexagn', identifiers: [] } }), indexes, true);
+    expect(request.query?.bool?.must).toEqual([{ match: { name: { query: 'hexagn', fuzziness: 'AUTO', operator: 'and' } } }]);
+  });
+});
+
+describe('sorting', () => {
+  it('orders by relevance then record_id with text, by name then record_id without', () => {
+    expect(sortOf(undefined, true)).toEqual([{ _score: { order: 'desc' } }, { record_id: { order: 'asc' } }]);
+    expect(sortOf(undefined, false)).toEqual([{ 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }]);
+  });
+
+  it('sorts record columns directly', () => {
+    expect(sortOf({ field: 'name', direction: 'desc' }, false)[0]).toEqual({ 'name.sort': { order: 'desc', missing: '_last' } });
+    expect(sortOf({ field: 'updated_at', direction: 'asc' }, true)[0]).toEqual({ updated_at: { order: 'asc', missing: '_last' } });
+  });
+
+  it('sorts a data field through the nested array, numbers first, documents without it last', () => {
+    const nested = { path: 'data', filter: { term: { 'data.k': 'price' } } };
+    expect(sortOf({ field: 'price', direction: 'desc' }, true)).toEqual([
+      { 'data.n': { order: 'desc', mode: 'max', missing: '_last', nested } },
+      { 'data.s': { order: 'desc', mode: 'max', missing: '_last', nested } },
+      { _score: { order: 'desc' } },
+      { record_id: { order: 'asc' } },
+    ]);
+  });
+});
+
+describe('scores and pages', () => {
+  it('normalises scores into 0..1 keeping their order', () => {
+    const scores = [0, 0.01, 0.5, 1, 3.7, 25, 1e6].map(normaliseScore);
+    for (const s of scores) {
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThanOrEqual(1);
+    }
+    expect([...scores].sort((a, b) => a - b)).toEqual(scores);
+    expect(normaliseScore(null)).toBe(0);
+    expect(normaliseScore(Number.NaN)).toBe(0);
+  });
+
+  function response(hits: Array<{ score: number | null; name: string }>, total: number): estypes.SearchResponse<object> {
+    return {
+      took: 1,
+      timed_out: false,
+      _shards: { total: 1, successful: 1, failed: 0 },
+      hits: {
+        total: { value: total, relation: 'eq' },
+        max_score: null,
+        hits: hits.map((h, i) => ({ _index: 't-records', _id: String(i), _score: h.score, _source: { name: h.name } })),
+      },
+    };
+  }
+
+  it('scores identifier and filter-only hits 1.0 and ranked hits by their normalised score', () => {
+    const r = response(
+      [
+        { score: 4, name: 'a' },
+        { score: null, name: 'b' },
+      ],
+      12,
+    );
+    expect(searchResult(r, 'exact').hits.map((h) => h.score)).toEqual([1, 1]);
+    const ranked = searchResult(r, 'ranked');
+    expect(ranked.hits.map((h) => h.score)).toEqual([0.8, 0]);
+    expect(ranked.hits[0]!.document.name).toBe('a');
+    expect(ranked.total_estimate).toBe(12);
+    expect(ranked.fuzzy).toBe(false);
+    expect(searchResult(r, 'fuzzy').fuzzy).toBe(true);
+  });
+
+  it('answers pages past the result window with no hits instead of an error', () => {
+    expect(pageOf(40, 20)).toEqual({ from: 40, size: 20 });
+    expect(pageOf(9_990, 20)).toEqual({ from: 9_990, size: 10 });
+    expect(pageOf(50_000, 20)).toEqual({ from: 10_000, size: 0 });
+  });
+
+  it('fetches hits without the engine-only fields and counts totals up to 10,000', () => {
+    const request = searchRequest(query({ text: { type: 'keyword', query: 'bolt', identifiers: [] }, offset: 20, limit: 5 }), indexes);
+    expect(request).toMatchObject({ index: 't-records', from: 20, size: 5, track_total_hits: 10_000, track_scores: true });
+    expect(request._source).toEqual({ excludes: ['identifiers', 'data_text', 'data', 'tombstone'] });
+  });
+});
+
+describe('aggregation', () => {
+  const aggregate = (overrides: Partial<AggregateQuery> = {}): AggregateQuery => ({
+    scope: privateScope,
+    filters: [],
+    ...overrides,
+  });
+
+  it('groups a data field by its JSON value and takes stats of its numbers, through the nested array', () => {
+    const request = aggregateRequest(aggregate({ group_by: 'size', stats: ['price', 'length'] }), indexes);
+    expect(request.size).toBe(0);
+    expect(request.track_total_hits).toBe(true);
+    expect(request.aggs?.groups).toEqual({
+      nested: { path: 'data' },
+      aggs: {
+        field: {
+          filter: { term: { 'data.k': 'size' } },
+          aggs: { values: { terms: { field: 'data.j', size: 100, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
+        },
+      },
+    });
+    expect(request.aggs?.stats_1).toEqual({
+      nested: { path: 'data' },
+      aggs: { field: { filter: { term: { 'data.k': 'length' } }, aggs: { values: { stats: { field: 'data.n' } } } } },
+    });
+  });
+
+  it('groups record columns directly', () => {
+    expect(aggregateRequest(aggregate({ group_by: 'record_type' }), indexes).aggs?.groups).toEqual({
+      terms: { field: 'record_type', size: 100, order: [{ _count: 'desc' }, { _key: 'asc' }] },
+    });
+  });
+
+  function aggregations(body: Record<string, unknown>, total = 7): estypes.SearchResponse {
+    return {
+      took: 1,
+      timed_out: false,
+      _shards: { total: 1, successful: 1, failed: 0 },
+      hits: { total: { value: total, relation: 'eq' }, max_score: null, hits: [] },
+      aggregations: body as Record<string, estypes.AggregationsAggregate>,
+    };
+  }
+
+  it('answers groups with their stored types, highest count first and ties by value, at most 50', () => {
+    const buckets = [
+      { key: '"M8"', doc_count: 3 },
+      { key: '10', doc_count: 2 },
+      { key: '"10"', doc_count: 2 },
+      { key: '9', doc_count: 2 },
+      { key: 'true', doc_count: 1 },
+      ...Array.from({ length: 60 }, (_, i) => ({ key: `"z${String(i).padStart(2, '0')}"`, doc_count: 1 })),
+    ];
+    const result = aggregateResult(
+      aggregate({ group_by: 'size' }),
+      aggregations({ groups: { doc_count: 70, field: { doc_count: 70, values: { buckets } } } }),
+    );
+    expect(result.total).toBe(7);
+    expect(result.groups.slice(0, 6)).toEqual([
+      { value: 'M8', count: 3 },
+      { value: 9, count: 2 },
+      { value: 10, count: 2 },
+      { value: '10', count: 2 },
+      { value: 'z00', count: 1 },
+      { value: 'z01', count: 1 },
+    ]);
+    expect(result.groups).toHaveLength(50);
+    expect(result.groups.some((g) => g.value === true)).toBe(false);
+  });
+
+  it('answers stats, with nulls for a field without numbers', () => {
+    const result = aggregateResult(
+      aggregate({ stats: ['price', 'colour'] }),
+      aggregations({
+        stats_0: { doc_count: 3, field: { doc_count: 3, values: { count: 3, min: 1, max: 5, avg: 3, sum: 9 } } },
+        stats_1: { doc_count: 0, field: { doc_count: 0, values: { count: 0, min: null, max: null, avg: null, sum: 0 } } },
+      }),
+    );
+    expect(result.groups).toEqual([]);
+    expect(result.stats).toEqual({
+      price: { count: 3, min: 1, max: 5, avg: 3 },
+      colour: { count: 0, min: null, max: null, avg: null },
+    });
+  });
+
+  it('orders tie values numbers first, then strings, then booleans', () => {
+    expect([true, 'b', 10, 'a', 9, false].sort(compareScalars)).toEqual([9, 10, 'a', 'b', false, true]);
+  });
+});

@@ -1,0 +1,48 @@
+import type { IndexDocument } from '../port';
+import { sampleDocument } from './__tests__/fixtures';
+import { dataEntries, documentId, fromSource, numericValue, toStored, tombstoneOf } from './source';
+
+describe('stored documents', () => {
+  it('turns collection_data into key/value entries with text, number and boolean forms', () => {
+    expect(dataEntries({ size: 'M8', length: 40, price: '12.50', stock: true })).toEqual([
+      { k: 'size', s: 'M8', j: '"M8"' },
+      { k: 'length', s: '40', n: 40, j: '40' },
+      { k: 'price', s: '12.50', n: 12.5, j: '"12.50"' },
+      { k: 'stock', s: 'true', b: true, j: 'true' },
+    ]);
+  });
+
+  it('gives one entry per distinct scalar of an array and skips nulls and nested objects', () => {
+    expect(dataEntries({ tags: ['a', 'b', 'a', 2], none: null, nested: { x: 1 }, list: [{ y: 2 }] })).toEqual([
+      { k: 'tags', s: 'a', j: '"a"' },
+      { k: 'tags', s: 'b', j: '"b"' },
+      { k: 'tags', s: '2', n: 2, j: '2' },
+    ]);
+  });
+
+  it('reads numbers and plain numerals as numbers, nothing else', () => {
+    expect(numericValue(7)).toBe(7);
+    expect(numericValue(' -1.5e3 ')).toBe(-1500);
+    expect(numericValue('.5')).toBe(0.5);
+    expect(numericValue('12 mm')).toBeUndefined();
+    expect(numericValue('0x10')).toBeUndefined();
+    expect(numericValue('')).toBeUndefined();
+    expect(numericValue(true)).toBeUndefined();
+  });
+
+  it('stores only the document fields plus what matching needs, whatever else the object carries', () => {
+    const document = { ...sampleDocument(), stray: 'not mapped' } as IndexDocument;
+    const stored = toStored(document);
+    expect(stored).not.toHaveProperty('stray');
+    expect(stored.tombstone).toBe(false);
+    expect(stored.identifiers).toContain('DIN933');
+    expect(stored.data_text).toContain('M8');
+    expect(stored.data).toHaveLength(4);
+    expect(fromSource(stored)).toEqual(sampleDocument());
+  });
+
+  it('writes tombstones that carry the version and nothing searchable', () => {
+    expect(tombstoneOf('t', 'r', 9)).toEqual({ tenant_id: 't', record_id: 'r', version: 9, tombstone: true });
+    expect(documentId('t', 'r')).toBe('t:r');
+  });
+});
