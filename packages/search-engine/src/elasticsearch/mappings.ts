@@ -24,12 +24,17 @@ export function indexesOf(prefix: string): Indexes {
 export const KEYWORD_LIMIT = 8191;
 
 /** Shared by the records and the public index: the public index holds copies of records documents. */
+/**
+ * Shared by the records and the public index: the public index holds copies of records documents. Text is split into
+ * runs of letters and digits and lower-cased, the words the PostgreSQL engine and query classification use
+ * (classify.ts queryWords), so "M8x40" or "3.5" are the same words in both engines. Names sort lower-cased in code point
+ * order, like PostgreSQL's lower(name) collate "C".
+ */
 export const documentSettings: estypes.IndicesIndexSettings = {
   analysis: {
-    normalizer: {
-      // Sorting by name ignores case, as a reader of a list expects.
-      sort_key: { type: 'custom', filter: ['lowercase', 'asciifolding'] },
-    },
+    tokenizer: { words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' } },
+    analyzer: { words: { type: 'custom', tokenizer: 'words', filter: ['lowercase'] } },
+    normalizer: { sort_key: { type: 'custom', filter: ['lowercase'] } },
   },
 };
 
@@ -48,13 +53,13 @@ export const documentMappings: estypes.MappingTypeMapping = {
     collection: { type: 'keyword' },
     record_type: { type: 'keyword' },
     generation: { type: 'long' },
-    name: { type: 'text', fields: { sort: { type: 'keyword', normalizer: 'sort_key', ignore_above: KEYWORD_LIMIT } } },
-    description: { type: 'text' },
-    description_llm: { type: 'text' },
+    name: { type: 'text', analyzer: 'words', fields: { sort: { type: 'keyword', normalizer: 'sort_key', ignore_above: KEYWORD_LIMIT } } },
+    description: { type: 'text', analyzer: 'words' },
+    description_llm: { type: 'text', analyzer: 'words' },
     /** The text values of collection_data, for full-text matching. */
-    data_text: { type: 'text' },
+    data_text: { type: 'text', analyzer: 'words' },
     /** Normalised identifiers: exact match as keywords, and words of the full-text match. */
-    identifiers: { type: 'keyword', ignore_above: KEYWORD_LIMIT, fields: { text: { type: 'text' } } },
+    identifiers: { type: 'keyword', ignore_above: KEYWORD_LIMIT, fields: { text: { type: 'text', analyzer: 'words' } } },
     source_type: { type: 'keyword' },
     status: { type: 'keyword' },
     visibility: { type: 'keyword' },
@@ -66,13 +71,14 @@ export const documentMappings: estypes.MappingTypeMapping = {
       properties: {
         /** The collection_data key. */
         k: { type: 'keyword' },
-        /** The value's text representation: exact and IN filters, string sort. */
-        s: { type: 'keyword', ignore_above: KEYWORD_LIMIT },
-        /** The numeric value (numbers and numeric strings): ranges, numeric sort, stats. */
-        n: { type: 'double' },
-        b: { type: 'boolean' },
-        /** The value as JSON, so group-by answers values with their stored type (10 and "10" are two groups). */
+        /** The value as JSON: equality, and group-by values with their stored type (10 and "10" are two groups). */
         j: { type: 'keyword', ignore_above: KEYWORD_LIMIT },
+        /** String values: text ranges (ISO dates) and sort. */
+        s: { type: 'keyword', ignore_above: KEYWORD_LIMIT },
+        /** Numeric values: ranges, sort, stats. */
+        n: { type: 'double' },
+        /** Boolean values: sort. */
+        b: { type: 'boolean' },
       },
     },
   },

@@ -53,21 +53,22 @@ describe('scopes', () => {
 });
 
 describe('filters', () => {
-  it('compares eq and in by text representation inside the nested key/value array', () => {
-    expect(filterQuery({ field: 'size', op: 'eq', value: 10 })).toEqual(onData('size', { term: { 'data.s': '10' } }));
-    expect(filterQuery({ field: 'size', op: 'eq', value: '10' })).toEqual(onData('size', { term: { 'data.s': '10' } }));
-    expect(filterQuery({ field: 'ok', op: 'eq', value: true })).toEqual(onData('ok', { term: { 'data.s': 'true' } }));
-    expect(filterQuery({ field: 'size', op: 'in', value: ['M8', 10, false] })).toEqual(
-      onData('size', { terms: { 'data.s': ['M8', '10', 'false'] } }),
+  it('matches eq and in against every spelling of every value inside the nested key/value array', () => {
+    expect(filterQuery({ field: 'size', op: 'eq', value: 10 })).toEqual(onData('size', { terms: { 'data.j': ['10', '"10"'] } }));
+    expect(filterQuery({ field: 'size', op: 'eq', value: '10' })).toEqual(onData('size', { terms: { 'data.j': ['"10"', '10'] } }));
+    expect(filterQuery({ field: 'ok', op: 'eq', value: 'true' })).toEqual(onData('ok', { terms: { 'data.j': ['"true"', 'true'] } }));
+    expect(filterQuery({ field: 'size', op: 'in', value: ['M8', 10, '10'] })).toEqual(
+      onData('size', { terms: { 'data.j': ['"M8"', '10', '"10"'] } }),
     );
   });
 
-  it('compares ranges numerically, and as text when the bound is no number (ISO dates)', () => {
+  it('compares ranges with stored numbers, and with stored strings when the bound is no number (ISO dates)', () => {
     expect(filterQuery({ field: 'price', op: 'gte', value: 5 })).toEqual(onData('price', { range: { 'data.n': { gte: 5 } } }));
-    expect(filterQuery({ field: 'price', op: 'lt', value: '7.5' })).toEqual(onData('price', { range: { 'data.n': { lt: 7.5 } } }));
+    expect(filterQuery({ field: 'price', op: 'lt', value: ' 7.5' })).toEqual(onData('price', { range: { 'data.n': { lt: 7.5 } } }));
     expect(filterQuery({ field: 'since', op: 'gt', value: '2024-01-01' })).toEqual(
       onData('since', { range: { 'data.s': { gt: '2024-01-01' } } }),
     );
+    expect(filterQuery({ field: 'ok', op: 'gt', value: true })).toEqual({ match_none: {} });
   });
 
   it('combines scope and every filter with AND in one bool filter', () => {
@@ -83,7 +84,7 @@ describe('filters', () => {
     const filter = (request.query?.bool?.filter ?? []) as object[];
     expect(filter).toHaveLength(6);
     expect(filter.slice(4)).toEqual([
-      onData('size', { term: { 'data.s': 'M8' } }),
+      onData('size', { terms: { 'data.j': ['"M8"'] } }),
       onData('price', { range: { 'data.n': { lte: 10 } } }),
     ]);
     expect(request.query?.bool?.must).toBeUndefined();
@@ -100,7 +101,7 @@ describe('text queries', () => {
   });
 
   it('requires every keyword, the last one as a prefix (bool_prefix, operator and)', () => {
-    expect(textQuery({ type: 'keyword', query: ' hex  bolt m ', identifiers: [] })).toEqual({
+    expect(textQuery({ type: 'keyword', query: ' Hex  bolt-m ', identifiers: [] })).toEqual({
       bool: {
         must: [
           { multi_match: { query: 'hex', fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } },
@@ -114,11 +115,13 @@ describe('text queries', () => {
     });
   });
 
-  it('ignores words without letters or digits, so "bolt -" still matches bolts', () => {
+  it('matches with runs of letters and digits only, at most 16 words', () => {
     expect(textQuery({ type: 'keyword', query: 'bolt -', identifiers: [] })).toEqual({
       multi_match: { query: 'bolt', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' },
     });
     expect(textQuery({ type: 'keyword', query: ' - ', identifiers: [] })).toBeUndefined();
+    const many = Array.from({ length: 20 }, (_, i) => `w${i}`).join(' ');
+    expect((textQuery({ type: 'keyword', query: many, identifiers: [] }) as { bool: { must: unknown[] } }).bool.must).toHaveLength(16);
   });
 
   it('matches any content word of a natural-language query, ranked', () => {
@@ -156,14 +159,27 @@ describe('sorting', () => {
     expect(sortOf({ field: 'updated_at', direction: 'asc' }, true)[0]).toEqual({ updated_at: { order: 'asc', missing: '_last' } });
   });
 
-  it('sorts a data field through the nested array, numbers first, documents without it last', () => {
+  it('sorts a data field through the nested array as jsonb orders it (strings, numbers, booleans), documents without it last', () => {
     const nested = { path: 'data', filter: { term: { 'data.k': 'price' } } };
+    expect(sortOf({ field: 'price', direction: 'asc' }, false)).toEqual([
+      { 'data.s': { order: 'asc', mode: 'min', missing: '_last', nested } },
+      { 'data.n': { order: 'asc', mode: 'min', missing: '_last', nested } },
+      { 'data.b': { order: 'asc', mode: 'min', missing: '_last', nested } },
+      { 'name.sort': { order: 'asc' } },
+      { record_id: { order: 'asc' } },
+    ]);
     expect(sortOf({ field: 'price', direction: 'desc' }, true)).toEqual([
+      { 'data.b': { order: 'desc', mode: 'max', missing: '_last', nested } },
       { 'data.n': { order: 'desc', mode: 'max', missing: '_last', nested } },
       { 'data.s': { order: 'desc', mode: 'max', missing: '_last', nested } },
       { _score: { order: 'desc' } },
       { record_id: { order: 'asc' } },
     ]);
+  });
+
+  it('orders identifier matches by name, since they all score 1.0', () => {
+    const request = searchRequest(query({ text: { type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] } }), indexes);
+    expect(request.sort).toEqual([{ 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }]);
   });
 });
 

@@ -12,7 +12,7 @@ import type {
 } from '../port';
 import { queryWords, STOP_WORDS } from '../classify';
 import type { Indexes } from './mappings';
-import { fromSource, generationId, INTERNAL_FIELDS, numericValue, textValue, type StoredDocument } from './source';
+import { equalForms, fromSource, generationId, INTERNAL_FIELDS, numericValue, type StoredDocument } from './source';
 
 type Query = estypes.QueryDslQueryContainer;
 
@@ -70,42 +70,44 @@ function values(value: Scalar | Scalar[]): Scalar[] {
 }
 
 /**
- * One collection_data filter as a nested query: eq and in compare text representations (so "10" matches 10 and "10",
- * "true" matches true); ranges compare numbers, or text when the bound is not numeric (ISO dates order as text).
+ * One collection_data filter as a nested query, with the PostgreSQL engine's semantics: eq and in match any spelling
+ * of any value (see equalForms); ranges compare numbers with stored numbers only, and a non-numeric string bound (an
+ * ISO date) with stored strings in code point order.
  */
 export function filterQuery(filter: Filter): Query {
   const { field, op } = filter;
   switch (op) {
     case 'eq':
-      return onData(field, { term: { 'data.s': textValue(values(filter.value)[0] ?? '') } });
     case 'in':
-      return onData(field, { terms: { 'data.s': values(filter.value).map(textValue) } });
+      return onData(field, { terms: { 'data.j': [...new Set(values(filter.value).flatMap(equalForms))] } });
     case 'gte':
     case 'lte':
     case 'gt':
     case 'lt': {
-      const bound = values(filter.value)[0] ?? '';
-      const n = numericValue(bound);
-      return n === undefined
-        ? onData(field, { range: { 'data.s': { [op]: textValue(bound) } } })
-        : onData(field, { range: { 'data.n': { [op]: n } } });
+      const bound = values(filter.value)[0];
+      const n = bound === undefined ? undefined : numericValue(bound);
+      if (n !== undefined) return onData(field, { range: { 'data.n': { [op]: n } } });
+      if (typeof bound === 'string') return onData(field, { range: { 'data.s': { [op]: bound } } });
+      return { match_none: {} };
     }
   }
 }
 
-/** Words of a query that can match anything: a lone "-" or "," would otherwise make an all-terms query match nothing. */
+const MAX_TERMS = 16;
+const MAX_TERM_LENGTH = 100;
+
+/** The words a query matches with: runs of letters and digits, as the PostgreSQL engine takes them. */
 export function wordsOf(text: string): string[] {
-  return text
-    .trim()
-    .split(/\s+/)
-    .filter((w) => /[\p{L}\p{N}]/u.test(w));
+  return queryWords(text)
+    .filter((w) => w.length <= MAX_TERM_LENGTH)
+    .slice(0, MAX_TERMS);
 }
 
-/** A sentence's content words: stop words match nearly everything, so they only count when nothing else is left. */
+/** A sentence's distinct content words: stop words match nearly everything, so they count only when nothing else is left. */
 export function naturalWords(text: string): string[] {
-  const words = queryWords(text);
+  const words = wordsOf(text);
   const content = words.filter((w) => !STOP_WORDS.has(w));
-  return content.length > 0 ? content : words;
+  return [...new Set(content.length > 0 ? content : words)];
 }
 
 /**
@@ -150,12 +152,15 @@ export function fuzzyQuery(text: NonNullable<SearchQuery['text']>): Query | unde
 }
 
 /**
- * The sort clauses: the requested field (a collection_data field by its numeric value, then its text, documents
- * without it last), then the default order as tie-breaker: relevance then record_id with a text query, name then
- * record_id without. A field no document has is missing everywhere and so leaves the default order.
+ * The sort clauses: the requested field, then the default order as tie-breaker: relevance then record_id for ranked
+ * queries, name then record_id for identifier and filter-only ones. A field no document has is missing everywhere and
+ * so leaves the default order.
+ *
+ * A collection_data field sorts as PostgreSQL orders jsonb values (strings < numbers < booleans), documents without
+ * it last: one key per JSON type, in type order for the direction, each putting the other types after it.
  */
-export function sortOf(sort: Sort | undefined, hasText: boolean): estypes.SortCombinations[] {
-  const defaults: estypes.SortCombinations[] = hasText
+export function sortOf(sort: Sort | undefined, ranked: boolean): estypes.SortCombinations[] {
+  const defaults: estypes.SortCombinations[] = ranked
     ? [{ _score: { order: 'desc' } }, { record_id: { order: 'asc' } }]
     : [{ 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }];
   if (!sort) return defaults;
@@ -164,11 +169,8 @@ export function sortOf(sort: Sort | undefined, hasText: boolean): estypes.SortCo
   if (column) return [{ [column]: { order, missing: '_last' } }, ...defaults];
   const nested: estypes.NestedSortValue = { path: 'data', filter: { term: { 'data.k': sort.field } } };
   const mode = order === 'asc' ? 'min' : 'max';
-  return [
-    { 'data.n': { order, mode, missing: '_last', nested } },
-    { 'data.s': { order, mode, missing: '_last', nested } },
-    ...defaults,
-  ];
+  const types = order === 'asc' ? ['data.s', 'data.n', 'data.b'] : ['data.b', 'data.n', 'data.s'];
+  return [...types.map((key) => ({ [key]: { order, mode, missing: '_last' as const, nested } })), ...defaults];
 }
 
 /**
@@ -200,7 +202,7 @@ export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = fals
   const text = fuzzy && query.text ? fuzzyQuery(query.text) : textQuery(query.text);
   const filter = [...scope.filter, ...query.filters.map(filterQuery)];
   const { from, size } = pageOf(query.offset, query.limit);
-  const sort = sortOf(query.sort, text !== undefined);
+  const sort = sortOf(query.sort, fuzzy || modeOf(query) === 'ranked');
   return {
     index: scope.index,
     ...routingOf(query.scope),

@@ -1,22 +1,22 @@
 import type { IndexDocument } from '../port';
 import { sampleDocument } from './__tests__/fixtures';
-import { dataEntries, documentId, fromSource, numericValue, toStored, tombstoneOf } from './source';
+import { dataEntries, documentId, equalForms, fromSource, numericValue, toStored, tombstoneOf } from './source';
 
 describe('stored documents', () => {
-  it('turns collection_data into key/value entries with text, number and boolean forms', () => {
+  it('turns collection_data into key/value entries typed as their JSON values', () => {
     expect(dataEntries({ size: 'M8', length: 40, price: '12.50', stock: true })).toEqual([
-      { k: 'size', s: 'M8', j: '"M8"' },
-      { k: 'length', s: '40', n: 40, j: '40' },
-      { k: 'price', s: '12.50', n: 12.5, j: '"12.50"' },
-      { k: 'stock', s: 'true', b: true, j: 'true' },
+      { k: 'size', j: '"M8"', s: 'M8' },
+      { k: 'length', j: '40', n: 40 },
+      { k: 'price', j: '"12.50"', s: '12.50' },
+      { k: 'stock', j: 'true', b: true },
     ]);
   });
 
   it('gives one entry per distinct scalar of an array and skips nulls and nested objects', () => {
     expect(dataEntries({ tags: ['a', 'b', 'a', 2], none: null, nested: { x: 1 }, list: [{ y: 2 }] })).toEqual([
-      { k: 'tags', s: 'a', j: '"a"' },
-      { k: 'tags', s: 'b', j: '"b"' },
-      { k: 'tags', s: '2', n: 2, j: '2' },
+      { k: 'tags', j: '"a"', s: 'a' },
+      { k: 'tags', j: '"b"', s: 'b' },
+      { k: 'tags', j: '2', n: 2 },
     ]);
   });
 
@@ -28,6 +28,15 @@ describe('stored documents', () => {
     expect(numericValue('0x10')).toBeUndefined();
     expect(numericValue('')).toBeUndefined();
     expect(numericValue(true)).toBeUndefined();
+  });
+
+  it('spells an equality value every way a stored value may hold it', () => {
+    expect(equalForms('10')).toEqual(['"10"', '10']);
+    expect(equalForms('10.0')).toEqual(['"10.0"', '10']);
+    expect(equalForms(10)).toEqual(['10', '"10"']);
+    expect(equalForms('true')).toEqual(['"true"', 'true']);
+    expect(equalForms(false)).toEqual(['false', '"false"']);
+    expect(equalForms('M8')).toEqual(['"M8"']);
   });
 
   it('stores only the document fields plus what matching needs, whatever else the object carries', () => {

@@ -2,13 +2,18 @@ import { dataText } from '../documents';
 import { identifiersOf } from '../identifiers';
 import type { IndexDocument, Scalar } from '../port';
 
-/** One value of one collection_data key, as the nested `data` field stores it. */
+/**
+ * One value of one collection_data key, as the nested `data` field stores it. Each typed field is set only for values
+ * of that JSON type, as PostgreSQL's jsonb compares them: ranges and stats see numbers only, text ranges and text
+ * sort see strings only.
+ */
 export interface DataEntry {
   k: string;
-  s: string;
+  /** The value as JSON: equality (10 and "10" are different values) and group-by keys. */
+  j: string;
+  s?: string;
   n?: number;
   b?: boolean;
-  j: string;
 }
 
 /** What the records and public indexes hold for a record. */
@@ -40,21 +45,33 @@ export function generationId(tenant_id: string, collection: string): string {
   return `${tenant_id}:${collection}`;
 }
 
-const NUMERIC_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const NUMERIC_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 
-/** The number a value stands for, if any: numbers, and strings that are plain numerals ("12.50" from a CSV). */
+/** A filter value as a number when it is one or spells one ("7.5" from a query string). */
 export function numericValue(value: Scalar): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
-    const n = Number(value);
+  if (typeof value === 'string' && NUMERIC_TEXT.test(value.trim())) {
+    const n = Number(value.trim());
     return Number.isFinite(n) ? n : undefined;
   }
   return undefined;
 }
 
-/** The text representation filters compare: 10 and "10" are both "10", true is "true". */
-export function textValue(value: Scalar): string {
-  return String(value);
+/**
+ * The stored values an equality filter value matches, as the JSON the entries' `j` holds: the value and its other
+ * spellings, so "10" matches a stored 10 or "10", "true" a stored true or "true", 10 a stored 10 or "10". Equal
+ * numbers have one JSON text, so 10 also matches a stored 10.0.
+ */
+export function equalForms(value: Scalar): string[] {
+  const forms: Scalar[] = [value];
+  if (typeof value === 'string') {
+    const n = numericValue(value);
+    if (n !== undefined) forms.push(n);
+    if (value === 'true' || value === 'false') forms.push(value === 'true');
+  } else {
+    forms.push(String(value));
+  }
+  return [...new Set(forms.map((f) => JSON.stringify(f)))];
 }
 
 function isScalar(value: unknown): value is Scalar {
@@ -75,11 +92,9 @@ export function dataEntries(collection_data: Record<string, unknown>): DataEntry
       const j = JSON.stringify(value);
       if (seen.has(j)) continue;
       seen.add(j);
-      const entry: DataEntry = { k, s: textValue(value), j };
-      const n = numericValue(value);
-      if (n !== undefined) entry.n = n;
-      if (typeof value === 'boolean') entry.b = value;
-      entries.push(entry);
+      if (typeof value === 'string') entries.push({ k, j, s: value });
+      else if (typeof value === 'number') entries.push({ k, j, n: value });
+      else entries.push({ k, j, b: value });
     }
   }
   return entries;
