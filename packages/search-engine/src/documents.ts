@@ -58,26 +58,32 @@ export function changeProblem(change: IndexChange): string | undefined {
   return undefined;
 }
 
-/** The string with NUL characters removed (PostgreSQL text and jsonb cannot hold them). */
-export function withoutNul(text: string): string {
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+/**
+ * The string without what JSON stores and PostgreSQL refuses: NUL characters are dropped, unpaired UTF-16
+ * surrogates (a string cut in the middle of an emoji) become U+FFFD.
+ */
+export function cleanText(text: string): string {
+  return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\uFFFD')) : text;
 }
 
-/** A JSON value with NUL characters removed from every string and key; the value itself when it holds none. */
-export function jsonWithoutNul<T>(value: T): T {
-  return hasNul(value) ? (stripNul(value) as T) : value;
+/** A JSON value with every string and key cleaned (see cleanText); the value itself when nothing needed cleaning. */
+export function cleanJson<T>(value: T): T {
+  return needsCleaning(value) ? (clean(value) as T) : value;
 }
 
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
+function needsCleaning(value: unknown): boolean {
+  if (typeof value === 'string') return UNSTORABLE.test(value);
   if (!value || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(hasNul);
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  if (Array.isArray(value)) return value.some(needsCleaning);
+  return Object.entries(value).some(([k, v]) => UNSTORABLE.test(k) || needsCleaning(v));
 }
 
-function stripNul(value: unknown): unknown {
-  if (typeof value === 'string') return withoutNul(value);
+function clean(value: unknown): unknown {
+  if (typeof value === 'string') return cleanText(value);
   if (!value || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(stripNul);
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), stripNul(v)]));
+  if (Array.isArray(value)) return value.map(clean);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [cleanText(k), clean(v)]));
 }

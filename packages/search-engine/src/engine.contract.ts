@@ -1,0 +1,651 @@
+import { randomUUID } from 'node:crypto';
+import { detectIdentifier } from './identifiers';
+import type {
+  Filter,
+  IndexChange,
+  IndexDocument,
+  QueryType,
+  SearchEngine,
+  SearchQuery,
+  SearchResult,
+  SearchScope,
+  Sort,
+} from './port';
+
+/**
+ * One contract, every adapter: PostgreSQL (server and PGlite) and Elasticsearch call this with a way to open their
+ * engine. Each test works in its own random tenant (and, for the shared public index, its own collection names and
+ * search terms), so a shared server or database keeps runs apart. Only observable behaviour is asserted.
+ */
+export function searchEngineContract(
+  name: string,
+  open: () => Promise<{ engine: SearchEngine; close(): Promise<void> }>,
+): void {
+  describe(`search engine contract: ${name}`, () => {
+    let engine: SearchEngine;
+    let close: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ engine, close } = await open());
+      await engine.init();
+    });
+
+    afterAll(async () => {
+      await close?.();
+    });
+
+    const index = async (...documents: IndexDocument[]) => {
+      const outcomes = await engine.apply(documents.map((d) => upsert(d)));
+      expect(outcomes.map((o) => o.status)).toEqual(documents.map(() => 'indexed'));
+    };
+
+    const find = (scope: SearchScope, q: Partial<Omit<SearchQuery, 'scope' | 'text'>> & { text?: string; type?: QueryType } = {}) =>
+      engine.search({
+        scope,
+        text: q.text === undefined ? undefined : textOf(q.text, q.type),
+        filters: q.filters ?? [],
+        sort: q.sort,
+        limit: q.limit ?? 20,
+        offset: q.offset ?? 0,
+      });
+
+    const namesOf = (result: SearchResult) => result.hits.map((h) => h.document.name);
+
+    it('initialises again without harm', async () => {
+      await engine.init();
+      await engine.ping();
+    });
+
+    it("never returns another tenant's documents", async () => {
+      const [a, b] = [tenant(), tenant()];
+      await index(doc(a, { name: 'Hex bolt M8' }), doc(b, { name: 'Hex bolt M10' }));
+      const found = await find(own(a), { text: 'hex bolt' });
+      expect(namesOf(found)).toEqual(['Hex bolt M8']);
+      const filtered = await find(own(b));
+      expect(namesOf(filtered)).toEqual(['Hex bolt M10']);
+      expect((await engine.aggregate({ scope: own(a), filters: [] })).total).toBe(1);
+    });
+
+    it('searches only the collection asked for', async () => {
+      const t = tenant();
+      await index(doc(t, { name: 'Brass hinge', collection: 'hardware' }), doc(t, { name: 'Brass lamp', collection: 'lighting' }));
+      expect(namesOf(await find(own(t, 'hardware'), { text: 'brass' }))).toEqual(['Brass hinge']);
+      expect(namesOf(await find(own(t, 'lighting')))).toEqual(['Brass lamp']);
+    });
+
+    it('never returns archived or draft documents', async () => {
+      const t = tenant();
+      await index(
+        doc(t, { name: 'Copper pipe live', collection_data: { sku: 'CU-1001' } }),
+        doc(t, { name: 'Copper pipe archived', status: 'archived', collection_data: { sku: 'CU-1001' } }),
+        doc(t, { name: 'Copper pipe draft', status: 'draft', collection_data: { sku: 'CU-1001' } }),
+      );
+      expect(namesOf(await find(own(t), { text: 'copper pipe' }))).toEqual(['Copper pipe live']);
+      expect(namesOf(await find(own(t), { text: 'CU-1001' }))).toEqual(['Copper pipe live']);
+      expect(namesOf(await find(own(t)))).toEqual(['Copper pipe live']);
+      expect((await engine.aggregate({ scope: own(t), filters: [] })).total).toBe(1);
+    });
+
+    it('archiving a document takes it out of the next search', async () => {
+      const t = tenant();
+      const d = doc(t, { name: 'Walnut table' });
+      await index(d);
+      expect(namesOf(await find(own(t), { text: 'walnut' }))).toEqual(['Walnut table']);
+      await index({ ...d, version: 2, status: 'archived' });
+      expect((await find(own(t), { text: 'walnut' })).hits).toEqual([]);
+    });
+
+    it('hides a staging generation until it is swapped in, then drops the old generation', async () => {
+      const t = tenant();
+      await index(doc(t, { name: 'Oak chair old', generation: 1 }));
+      const staging = doc(t, { name: 'Oak chair new', generation: 2 });
+      await engine.apply([upsert(staging, 1)]);
+      expect(namesOf(await find(own(t), { text: 'oak chair' }))).toEqual(['Oak chair old']);
+      expect(namesOf(await find(own(t)))).toEqual(['Oak chair old']);
+
+      await engine.swapGeneration(t, 'parts', 2);
+      expect(namesOf(await find(own(t), { text: 'oak chair' }))).toEqual(['Oak chair new']);
+      expect(namesOf(await find(own(t)))).toEqual(['Oak chair new']);
+      expect((await engine.aggregate({ scope: own(t), filters: [] })).total).toBe(1);
+    });
+
+    it('treats a higher active generation announced by an upsert as a swap', async () => {
+      const t = tenant();
+      await index(doc(t, { name: 'Pine shelf old', generation: 1 }));
+      await engine.apply([upsert(doc(t, { name: 'Pine shelf new', generation: 2 }), 2)]);
+      expect(namesOf(await find(own(t), { text: 'pine shelf' }))).toEqual(['Pine shelf new']);
+      // A late writer that still believes generation 1 is active cannot turn the clock back.
+      await engine.apply([upsert(doc(t, { name: 'Pine shelf late', generation: 1 }), 1)]);
+      expect(namesOf(await find(own(t), { text: 'pine shelf' }))).toEqual(['Pine shelf new']);
+    });
+
+    it('ignores an upsert older than the stored version and reports it indexed', async () => {
+      const t = tenant();
+      const d = doc(t, { name: 'Steel anchor v2', version: 2 });
+      await index(d);
+      const outcomes = await engine.apply([upsert({ ...d, version: 1, name: 'Steel anchor v1' })]);
+      expect(outcomes).toEqual([{ record_id: d.record_id, version: 1, status: 'indexed' }]);
+      expect(namesOf(await find(own(t), { text: 'steel anchor' }))).toEqual(['Steel anchor v2']);
+    });
+
+    it('keeps a removed document out even when an older upsert arrives late', async () => {
+      const t = tenant();
+      const d = doc(t, { name: 'Zinc washer', version: 3 });
+      await index(d);
+      const removed = await engine.apply([{ op: 'remove', tenant_id: t, record_id: d.record_id, version: 4 }]);
+      expect(removed).toEqual([{ record_id: d.record_id, version: 4, status: 'indexed' }]);
+      expect((await find(own(t), { text: 'zinc washer' })).hits).toEqual([]);
+      const late = await engine.apply([upsert({ ...d, version: 3 })]);
+      expect(late[0]!.status).toBe('indexed');
+      expect((await find(own(t), { text: 'zinc washer' })).hits).toEqual([]);
+      expect((await find(own(t))).hits).toEqual([]);
+    });
+
+    it('reports a redelivered version indexed and keeps one copy', async () => {
+      const t = tenant();
+      const d = doc(t, { name: 'Nylon spacer' });
+      await index(d);
+      await index(d);
+      const both = await engine.apply([upsert(d), upsert(d)]);
+      expect(both.map((o) => o.status)).toEqual(['indexed', 'indexed']);
+      const found = await find(own(t), { text: 'nylon spacer' });
+      expect(namesOf(found)).toEqual(['Nylon spacer']);
+      expect(found.total_estimate).toBe(1);
+    });
+
+    it('applies changes of one batch in order, the newest version winning', async () => {
+      const t = tenant();
+      const d = doc(t, { name: 'Felt pad first' });
+      await engine.apply([upsert(d), upsert({ ...d, version: 3, name: 'Felt pad third' }), upsert({ ...d, version: 2, name: 'Felt pad second' })]);
+      expect(namesOf(await find(own(t), { text: 'felt pad' }))).toEqual(['Felt pad third']);
+    });
+
+    it('finds a document in the search right after apply returns', async () => {
+      const t = tenant();
+      for (let i = 0; i < 5; i++) {
+        const d = doc(t, { name: `Rivet batch ${i}` });
+        await engine.apply([upsert(d)]);
+        const found = await find(own(t), { text: `rivet batch ${i}`, type: 'keyword' });
+        expect(found.hits.map((h) => h.document.record_id)).toContain(d.record_id);
+      }
+    });
+
+    it('returns the document as indexed', async () => {
+      const t = tenant();
+      const d = doc(t, {
+        name: 'Round trip',
+        description: 'User text',
+        description_llm: 'Generated text',
+        record_type: 'widget',
+        collection_data: { price: 9.5, tags: ['a', 'b'], nested: { ok: true } },
+        source_type: 'file_upload',
+        version: 7,
+      });
+      await index(d);
+      const found = await find(own(t), { text: 'round trip' });
+      expect(found.hits[0]!.document).toEqual(d);
+    });
+
+    describe('public index', () => {
+      it('finds public documents of every tenant and no private ones', async () => {
+        const [a, b] = [tenant(), tenant()];
+        const word = uniqueWord();
+        const collection = `open_${word}`;
+        await index(
+          doc(a, { name: `Public ${word} from a`, collection, visibility: 'public' }),
+          doc(a, { name: `Private ${word} from a`, collection }),
+        );
+        await index(doc(b, { name: `Public ${word} from b`, collection, visibility: 'public' }));
+        const found = await find({ kind: 'public', collection }, { text: word });
+        expect(namesOf(found).sort()).toEqual([`Public ${word} from a`, `Public ${word} from b`]);
+        const everywhere = await find({ kind: 'public' }, { text: word });
+        expect(namesOf(everywhere).sort()).toEqual([`Public ${word} from a`, `Public ${word} from b`]);
+        expect((await engine.aggregate({ scope: { kind: 'public', collection }, filters: [] })).total).toBe(2);
+      });
+
+      it('moves a document in and out with its visibility, and drops it when archived', async () => {
+        const t = tenant();
+        const word = uniqueWord();
+        const collection = `open_${word}`;
+        const d = doc(t, { name: `Lamp ${word}`, collection });
+        await index(d);
+        const publicScope: SearchScope = { kind: 'public', collection };
+        expect((await find(publicScope, { text: word })).hits).toEqual([]);
+        await index({ ...d, version: 2, visibility: 'public' });
+        expect(namesOf(await find(publicScope, { text: word }))).toEqual([`Lamp ${word}`]);
+        await index({ ...d, version: 3, visibility: 'private' });
+        expect((await find(publicScope, { text: word })).hits).toEqual([]);
+        expect(namesOf(await find(own(t, collection), { text: word }))).toEqual([`Lamp ${word}`]);
+        await index({ ...d, version: 4, visibility: 'public' });
+        expect(namesOf(await find(publicScope, { text: word }))).toEqual([`Lamp ${word}`]);
+        await index({ ...d, version: 5, visibility: 'public', status: 'archived' });
+        expect((await find(publicScope, { text: word })).hits).toEqual([]);
+        expect((await find(publicScope)).hits).toEqual([]);
+      });
+
+      it('shows a public staging document only after the swap', async () => {
+        const t = tenant();
+        const word = uniqueWord();
+        const collection = `open_${word}`;
+        await index(doc(t, { name: `Old ${word}`, collection, visibility: 'public', generation: 1 }));
+        await engine.apply([upsert(doc(t, { name: `New ${word}`, collection, visibility: 'public', generation: 2 }), 1)]);
+        expect(namesOf(await find({ kind: 'public', collection }, { text: word }))).toEqual([`Old ${word}`]);
+        await engine.swapGeneration(t, collection, 2);
+        expect(namesOf(await find({ kind: 'public', collection }, { text: word }))).toEqual([`New ${word}`]);
+      });
+    });
+
+    describe('identifiers', () => {
+      it('matches an EAN-13 query against a UPC-A, a numeric EAN and a grouped GTIN, scoring 1.0', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Cola can', collection_data: { upc: '036000291452' } }),
+          doc(t, { name: 'Drill bit', collection_data: { ean: 4006381333931 } }),
+          doc(t, { name: 'Unrelated', collection_data: { ean: '4006381333948' } }),
+        );
+        const cola = await find(own(t), { text: '0036000291452' });
+        expect(namesOf(cola)).toEqual(['Cola can']);
+        expect(cola.hits[0]!.score).toBe(1);
+        const drill = await find(own(t), { text: '4 006381 333931' });
+        expect(namesOf(drill)).toEqual(['Drill bit']);
+        expect(drill.hits[0]!.score).toBe(1);
+      });
+
+      it('matches standards whatever their spacing and case, and a base against its dated form', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Hex bolt DIN 933 M8x40' }),
+          doc(t, { name: 'Socket cap screw', collection_data: { norm: 'DIN EN ISO 4762' } }),
+          doc(t, { name: 'Quality manual', collection_data: { certified: ['ISO 9001:2015'] } }),
+          doc(t, { name: 'Hex bolt DIN 931' }),
+        );
+        for (const q of ['din933', 'DIN-933', 'DIN 933']) {
+          const found = await find(own(t), { text: q });
+          expect(namesOf(found)).toEqual(['Hex bolt DIN 933 M8x40']);
+          expect(found.hits[0]!.score).toBe(1);
+        }
+        expect(namesOf(await find(own(t), { text: 'ISO 4762' }))).toEqual(['Socket cap screw']);
+        expect(namesOf(await find(own(t), { text: 'iso 9001' }))).toEqual(['Quality manual']);
+        expect(namesOf(await find(own(t), { text: 'ISO 9001:2015' }))).toEqual(['Quality manual']);
+      });
+
+      it('matches a SKU written with other separators and case', async () => {
+        const t = tenant();
+        await index(doc(t, { name: 'Cable tie', collection_data: { sku: 'CT-200/BLK' } }), doc(t, { name: 'Cable clip', collection_data: { sku: 'CT-201/BLK' } }));
+        for (const q of ['ct200blk', 'CT.200.BLK', 'ct-200-blk']) {
+          const found = await find(own(t), { text: q });
+          expect(namesOf(found)).toEqual(['Cable tie']);
+          expect(found.hits.every((h) => h.score === 1)).toBe(true);
+          expect(found.fuzzy).toBe(false);
+        }
+      });
+    });
+
+    describe('full text', () => {
+      it('requires every keyword and matches the last one as a prefix', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Stainless steel hex bolt' }),
+          doc(t, { name: 'Stainless steel washer' }),
+          doc(t, { name: 'Galvanised hex bolt' }),
+        );
+        expect(namesOf(await find(own(t), { text: 'stainless bolt', type: 'keyword' }))).toEqual(['Stainless steel hex bolt']);
+        expect(namesOf(await find(own(t), { text: 'hex bo', type: 'keyword' })).sort()).toEqual([
+          'Galvanised hex bolt',
+          'Stainless steel hex bolt',
+        ]);
+        expect(namesOf(await find(own(t), { text: 'stainless wash', type: 'keyword' }))).toEqual(['Stainless steel washer']);
+      });
+
+      it('matches words across name, descriptions and collection_data text, case and punctuation aside', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Widget one', description: 'Weatherproof housing' }),
+          doc(t, { name: 'Widget two', description_llm: 'A WEATHERPROOF cover.' }),
+          doc(t, { name: 'Widget three', collection_data: { notes: 'weather-proof? no: weatherproof!' } }),
+          doc(t, { name: 'Widget four', collection_data: { weatherproof: 'no' } }),
+        );
+        expect(namesOf(await find(own(t), { text: 'weatherproof', type: 'keyword' })).sort()).toEqual([
+          'Widget one',
+          'Widget three',
+          'Widget two',
+        ]);
+      });
+
+      it('ranks a document matching more natural-language terms above one matching fewer', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Outdoor bench' }),
+          doc(t, { name: 'Outdoor teak bench with cushions' }),
+          doc(t, { name: 'Kitchen stool' }),
+        );
+        const found = await find(own(t), { text: 'teak bench for outdoor use', type: 'natural_language' });
+        expect(namesOf(found)).toEqual(['Outdoor teak bench with cushions', 'Outdoor bench']);
+        expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
+      });
+
+      it('ranks a name match above a description match above a collection_data match', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Item C', collection_data: { material: 'Titanium' } }),
+          doc(t, { name: 'Item B', description: 'Made of titanium' }),
+          doc(t, { name: 'Titanium item A' }),
+        );
+        for (const type of ['keyword', 'natural_language'] as const) {
+          const found = await find(own(t), { text: 'titanium', type });
+          expect(namesOf(found)).toEqual(['Titanium item A', 'Item B', 'Item C']);
+          const scores = found.hits.map((h) => h.score);
+          expect(scores[0]).toBeGreaterThan(scores[1]!);
+          expect(scores[1]).toBeGreaterThan(scores[2]!);
+        }
+      });
+
+      it('scores every hit within 0..1', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Bolt bolt bolt', description: 'bolt bolt bolt bolt', description_llm: 'bolt', collection_data: { a: 'bolt bolt' } }),
+          doc(t, { name: 'Bolt', collection_data: { sku: 'BOLT-9' } }),
+          doc(t, { name: 'Nut', description: 'fits a bolt' }),
+        );
+        const results = [
+          await find(own(t), { text: 'bolt', type: 'keyword' }),
+          await find(own(t), { text: 'bolt bolt bolt bolt nut', type: 'natural_language' }),
+          await find(own(t), { text: 'BOLT-9' }),
+          await find(own(t), { text: 'boltz' }),
+          await find(own(t)),
+        ];
+        for (const r of results) {
+          expect(r.hits.length).toBeGreaterThan(0);
+          for (const h of r.hits) {
+            expect(h.score).toBeGreaterThanOrEqual(0);
+            expect(h.score).toBeLessThanOrEqual(1);
+          }
+        }
+        expect(results[4]!.hits.every((h) => h.score === 1)).toBe(true);
+      });
+
+      it('falls back to typo-tolerant matching on names when the text matches nothing', async () => {
+        const t = tenant();
+        await index(doc(t, { name: 'Hex bolt M8x40 stainless steel A2' }), doc(t, { name: 'Wood screw brass' }));
+        const found = await find(own(t), { text: 'stainles stel', type: 'keyword' });
+        expect(found.fuzzy).toBe(true);
+        expect(namesOf(found)).toEqual(['Hex bolt M8x40 stainless steel A2']);
+        expect(found.total_estimate).toBe(1);
+        const exact = await find(own(t), { text: 'stainless steel', type: 'keyword' });
+        expect(exact.fuzzy).toBe(false);
+        const nothing = await find(own(t), { text: 'zzyzx qwv', type: 'keyword' });
+        expect(nothing).toEqual({ hits: [], total_estimate: 0, fuzzy: false });
+      });
+
+      it('answers empty for a query without letters or digits', async () => {
+        const t = tenant();
+        await index(doc(t, { name: 'Anything' }));
+        const found = await find(own(t), { text: '?!', type: 'keyword' });
+        expect(found.hits).toEqual([]);
+        expect(found.total_estimate).toBe(0);
+      });
+
+      it('stores and finds a document whose text holds NUL characters', async () => {
+        const t = tenant();
+        const d = doc(t, { name: 'Null\u0000byte gasket', collection_data: { note: 'a\u0000b', 'k\u0000': 1 } });
+        const outcomes = await engine.apply([upsert(d)]);
+        expect(outcomes[0]!.status).toBe('indexed');
+        const found = await find(own(t), { text: 'gasket', type: 'keyword' });
+        expect(found.hits.map((h) => h.document.record_id)).toEqual([d.record_id]);
+      });
+    });
+
+    describe('filters', () => {
+      const catalogue = (t: string) => [
+        doc(t, { name: 'A', collection_data: { material: 'steel', price: 10, in_stock: true, size: '10', tags: ['outdoor', 'sale'] } }),
+        doc(t, { name: 'B', collection_data: { material: 'brass', price: 25.5, in_stock: false, size: 12 } }),
+        doc(t, { name: 'C', collection_data: { material: 'steel', price: 40, in_stock: 'true', size: 10 } }),
+        doc(t, { name: 'D', collection_data: { material: 'Steel', price: '7', released: '2024-03-01' } }),
+        doc(t, { name: 'E', collection_data: { released: '2024-06-15T08:00:00Z' } }),
+      ];
+      const names = async (t: string, filters: Filter[], text?: string) =>
+        namesOf(await find(own(t), { filters, text, type: text ? 'keyword' : undefined })).sort();
+
+      it('eq matches strings exactly and numbers and booleans in either spelling', async () => {
+        const t = tenant();
+        await index(...catalogue(t));
+        expect(await names(t, [{ field: 'material', op: 'eq', value: 'steel' }])).toEqual(['A', 'C']);
+        expect(await names(t, [{ field: 'size', op: 'eq', value: '10' }])).toEqual(['A', 'C']);
+        expect(await names(t, [{ field: 'size', op: 'eq', value: 10 }])).toEqual(['A', 'C']);
+        expect(await names(t, [{ field: 'price', op: 'eq', value: 25.5 }])).toEqual(['B']);
+        expect(await names(t, [{ field: 'in_stock', op: 'eq', value: true }])).toEqual(['A', 'C']);
+        expect(await names(t, [{ field: 'in_stock', op: 'eq', value: 'false' }])).toEqual(['B']);
+        expect(await names(t, [{ field: 'tags', op: 'eq', value: 'sale' }])).toEqual(['A']);
+        expect(await names(t, [{ field: 'nothing', op: 'eq', value: 'steel' }])).toEqual([]);
+      });
+
+      it('in matches any of its values', async () => {
+        const t = tenant();
+        await index(...catalogue(t));
+        expect(await names(t, [{ field: 'material', op: 'in', value: ['brass', 'Steel'] }])).toEqual(['B', 'D']);
+        expect(await names(t, [{ field: 'size', op: 'in', value: [12, '10'] }])).toEqual(['A', 'B', 'C']);
+        expect(await names(t, [{ field: 'material', op: 'in', value: [] }])).toEqual([]);
+      });
+
+      it('range operators compare numeric values only', async () => {
+        const t = tenant();
+        await index(...catalogue(t));
+        expect(await names(t, [{ field: 'price', op: 'gte', value: 25.5 }])).toEqual(['B', 'C']);
+        expect(await names(t, [{ field: 'price', op: 'gt', value: 25.5 }])).toEqual(['C']);
+        expect(await names(t, [{ field: 'price', op: 'lte', value: 25.5 }])).toEqual(['A', 'B']);
+        expect(await names(t, [{ field: 'price', op: 'lt', value: '25.5' }])).toEqual(['A']);
+        expect(await names(t, [{ field: 'price', op: 'gte', value: 10 }, { field: 'price', op: 'lt', value: 40 }])).toEqual(['A', 'B']);
+      });
+
+      it('range operators compare ISO dates', async () => {
+        const t = tenant();
+        await index(...catalogue(t));
+        expect(await names(t, [{ field: 'released', op: 'gte', value: '2024-05-01' }])).toEqual(['E']);
+        expect(await names(t, [{ field: 'released', op: 'lt', value: '2024-05-01' }])).toEqual(['D']);
+      });
+
+      it('combines filters with AND, also with text', async () => {
+        const t = tenant();
+        await index(...catalogue(t), doc(t, { name: 'Steel F', collection_data: { material: 'steel', price: 5 } }));
+        expect(await names(t, [{ field: 'material', op: 'eq', value: 'steel' }, { field: 'in_stock', op: 'eq', value: true }])).toEqual(['A', 'C']);
+        expect(await names(t, [{ field: 'price', op: 'lt', value: 20 }], 'steel')).toEqual(['A', 'Steel F']);
+      });
+    });
+
+    describe('order and pages', () => {
+      const priced = (t: string) => [
+        doc(t, { name: 'Charlie', collection_data: { price: 30, color: 'red' } }),
+        doc(t, { name: 'alpha', collection_data: { price: 5, color: 'red' } }),
+        doc(t, { name: 'Bravo', collection_data: { price: 100, color: 'red' } }),
+        doc(t, { name: 'Delta', collection_data: { color: 'red' } }),
+      ];
+
+      it('lists filter-only results by name', async () => {
+        const t = tenant();
+        await index(...priced(t));
+        expect(namesOf(await find(own(t)))).toEqual(['alpha', 'Bravo', 'Charlie', 'Delta']);
+      });
+
+      it('sorts by a numeric collection_data field either way, documents without it last', async () => {
+        const t = tenant();
+        await index(...priced(t));
+        const asc: Sort = { field: 'price', direction: 'asc' };
+        const desc: Sort = { field: 'price', direction: 'desc' };
+        expect(namesOf(await find(own(t), { sort: asc }))).toEqual(['alpha', 'Charlie', 'Bravo', 'Delta']);
+        expect(namesOf(await find(own(t), { sort: desc }))).toEqual(['Bravo', 'Charlie', 'alpha', 'Delta']);
+        expect(namesOf(await find(own(t), { sort: desc, text: 'red', type: 'keyword' }))).toEqual(['Bravo', 'Charlie', 'alpha', 'Delta']);
+      });
+
+      it('sorts by name either way', async () => {
+        const t = tenant();
+        await index(...priced(t));
+        expect(namesOf(await find(own(t), { sort: { field: 'name', direction: 'asc' }, text: 'red', type: 'keyword' }))).toEqual([
+          'alpha',
+          'Bravo',
+          'Charlie',
+          'Delta',
+        ]);
+        expect(namesOf(await find(own(t), { sort: { field: 'name', direction: 'desc' } }))).toEqual(['Delta', 'Charlie', 'Bravo', 'alpha']);
+      });
+
+      it('keeps the default order for a sort field no document has', async () => {
+        const t = tenant();
+        await index(
+          ...priced(t),
+          doc(t, { name: 'Red red red' }),
+          doc(t, { name: 'Echo', description: 'red' }),
+        );
+        const unknown: Sort = { field: 'no_such_field', direction: 'desc' };
+        for (const q of [{}, { text: 'red', type: 'keyword' as const }, { text: 'red echo', type: 'natural_language' as const }]) {
+          const plain = await find(own(t), q);
+          const sorted = await find(own(t), { ...q, sort: unknown });
+          expect(sorted.hits.map((h) => h.document.record_id)).toEqual(plain.hits.map((h) => h.document.record_id));
+        }
+      });
+
+      it('pages with offset and limit and reports the total', async () => {
+        const t = tenant();
+        const docs = Array.from({ length: 25 }, (_, i) => doc(t, { name: `Panel ${String(i).padStart(2, '0')}`, collection_data: { n: i } }));
+        await index(...docs);
+        const all: string[] = [];
+        for (let offset = 0; offset < 30; offset += 10) {
+          const page = await find(own(t), { text: 'panel', type: 'keyword', limit: 10, offset });
+          expect(page.total_estimate).toBe(25);
+          all.push(...page.hits.map((h) => h.document.record_id));
+        }
+        expect(all).toHaveLength(25);
+        expect(new Set(all).size).toBe(25);
+        const listed = await find(own(t), { limit: 5, offset: 20 });
+        expect(namesOf(listed)).toEqual(['Panel 20', 'Panel 21', 'Panel 22', 'Panel 23', 'Panel 24']);
+        expect(listed.total_estimate).toBe(25);
+        const beyond = await find(own(t), { limit: 5, offset: 40, sort: { field: 'n', direction: 'asc' } });
+        expect(beyond.hits).toEqual([]);
+        expect(beyond.total_estimate).toBe(25);
+      });
+    });
+
+    describe('aggregate', () => {
+      it('groups by a field, highest count first, ties by value, top 50 only', async () => {
+        const t = tenant();
+        const docs = [
+          ...Array.from({ length: 3 }, () => doc(t, { collection_data: { material: 'steel' } })),
+          ...Array.from({ length: 2 }, () => doc(t, { collection_data: { material: 'brass' } })),
+          ...Array.from({ length: 2 }, () => doc(t, { collection_data: { material: 'aluminium' } })),
+          ...Array.from({ length: 60 }, (_, i) => doc(t, { collection_data: { material: `alloy ${String(i).padStart(2, '0')}` } })),
+          doc(t, { collection_data: {} }),
+          doc(t, { status: 'archived', collection_data: { material: 'steel' } }),
+        ];
+        await index(...docs);
+        const result = await engine.aggregate({ scope: own(t), filters: [], group_by: 'material' });
+        expect(result.total).toBe(68);
+        expect(result.groups).toHaveLength(50);
+        expect(result.groups.slice(0, 4)).toEqual([
+          { value: 'steel', count: 3 },
+          { value: 'aluminium', count: 2 },
+          { value: 'brass', count: 2 },
+          { value: 'alloy 00', count: 1 },
+        ]);
+        expect(result.groups[49]).toEqual({ value: 'alloy 46', count: 1 });
+      });
+
+      it('groups numbers and booleans as stored, and by record_type', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { record_type: 'bolt', collection_data: { size: 8, ok: true } }),
+          doc(t, { record_type: 'bolt', collection_data: { size: 8, ok: false } }),
+          doc(t, { record_type: 'nut', collection_data: { size: 10, ok: true } }),
+        );
+        expect((await engine.aggregate({ scope: own(t), filters: [], group_by: 'size' })).groups).toEqual([
+          { value: 8, count: 2 },
+          { value: 10, count: 1 },
+        ]);
+        expect((await engine.aggregate({ scope: own(t), filters: [], group_by: 'ok' })).groups).toEqual([
+          { value: true, count: 2 },
+          { value: false, count: 1 },
+        ]);
+        expect((await engine.aggregate({ scope: own(t), filters: [], group_by: 'record_type' })).groups).toEqual([
+          { value: 'bolt', count: 2 },
+          { value: 'nut', count: 1 },
+        ]);
+      });
+
+      it('computes stats over numeric values only, within the filters', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { collection_data: { price: 10, weight: 1, material: 'steel' } }),
+          doc(t, { collection_data: { price: 20, material: 'steel' } }),
+          doc(t, { collection_data: { price: '30', material: 'steel' } }),
+          doc(t, { collection_data: { price: 1000, material: 'gold' } }),
+        );
+        const result = await engine.aggregate({
+          scope: own(t),
+          filters: [{ field: 'material', op: 'eq', value: 'steel' }],
+          stats: ['price', 'weight', 'missing'],
+        });
+        expect(result.total).toBe(3);
+        expect(result.groups).toEqual([]);
+        expect(result.stats).toEqual({
+          price: { count: 2, min: 10, max: 20, avg: 15 },
+          weight: { count: 1, min: 1, max: 1, avg: 1 },
+          missing: { count: 0, min: null, max: null, avg: null },
+        });
+      });
+    });
+
+    it('reports a malformed change failed and indexes the rest of the batch', async () => {
+      const t = tenant();
+      const good = [doc(t, { name: 'Good one' }), doc(t, { name: 'Good two' })];
+      const bad = doc(t, { name: 'Bad', version: 1.5 });
+      const outcomes = await engine.apply([upsert(good[0]!), upsert(bad), upsert(good[1]!)]);
+      expect(outcomes.map((o) => [o.record_id, o.status])).toEqual([
+        [good[0]!.record_id, 'indexed'],
+        [bad.record_id, 'failed'],
+        [good[1]!.record_id, 'indexed'],
+      ]);
+      expect(outcomes[1]!.error).toEqual(expect.any(String));
+      expect(namesOf(await find(own(t))).sort()).toEqual(['Good one', 'Good two']);
+    });
+  });
+}
+
+const tenant = () => randomUUID();
+
+function own(tenant_id: string, collection = 'parts'): SearchScope {
+  return { kind: 'private', tenant_id, collection };
+}
+
+/** A unique lowercase word, so a test's public documents are the only ones its search can match. */
+function uniqueWord(): string {
+  return `w${randomUUID().replace(/[^a-f]/g, '').slice(0, 12)}`;
+}
+
+function doc(tenant_id: string, overrides: Partial<IndexDocument> = {}): IndexDocument {
+  return {
+    tenant_id,
+    record_id: randomUUID(),
+    version: 1,
+    collection: 'parts',
+    record_type: 'product',
+    generation: 1,
+    name: 'Item',
+    description: null,
+    description_llm: '',
+    collection_data: {},
+    source_type: 'api',
+    status: 'active',
+    visibility: 'private',
+    updated_at: '2025-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function upsert(document: IndexDocument, active_generation = document.generation): IndexChange {
+  return { op: 'upsert', document, active_generation };
+}
+
+/** The text part of a query as the search service builds it: identifiers detected, else the type asked for. */
+function textOf(query: string, type?: QueryType): SearchQuery['text'] {
+  const identifiers = detectIdentifier(query);
+  if (!type && identifiers) return { type: 'identifier', query, identifiers };
+  return { type: type ?? 'keyword', query, identifiers: [] };
+}

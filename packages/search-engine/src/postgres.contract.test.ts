@@ -1,0 +1,15 @@
+import { createTestDatabase } from '@trove/runtime';
+import { searchEngineContract } from './engine.contract';
+import { PostgresSearchEngine } from './postgres/engine';
+
+searchEngineContract('PostgreSQL server', async () => {
+  const testDb = await createTestDatabase();
+  const engine = new PostgresSearchEngine(testDb.database);
+  return {
+    engine,
+    async close() {
+      await engine.close();
+      await testDb.drop();
+    },
+  };
+});

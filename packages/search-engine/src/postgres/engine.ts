@@ -1,0 +1,460 @@
+import { migrate, sql, type Database, type Kysely, type Transaction } from '@trove/db';
+import { changeProblem, cleanJson, dataText } from '../documents';
+import { detectIdentifier, identifiersOf, normaliseIdentifier } from '../identifiers';
+import type {
+  AggregateQuery,
+  AggregateResult,
+  ApplyOutcome,
+  FieldStats,
+  IndexChange,
+  IndexDocument,
+  Scalar,
+  SearchEngine,
+  SearchHit,
+  SearchQuery,
+  SearchResult,
+} from '../port';
+import { searchEngineMigrations } from './migrations';
+import {
+  DOCUMENT_COLUMNS,
+  NAME_ORDER,
+  RANK_WEIGHTS,
+  searchText,
+  sortOrder,
+  tsQueryText,
+  whereClause,
+  type Fragment,
+} from './sql';
+
+/**
+ * PostgreSQL full-text search: the embedded default, on PGlite or a PostgreSQL server, in the search service's own
+ * database under the `search_engine` schema (see migrations.ts for the layout).
+ *
+ * Ranking: ts_rank_cd over the weighted tsvector (name and identifiers A, descriptions B, collection_data text C),
+ * with normalisation 32 (rank / (rank + 1)), so every score lies in 0..1; an identifier match scores 1.0. To keep
+ * latency flat on large collections, a text query ranks a bounded candidate set rather than every match: up to
+ * CANDIDATES documents matching in the name, plus up to CANDIDATES matching anywhere (and, for natural language,
+ * up to CANDIDATES holding every term). When a query matches more than that, the best-ranked page comes from those
+ * candidates, not necessarily from all matches; an explicit sort always considers every match.
+ *
+ * total_estimate: exact up to COUNT_CAP matches; above that the planner's estimate (never below the cap).
+ */
+export class PostgresSearchEngine implements SearchEngine {
+  readonly kind = 'postgres' as const;
+  private readonly db: Kysely<any>;
+
+  constructor(private readonly database: Database) {
+    this.db = database.db;
+  }
+
+  async init(): Promise<void> {
+    await migrate(this.database, 'search_engine', searchEngineMigrations);
+  }
+
+  async apply(changes: IndexChange[]): Promise<ApplyOutcome[]> {
+    const outcomes: ApplyOutcome[] = changes.map((change) => ({
+      record_id: recordIdOf(change),
+      version: versionOf(change),
+      status: 'indexed',
+    }));
+    const valid: IndexChange[] = [];
+    changes.forEach((change, i) => {
+      const problem = changeProblem(change);
+      if (problem) outcomes[i] = { ...outcomes[i]!, status: 'failed', error: problem };
+      else valid.push(change);
+    });
+    if (valid.length === 0) return outcomes;
+    try {
+      await this.db.transaction().execute((trx) => writeChanges(trx, valid));
+    } catch {
+      // Something in the batch PostgreSQL refuses that validation did not foresee: write item by item, each in a
+      // savepoint, so only the culprits fail.
+      await this.db.transaction().execute(async (trx) => {
+        for (const [i, change] of changes.entries()) {
+          if (outcomes[i]!.status === 'failed') continue;
+          await sql`savepoint item`.execute(trx);
+          try {
+            await writeChanges(trx, [change]);
+            await sql`release savepoint item`.execute(trx);
+          } catch (err) {
+            await sql`rollback to savepoint item`.execute(trx);
+            outcomes[i] = { ...outcomes[i]!, status: 'failed', error: (err as Error).message };
+          }
+        }
+      });
+    }
+    return outcomes;
+  }
+
+  async swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await sql`
+        insert into search_engine.collections (tenant_id, collection, active_generation)
+        values (${tenant_id}, ${collection}, ${generation})
+        on conflict (tenant_id, collection) do update set active_generation = excluded.active_generation`.execute(trx);
+      await activate(trx, tenant_id, collection, generation);
+    });
+  }
+
+  async search(query: SearchQuery): Promise<SearchResult> {
+    const where = whereClause(query.scope, query.filters);
+    const page = { limit: query.limit, offset: query.offset };
+    const text = query.text;
+    if (!text || !text.query.trim()) {
+      const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
+      return this.listed(where, order, page);
+    }
+    if (text.type === 'identifier') {
+      const identifiers = text.identifiers.length
+        ? text.identifiers.map(normaliseIdentifier)
+        : (detectIdentifier(text.query) ?? [normaliseIdentifier(text.query)]);
+      const match = sql`${where} and d.identifiers && array(select jsonb_array_elements_text(${JSON.stringify(identifiers)}::jsonb))`;
+      const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
+      return this.listed(match, order, page);
+    }
+    const tsText = tsQueryText(text.query, text.type === 'keyword' ? 'keyword' : 'any');
+    if (tsText) {
+      const found = await this.fullText(where, tsText, text.type, query, page);
+      if (found.total_estimate > 0) return found;
+    }
+    return this.fuzzy(where, text.query, query, page);
+  }
+
+  async aggregate(query: AggregateQuery): Promise<AggregateResult> {
+    const where = whereClause(query.scope, query.filters);
+    const fields = [...new Set(query.stats ?? [])].slice(0, 5);
+    const numeric = (field: string) =>
+      sql`case when jsonb_typeof(d.data -> ${field}) = 'number' then (d.data ->> ${field})::float8 end`;
+    const statColumns = fields.map(
+      (field, i) =>
+        sql`count(${numeric(field)}) as ${sql.raw(`c${i}`)}, min(${numeric(field)}) as ${sql.raw(`mn${i}`)},
+            max(${numeric(field)}) as ${sql.raw(`mx${i}`)}, avg(${numeric(field)}) as ${sql.raw(`av${i}`)}`,
+    );
+    const totals = sql<Record<string, number | null>>`
+      select ${sql.join([sql`count(*) as total`, ...statColumns])} from search_engine.documents d where ${where}`.execute(
+      this.db,
+    );
+    const groups = query.group_by ? this.groups(where, query.group_by) : Promise.resolve([]);
+    const [row, grouped] = await Promise.all([totals.then((r) => r.rows[0]!), groups]);
+    const stats: Record<string, FieldStats> = {};
+    fields.forEach((field, i) => {
+      const count = Number(row[`c${i}`] ?? 0);
+      stats[field] = {
+        count,
+        min: count ? Number(row[`mn${i}`]) : null,
+        max: count ? Number(row[`mx${i}`]) : null,
+        avg: count ? Number(row[`av${i}`]) : null,
+      };
+    });
+    return { total: Number(row.total), groups: grouped, stats };
+  }
+
+  async ping(): Promise<void> {
+    await this.database.ping();
+  }
+
+  /** The database belongs to the caller (the search service shares it), so closing the engine leaves it open. */
+  async close(): Promise<void> {}
+
+  private async groups(where: Fragment, field: string): Promise<Array<{ value: Scalar; count: number }>> {
+    // A document counts once per distinct value; an array counts once per distinct element.
+    const values =
+      field === 'record_type' || field === 'collection'
+        ? sql`select to_jsonb(${sql.ref(`d.${field}`)}) as value`
+        : sql`select distinct e.value from jsonb_array_elements(
+            case when jsonb_typeof(d.data -> ${field}) = 'array' then d.data -> ${field}
+            else jsonb_build_array(d.data -> ${field}) end) e(value)`;
+    const result = await sql<{ value: Scalar; count: number }>`
+      select v.value, count(*)::int as count
+      from search_engine.documents d cross join lateral (${values}) v
+      where ${where} and jsonb_typeof(v.value) in ('string', 'number', 'boolean')
+      group by v.value order by count(*) desc, v.value limit ${GROUP_LIMIT}`.execute(this.db);
+    return result.rows.map((r) => ({ value: r.value, count: Number(r.count) }));
+  }
+
+  /** Every match in one order, scored 1.0: filters only, or identifiers (index probes, so small sets). */
+  private async listed(where: Fragment, order: Fragment, page: Page): Promise<SearchResult> {
+    const [rows, total] = await Promise.all([
+      sql<DocumentRow>`
+        select ${DOCUMENT_COLUMNS} from search_engine.documents d where ${where}
+        order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
+      this.count(where),
+    ]);
+    return { hits: rows.rows.map((r) => ({ score: 1, document: rowToDocument(r) })), total_estimate: total, fuzzy: false };
+  }
+
+  private async fullText(
+    where: Fragment,
+    tsText: string,
+    type: 'keyword' | 'natural_language',
+    query: SearchQuery,
+    page: Page,
+  ): Promise<SearchResult> {
+    const tsQuery = sql`to_tsquery('simple', ${tsText})`;
+    const score = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${tsQuery}, 32)`;
+    const matches = sql`${where} and d.tsv @@ ${tsQuery}`;
+    let rows: Promise<{ rows: Array<DocumentRow & { score: number }> }>;
+    if (query.sort) {
+      rows = sql<DocumentRow & { score: number }>`
+        select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
+        order by ${sortOrder(query.sort)}, score desc, d.record_id
+        limit ${page.limit} offset ${page.offset}`.execute(this.db);
+    } else {
+      const bound = Math.max(CANDIDATES, page.offset + page.limit);
+      const sources = [
+        sql`(select d.tenant_id, d.record_id from search_engine.documents d
+             where ${where} and d.name_tsv @@ ${tsQuery} limit ${bound})`,
+        sql`(select d.tenant_id, d.record_id from search_engine.documents d where ${matches} limit ${bound})`,
+      ];
+      const every = type === 'natural_language' ? tsQueryText(query.text!.query, 'every') : undefined;
+      if (every) {
+        sources.push(sql`(select d.tenant_id, d.record_id from search_engine.documents d
+             where ${where} and d.tsv @@ to_tsquery('simple', ${every}) limit ${bound})`);
+      }
+      rows = sql<DocumentRow & { score: number }>`
+        with candidates as (${sql.join(sources, sql` union `)})
+        select ${DOCUMENT_COLUMNS}, ${score} as score
+        from candidates c join search_engine.documents d on d.tenant_id = c.tenant_id and d.record_id = c.record_id
+        order by score desc, d.record_id limit ${page.limit} offset ${page.offset}`.execute(this.db);
+    }
+    const [found, total] = await Promise.all([rows, this.count(matches)]);
+    return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: false };
+  }
+
+  /**
+   * The typo-tolerant fallback: names whose closest word run is similar to the query (pg_trgm word similarity at
+   * its default threshold, 0.6), most similar first. Scores are the similarity, halved: a guess never outranks what
+   * a real match would have scored.
+   */
+  private async fuzzy(where: Fragment, text: string, query: SearchQuery, page: Page): Promise<SearchResult> {
+    const probe = searchText(text);
+    if (!probe) return { hits: [], total_estimate: 0, fuzzy: false };
+    const similar = sql`${where} and ${probe} <% lower(d.name)`;
+    const score = sql`word_similarity(${probe}, lower(d.name)) / 2`;
+    const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, d.record_id` : sql`score desc, d.record_id`;
+    const [rows, total] = await Promise.all([
+      sql<DocumentRow & { score: number }>`
+        select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${similar}
+        order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
+      this.count(similar),
+    ]);
+    return { hits: rows.rows.map(toHit), total_estimate: total, fuzzy: total > 0 };
+  }
+
+  private async count(where: Fragment): Promise<number> {
+    const counted = await sql<{ n: number }>`
+      select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${COUNT_CAP + 1}) m`.execute(
+      this.db,
+    );
+    const n = Number(counted.rows[0]!.n);
+    if (n <= COUNT_CAP) return n;
+    const plan = await sql<{ 'QUERY PLAN': unknown }>`
+      explain (format json) select 1 from search_engine.documents d where ${where}`.execute(this.db);
+    return Math.max(n, planRows(plan.rows[0]?.['QUERY PLAN']));
+  }
+}
+
+/** Candidates ranked per source when no explicit sort is asked for (see the class comment). */
+const CANDIDATES = 1_000;
+const COUNT_CAP = 10_000;
+const GROUP_LIMIT = 50;
+const MAX_NAME_TEXT = 2_000;
+const MAX_DESCRIPTION_TEXT = 8_000;
+
+interface Page {
+  limit: number;
+  offset: number;
+}
+
+interface DocumentRow {
+  tenant_id: string;
+  record_id: string;
+  version: number | string;
+  collection: string;
+  record_type: string;
+  generation: number;
+  name: string;
+  description: string | null;
+  description_llm: string;
+  data: Record<string, unknown>;
+  source_type: string;
+  status: IndexDocument['status'];
+  visibility: IndexDocument['visibility'];
+  updated_at: string;
+}
+
+function rowToDocument(r: DocumentRow): IndexDocument {
+  return {
+    tenant_id: r.tenant_id,
+    record_id: r.record_id,
+    version: Number(r.version),
+    collection: r.collection,
+    record_type: r.record_type,
+    generation: Number(r.generation),
+    name: r.name,
+    description: r.description,
+    description_llm: r.description_llm,
+    collection_data: r.data,
+    source_type: r.source_type,
+    status: r.status,
+    visibility: r.visibility,
+    updated_at: r.updated_at,
+  };
+}
+
+function toHit(r: DocumentRow & { score: number }): SearchHit {
+  return { score: Math.min(1, Math.max(0, Number(r.score))), document: rowToDocument(r) };
+}
+
+function planRows(plan: unknown): number {
+  const parsed = typeof plan === 'string' ? (JSON.parse(plan) as unknown) : plan;
+  const rows = (parsed as Array<{ Plan?: { 'Plan Rows'?: number } }> | undefined)?.[0]?.Plan?.['Plan Rows'];
+  return typeof rows === 'number' ? Math.round(rows) : 0;
+}
+
+function recordIdOf(change: IndexChange): string {
+  return String((change?.op === 'upsert' ? change.document?.record_id : change?.record_id) ?? '');
+}
+
+function versionOf(change: IndexChange): number {
+  return Number((change?.op === 'upsert' ? change.document?.version : change?.version) ?? 0);
+}
+
+/**
+ * Per record, the change that wins within the batch: the highest version, a removal winning a tie (a hard delete
+ * announced with the record's last version must still take it out).
+ */
+function latestPerRecord(changes: IndexChange[]): IndexChange[] {
+  const latest = new Map<string, IndexChange>();
+  for (const change of changes) {
+    const key = `${change.op === 'upsert' ? change.document.tenant_id : change.tenant_id}\u0000${recordIdOf(change)}`;
+    const current = latest.get(key);
+    const version = versionOf(change);
+    if (!current || version > versionOf(current) || (version === versionOf(current) && change.op === 'remove')) {
+      latest.set(key, change);
+    }
+  }
+  return [...latest.values()];
+}
+
+/** Writes a batch of valid changes with one statement per kind, whatever the batch size. */
+async function writeChanges(trx: Transaction<any>, changes: IndexChange[]): Promise<void> {
+  const winners = latestPerRecord(changes);
+  const upserts = winners.filter((c): c is Extract<IndexChange, { op: 'upsert' }> => c.op === 'upsert');
+  const removes = winners.filter((c): c is Extract<IndexChange, { op: 'remove' }> => c.op === 'remove');
+
+  // Swaps only ever raise a collection's active generation; a raise seen here is a swap this engine has not been
+  // told about yet, so it does the swap's work too.
+  const generations = new Map<string, { tenant_id: string; collection: string; generation: number }>();
+  for (const c of changes) {
+    if (c.op !== 'upsert') continue;
+    const key = `${c.document.tenant_id}\u0000${c.document.collection}`;
+    const known = generations.get(key);
+    if (!known || c.active_generation > known.generation) {
+      generations.set(key, { tenant_id: c.document.tenant_id, collection: c.document.collection, generation: c.active_generation });
+    }
+  }
+  if (generations.size > 0) {
+    const raised = await sql<{ tenant_id: string; collection: string; active_generation: number }>`
+      insert into search_engine.collections as c (tenant_id, collection, active_generation)
+      select x.tenant_id, x.collection, x.generation
+      from jsonb_to_recordset(${JSON.stringify([...generations.values()])}::jsonb)
+        as x(tenant_id text, collection text, generation integer)
+      order by 1, 2
+      on conflict (tenant_id, collection) do update set active_generation = excluded.active_generation
+        where c.active_generation < excluded.active_generation
+      returning c.tenant_id, c.collection, c.active_generation, (c.xmax::text <> '0') as updated`.execute(trx);
+    for (const row of raised.rows as Array<(typeof raised.rows)[number] & { updated: boolean }>) {
+      if (row.updated) await activate(trx, row.tenant_id, row.collection, row.active_generation);
+    }
+  }
+
+  if (upserts.length > 0) {
+    const rows = upserts.map(({ document }) => documentRow(cleanJson(document)));
+    // A version not newer than the stored one (tombstones included) changes nothing; a generation below the active
+    // one never becomes searchable again, so it is not stored at all.
+    await sql`
+      insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable, collection,
+        generation, record_type, name, description, description_llm, data, source_type, status, visibility,
+        updated_at, identifiers, name_tsv, tsv)
+      select x.tenant_id, x.record_id, x.version, false, x.status = 'active' and x.generation = c.active_generation,
+        x.collection, x.generation, x.record_type, x.name, x.description, x.description_llm, x.data, x.source_type,
+        x.status, x.visibility, x.updated_at,
+        array(select jsonb_array_elements_text(x.identifiers)),
+        setweight(to_tsvector('simple', x.name_text), 'A'),
+        setweight(to_tsvector('simple', x.name_text), 'A') || setweight(to_tsvector('simple', x.body_text), 'B')
+          || setweight(to_tsvector('simple', x.data_text), 'C')
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint,
+          collection text, generation integer, record_type text, name text, description text, description_llm text,
+          data jsonb, source_type text, status text, visibility text, updated_at text, identifiers jsonb,
+          name_text text, body_text text, data_text text)
+        join search_engine.collections c on c.tenant_id = x.tenant_id and c.collection = x.collection
+      where x.generation >= c.active_generation
+      order by x.tenant_id, x.record_id
+      on conflict (tenant_id, record_id) do update set
+        version = excluded.version, removed = false, searchable = excluded.searchable,
+        collection = excluded.collection, generation = excluded.generation, record_type = excluded.record_type,
+        name = excluded.name, description = excluded.description, description_llm = excluded.description_llm,
+        data = excluded.data, source_type = excluded.source_type, status = excluded.status,
+        visibility = excluded.visibility, updated_at = excluded.updated_at, identifiers = excluded.identifiers,
+        name_tsv = excluded.name_tsv, tsv = excluded.tsv
+      where d.version < excluded.version`.execute(trx);
+  }
+
+  if (removes.length > 0) {
+    const rows = removes.map(({ tenant_id, record_id, version }) => ({ tenant_id, record_id, version }));
+    // The tombstone keeps the version, so a late delivery of an older upsert cannot bring the record back.
+    await sql`
+      insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable)
+      select x.tenant_id, x.record_id, x.version, true, false
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint)
+      order by x.tenant_id, x.record_id
+      on conflict (tenant_id, record_id) do update set
+        version = excluded.version, removed = true, searchable = false, record_type = null, name = null,
+        description = null, description_llm = null, data = null, source_type = null, status = null,
+        visibility = null, updated_at = null, identifiers = '{}', name_tsv = null, tsv = null
+      where d.version <= excluded.version and not d.removed`.execute(trx);
+  }
+}
+
+/** Makes `generation` the searchable one: older generations' rows go, the new generation's active rows turn on. */
+async function activate(trx: Transaction<any>, tenant_id: string, collection: string, generation: number): Promise<void> {
+  await sql`
+    delete from search_engine.documents
+    where tenant_id = ${tenant_id} and collection = ${collection} and generation < ${generation}`.execute(trx);
+  await sql`
+    update search_engine.documents set searchable = (status = 'active')
+    where tenant_id = ${tenant_id} and collection = ${collection} and generation = ${generation}
+      and not removed and searchable <> (status = 'active')`.execute(trx);
+  await sql`
+    update search_engine.documents set searchable = false
+    where tenant_id = ${tenant_id} and collection = ${collection} and generation > ${generation} and searchable`.execute(
+    trx,
+  );
+}
+
+/** The row shape the upsert statement reads: the document plus its identifiers and search texts. */
+function documentRow(document: IndexDocument) {
+  const identifiers = identifiersOf(document);
+  const description = document.description ?? '';
+  return {
+    tenant_id: document.tenant_id,
+    record_id: document.record_id,
+    version: document.version,
+    collection: document.collection,
+    generation: document.generation,
+    record_type: document.record_type,
+    name: document.name,
+    description: document.description,
+    description_llm: document.description_llm,
+    data: document.collection_data,
+    source_type: document.source_type,
+    status: document.status,
+    visibility: document.visibility,
+    updated_at: document.updated_at,
+    identifiers,
+    name_text: `${searchText(document.name.slice(0, MAX_NAME_TEXT))} ${identifiers.join(' ').toLowerCase()}`,
+    body_text: searchText(`${description.slice(0, MAX_DESCRIPTION_TEXT)} ${document.description_llm.slice(0, MAX_DESCRIPTION_TEXT)}`),
+    data_text: searchText(dataText(document.collection_data)),
+  };
+}
