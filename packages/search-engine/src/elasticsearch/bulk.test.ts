@@ -1,23 +1,23 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { IndexChange } from '../port';
 import { TENANT, upsert } from './__tests__/fixtures';
-import { heldStateOf, lookupsOf, outcomesOf, planBulk, type HeldState } from './bulk';
+import { heldStateOf, lookupsOf, outcomesOf, planBulk, type Held, type HeldState } from './bulk';
 import { indexesOf } from './mappings';
 
 const indexes = indexesOf('t');
 const id = (record_id: string) => `${TENANT}:${record_id}`;
 const gid = `${TENANT}:fasteners`;
-const write = (index: string, record_id: string, version: number) => ({
+const write = (index: string, record_id: string, version: number, version_type = 'external') => ({
   _index: index,
   _id: id(record_id),
   routing: TENANT,
   version,
-  version_type: 'external',
+  version_type,
 });
 
-function held(documents: Record<string, { version: number; public: boolean }> = {}, generation?: number): HeldState {
+function held(documents: Record<string, Partial<Held>> = {}, generation?: number): HeldState {
   return {
-    documents: new Map(Object.entries(documents).map(([r, v]) => [id(r), v])),
+    documents: new Map(Object.entries(documents).map(([r, v]) => [id(r), { version: 1, removed: false, public: false, ...v }])),
     generations: new Map(generation === undefined ? [] : [[gid, generation]]),
   };
 }
@@ -35,9 +35,9 @@ describe('reading what the engine holds', () => {
       { op: 'remove', tenant_id: TENANT, record_id: 'b', version: 2 },
     ];
     expect(lookupsOf(changes, indexes)).toEqual([
-      { _index: 't-records', _id: id('a'), routing: TENANT, _source: ['visibility'] },
+      { _index: 't-records', _id: id('a'), routing: TENANT, _source: ['visibility', 'tombstone'] },
       { _index: 't-generations', _id: gid, _source: ['active_generation'] },
-      { _index: 't-records', _id: id('b'), routing: TENANT, _source: ['visibility'] },
+      { _index: 't-records', _id: id('b'), routing: TENANT, _source: ['visibility', 'tombstone'] },
     ]);
   });
 
@@ -45,15 +45,15 @@ describe('reading what the engine holds', () => {
     const response = {
       docs: [
         { _index: 't-records', _id: id('a'), found: true, _version: 7, _source: { visibility: 'public' } },
-        { _index: 't-records', _id: id('b'), found: true, _version: 2, _source: {} },
+        { _index: 't-records', _id: id('b'), found: true, _version: 2, _source: { tombstone: true } },
         { _index: 't-records', _id: id('c'), found: false },
         { _index: 't-generations', _id: gid, found: true, _version: 3, _source: { active_generation: 3 } },
       ],
     } as estypes.MgetResponse<Record<string, unknown>>;
     const state = heldStateOf(response, indexes);
     expect([...state.documents]).toEqual([
-      [id('a'), { version: 7, public: true }],
-      [id('b'), { version: 2, public: false }],
+      [id('a'), { version: 7, removed: false, public: true }],
+      [id('b'), { version: 2, removed: true, public: false }],
     ]);
     expect([...state.generations]).toEqual([[gid, 3]]);
   });
@@ -102,10 +102,19 @@ describe('planning a bulk request', () => {
       indexes,
     );
     expect(plan.operations).toEqual([
-      { index: write('t-records', 'a', 9) },
+      { index: write('t-records', 'a', 9, 'external_gte') },
       { tenant_id: TENANT, record_id: 'a', version: 9, tombstone: true },
-      { delete: write('t-public', 'a', 9) },
+      { delete: write('t-public', 'a', 9, 'external_gte') },
     ]);
+  });
+
+  it('lets a removal with the stored version take the record out, but not rewrite a tombstone', () => {
+    const remove: IndexChange = { op: 'remove', tenant_id: TENANT, record_id: 'a', version: 5 };
+    expect(planBulk([remove], held({ a: { version: 5 } }), indexes).actions).toEqual([{ change: 0, role: 'private' }]);
+    expect(planBulk([remove], held({ a: { version: 5, removed: true } }), indexes).actions).toEqual([]);
+    expect(planBulk([remove], held({ a: { version: 6 } }), indexes).actions).toEqual([]);
+    expect(planBulk([upsert({ record_id: 'a', version: 5 }), remove], held(), indexes).actions).toHaveLength(2);
+    expect(planBulk([remove, upsert({ record_id: 'a', version: 5 })], held(), indexes).actions).toHaveLength(1);
   });
 
   it('writes nothing for a version the engine already holds, and reports it indexed', () => {

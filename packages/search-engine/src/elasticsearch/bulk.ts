@@ -6,10 +6,16 @@ import { documentId, generationId, toStored, tombstoneOf } from './source';
 
 /** What the engine holds before a batch: read with one realtime mget. */
 export interface HeldState {
-  /** Per document id: the stored version (of a document or a tombstone) and whether the stored document is public. */
-  documents: Map<string, { version: number; public: boolean }>;
+  /** Per document id: the stored version, whether it is a tombstone, and whether the stored document is public. */
+  documents: Map<string, Held>;
   /** Per generation id: the collection's active generation. */
   generations: Map<string, number>;
+}
+
+export interface Held {
+  version: number;
+  removed: boolean;
+  public: boolean;
 }
 
 /** A collection whose active generation this batch raises. */
@@ -42,7 +48,7 @@ export function lookupsOf(changes: IndexChange[], indexes: Indexes): estypes.Mge
     if (changeProblem(change)) continue;
     const { tenant_id, record_id } = change.op === 'upsert' ? change.document : change;
     const id = documentId(tenant_id, record_id);
-    docs.set(`d ${id}`, { _index: indexes.records, _id: id, routing: tenant_id, _source: ['visibility'] });
+    docs.set(`d ${id}`, { _index: indexes.records, _id: id, routing: tenant_id, _source: ['visibility', 'tombstone'] });
     if (change.op === 'upsert') {
       const gid = generationId(tenant_id, change.document.collection);
       docs.set(`g ${gid}`, { _index: indexes.generations, _id: gid, _source: ['active_generation'] });
@@ -60,7 +66,11 @@ export function heldStateOf(response: estypes.MgetResponse<Record<string, unknow
       const generation = Number(item._source?.active_generation);
       if (Number.isFinite(generation)) held.generations.set(item._id, generation);
     } else {
-      held.documents.set(item._id, { version: item._version ?? 0, public: item._source?.visibility === 'public' });
+      held.documents.set(item._id, {
+        version: item._version ?? 0,
+        removed: item._source?.tombstone === true,
+        public: item._source?.visibility === 'public',
+      });
     }
   }
   return held;
@@ -75,7 +85,8 @@ export function heldStateOf(response: estypes.MgetResponse<Record<string, unknow
  * searchable when active and of that generation. A searchable public document is indexed into the public index; any
  * other document that was public is deleted from it (with its version, so a late older delete cannot remove a newer
  * copy). A removal writes a tombstone into the records index instead of deleting: a deletion's own tombstone expires
- * after index.gc_deletes, after which a late older upsert would bring the record back.
+ * after index.gc_deletes, after which a late older upsert would bring the record back. A removal carries
+ * `external_gte`, so it also takes out a record stored with the same version.
  */
 export function planBulk(changes: IndexChange[], held: HeldState, indexes: Indexes): BulkPlan {
   const plan: BulkPlan = { operations: [], actions: [], settled: new Map(), raises: [] };
@@ -104,11 +115,14 @@ export function planBulk(changes: IndexChange[], held: HeldState, indexes: Index
     const { tenant_id, record_id, version } = change.op === 'upsert' ? change.document : change;
     const id = documentId(tenant_id, record_id);
     const previous = documents.get(id);
-    if (previous && previous.version >= version) {
+    // A removal announced with the record's last version still takes it out, as in the PostgreSQL engine.
+    const takesTie = change.op === 'remove' && previous !== undefined && !previous.removed;
+    if (previous && (previous.version > version || (previous.version === version && !takesTie))) {
       plan.settled.set(i, { record_id, version, status: 'indexed' });
       return;
     }
-    const write = { _id: id, routing: tenant_id, version, version_type: 'external' as const };
+    const version_type = change.op === 'remove' ? ('external_gte' as const) : ('external' as const);
+    const write = { _id: id, routing: tenant_id, version, version_type };
     let isPublic = false;
     if (change.op === 'upsert') {
       const d = change.document;
@@ -122,7 +136,11 @@ export function planBulk(changes: IndexChange[], held: HeldState, indexes: Index
     if (!isPublic && previous?.public) add(i, 'public', { delete: { _index: indexes.public, ...write } });
     // `public` remembers visibility, not searchability: a public document of an inactive generation gets a delete
     // that finds nothing, which keeps the rule free of generation history.
-    documents.set(id, { version, public: change.op === 'upsert' && change.document.visibility === 'public' });
+    documents.set(id, {
+      version,
+      removed: change.op === 'remove',
+      public: change.op === 'upsert' && change.document.visibility === 'public',
+    });
   });
   return plan;
 

@@ -97,7 +97,19 @@ describe('text queries', () => {
     expect(textQuery({ type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] })).toEqual({
       constant_score: { filter: { terms: { identifiers: ['DIN933'] } }, boost: 1 },
     });
-    expect(modeOf(query({ text: { type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] } }))).toBe('exact');
+    expect(modeOf(query({ text: { type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] } }))).toBe('listed');
+  });
+
+  it('detects the identifiers itself when an identifier query comes without them', () => {
+    expect(textQuery({ type: 'identifier', query: 'din-933', identifiers: [] })).toEqual({
+      constant_score: { filter: { terms: { identifiers: ['DIN933'] } }, boost: 1 },
+    });
+  });
+
+  it('lists everything for a blank query and matches nothing for text without a word', () => {
+    expect(modeOf(query({ text: { type: 'keyword', query: '  ', identifiers: [] } }))).toBe('listed');
+    expect(modeOf(query({ text: { type: 'keyword', query: '?!', identifiers: [] } }))).toBe('nothing');
+    expect(modeOf(query())).toBe('listed');
   });
 
   it('requires every keyword, the last one as a prefix (bool_prefix, operator and)', () => {
@@ -132,15 +144,15 @@ describe('text queries', () => {
   });
 
   it('searches over name, identifiers, descriptions and data text with name weighted highest', () => {
-    expect(TEXT_FIELDS).toEqual(['name^3', 'identifiers.text', 'description^2', 'description_llm^2', 'data_text']);
+    expect(TEXT_FIELDS).toEqual(['name^10', 'identifiers.text^10', 'description^4', 'description_llm^4', 'data_text']);
   });
 
   it('falls back to fuzzy matching on names', () => {
     expect(fuzzyQuery({ type: 'keyword', query: 'hexagn bolt', identifiers: [] })).toEqual({
       match: { name: { query: 'hexagn bolt', fuzziness: 'AUTO', operator: 'and' } },
     });
-    expect(fuzzyQuery({ type: 'natural_language', query: 'hexagn bolt', identifiers: [] })).toMatchObject({
-      match: { name: { operator: 'or' } },
+    expect(fuzzyQuery({ type: 'natural_language', query: 'Hexagn, bolt?', identifiers: [] })).toEqual({
+      match: { name: { query: 'hexagn bolt', fuzziness: 'AUTO', operator: 'and' } },
     });
     expect(fuzzyQuery({ type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] })).toBeUndefined();
     const request = searchRequest(query({ text: { type: 'keyword', query: 'hexagn', identifiers: [] } }), indexes, true);
@@ -208,7 +220,7 @@ describe('scores and pages', () => {
     };
   }
 
-  it('scores identifier and filter-only hits 1.0 and ranked hits by their normalised score', () => {
+  it('scores listed hits 1.0, ranked hits by their normalised score and fuzzy hits by half of it', () => {
     const r = response(
       [
         { score: 4, name: 'a' },
@@ -216,13 +228,16 @@ describe('scores and pages', () => {
       ],
       12,
     );
-    expect(searchResult(r, 'exact').hits.map((h) => h.score)).toEqual([1, 1]);
+    expect(searchResult(r, 'listed').hits.map((h) => h.score)).toEqual([1, 1]);
     const ranked = searchResult(r, 'ranked');
     expect(ranked.hits.map((h) => h.score)).toEqual([0.8, 0]);
     expect(ranked.hits[0]!.document.name).toBe('a');
     expect(ranked.total_estimate).toBe(12);
     expect(ranked.fuzzy).toBe(false);
-    expect(searchResult(r, 'fuzzy').fuzzy).toBe(true);
+    const fuzzy = searchResult(r, 'fuzzy');
+    expect(fuzzy.fuzzy).toBe(true);
+    expect(fuzzy.hits[0]!.score).toBeCloseTo(0.4);
+    expect(searchResult(response([], 0), 'fuzzy').fuzzy).toBe(false);
   });
 
   it('answers pages past the result window with no hits instead of an error', () => {
@@ -296,9 +311,9 @@ describe('aggregation', () => {
     expect(result.total).toBe(7);
     expect(result.groups.slice(0, 6)).toEqual([
       { value: 'M8', count: 3 },
+      { value: '10', count: 2 },
       { value: 9, count: 2 },
       { value: 10, count: 2 },
-      { value: '10', count: 2 },
       { value: 'z00', count: 1 },
       { value: 'z01', count: 1 },
     ]);
@@ -321,7 +336,7 @@ describe('aggregation', () => {
     });
   });
 
-  it('orders tie values numbers first, then strings, then booleans', () => {
-    expect([true, 'b', 10, 'a', 9, false].sort(compareScalars)).toEqual([9, 10, 'a', 'b', false, true]);
+  it('orders tie values as jsonb does: strings, then numbers, then booleans', () => {
+    expect([true, 'b', 10, 'a', 9, false].sort(compareScalars)).toEqual(['a', 'b', 9, 10, false, true]);
   });
 });

@@ -11,6 +11,7 @@ import type {
   Sort,
 } from '../port';
 import { queryWords, STOP_WORDS } from '../classify';
+import { detectIdentifier, normaliseIdentifier } from '../identifiers';
 import type { Indexes } from './mappings';
 import { equalForms, fromSource, generationId, INTERNAL_FIELDS, numericValue, type StoredDocument } from './source';
 
@@ -20,8 +21,11 @@ type Query = estypes.QueryDslQueryContainer;
 export const RESULT_WINDOW = 10_000;
 export const GROUP_LIMIT = 50;
 
-/** Field weights of the full-text match. */
-export const TEXT_FIELDS = ['name^3', 'identifiers.text', 'description^2', 'description_llm^2', 'data_text'];
+/**
+ * Field weights of the full-text match, in the PostgreSQL engine's proportions (name and identifiers 1.0, descriptions
+ * 0.4, collection_data text 0.1).
+ */
+export const TEXT_FIELDS = ['name^10', 'identifiers.text^10', 'description^4', 'description_llm^4', 'data_text'];
 
 /** Fields that are properties of every record rather than collection_data keys. */
 const SORTABLE_COLUMNS: Record<string, string> = { name: 'name.sort', updated_at: 'updated_at', record_type: 'record_type' };
@@ -110,16 +114,22 @@ export function naturalWords(text: string): string[] {
   return [...new Set(content.length > 0 ? content : words)];
 }
 
+/** The normalised identifiers an identifier query asks for; the query itself when the classifier found none. */
+export function queryIdentifiers(text: NonNullable<SearchQuery['text']>): string[] {
+  if (text.identifiers.length > 0) return text.identifiers.map(normaliseIdentifier);
+  return detectIdentifier(text.query) ?? [normaliseIdentifier(text.query)];
+}
+
 /**
- * The full-text part of a query, or undefined when it has nothing to match with (filters only).
+ * The full-text part of a query, or undefined when it has nothing to match with.
  * - identifier: exact terms on the normalised identifiers, constant score.
  * - keyword: every word must match in some field (term-centric, like a tsquery `a & b & c:*`), the last as a prefix.
  * - natural_language: any word matches, ranked.
  */
 export function textQuery(text: SearchQuery['text']): Query | undefined {
-  if (!text) return undefined;
-  if (text.type === 'identifier' && text.identifiers.length > 0) {
-    return { constant_score: { filter: { terms: { identifiers: text.identifiers } }, boost: 1 } };
+  if (!text || !text.query.trim()) return undefined;
+  if (text.type === 'identifier') {
+    return { constant_score: { filter: { terms: { identifiers: queryIdentifiers(text) } }, boost: 1 } };
   }
   if (text.type === 'natural_language') {
     const words = naturalWords(text.query);
@@ -136,19 +146,14 @@ export function textQuery(text: SearchQuery['text']): Query | undefined {
   return must.length === 1 ? must[0] : { bool: { must } };
 }
 
-/** The typo-tolerant fallback: names within an edit distance of the words (all words for keyword queries). */
+/**
+ * The typo-tolerant fallback: names holding every word of the query within an edit distance (AUTO: none for 1-2
+ * characters, one for 3-5, two beyond), the counterpart of PostgreSQL's trigram word similarity on the whole query.
+ */
 export function fuzzyQuery(text: NonNullable<SearchQuery['text']>): Query | undefined {
-  const words = wordsOf(text.query);
+  const words = queryWords(text.query);
   if (words.length === 0 || text.type === 'identifier') return undefined;
-  return {
-    match: {
-      name: {
-        query: words.join(' '),
-        fuzziness: 'AUTO',
-        operator: text.type === 'keyword' ? 'and' : 'or',
-      },
-    },
-  };
+  return { match: { name: { query: words.join(' '), fuzziness: 'AUTO', operator: 'and' } } };
 }
 
 /**
@@ -183,12 +188,16 @@ export function normaliseScore(score: number | null | undefined): number {
   return score / (score + 1);
 }
 
-export type SearchMode = 'exact' | 'ranked' | 'fuzzy';
+/**
+ * How a query is answered: `listed` (filters only, or identifiers: every match in one order, scored 1.0), `ranked`
+ * full text, `fuzzy` (the fallback's hits) or `nothing` (text without a single word matches nothing).
+ */
+export type SearchMode = 'listed' | 'ranked' | 'fuzzy' | 'nothing';
 
-/** How scores of a query's hits are to be read. */
 export function modeOf(query: SearchQuery): SearchMode {
-  if (!textQuery(query.text)) return 'exact';
-  return query.text?.type === 'identifier' && query.text.identifiers.length > 0 ? 'exact' : 'ranked';
+  const text = query.text;
+  if (!text || !text.query.trim() || text.type === 'identifier') return 'listed';
+  return textQuery(text) ? 'ranked' : 'nothing';
 }
 
 /** Pages past the result window answer no hits rather than an error; total_estimate still tells how many matched. */
@@ -197,6 +206,7 @@ export function pageOf(offset: number, limit: number): { from: number; size: num
   return { from, size: Math.max(0, Math.min(limit, RESULT_WINDOW - from)) };
 }
 
+/** The request of a listed or ranked search, or with `fuzzy` of its typo-tolerant fallback. */
 export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = false): estypes.SearchRequest {
   const scope = scopeOf(query.scope, indexes);
   const text = fuzzy && query.text ? fuzzyQuery(query.text) : textQuery(query.text);
@@ -217,15 +227,19 @@ export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = fals
   };
 }
 
+/**
+ * Listed hits score 1.0; ranked ones their normalised score; fuzzy ones half of it, as in the PostgreSQL engine, so a
+ * guess never outranks what a real match would have scored.
+ */
 export function searchResult(response: estypes.SearchResponse<Partial<StoredDocument>>, mode: SearchMode): SearchResult {
   const total = response.hits.total;
+  const total_estimate = typeof total === 'number' ? total : (total?.value ?? 0);
+  const scoreOf = (score: number | null | undefined) =>
+    mode === 'listed' ? 1 : mode === 'fuzzy' ? normaliseScore(score) / 2 : normaliseScore(score);
   return {
-    hits: response.hits.hits.map((hit) => ({
-      score: mode === 'exact' ? 1 : normaliseScore(hit._score),
-      document: fromSource(hit._source ?? {}),
-    })),
-    total_estimate: typeof total === 'number' ? total : (total?.value ?? 0),
-    fuzzy: mode === 'fuzzy',
+    hits: response.hits.hits.map((hit) => ({ score: scoreOf(hit._score), document: fromSource(hit._source ?? {}) })),
+    total_estimate,
+    fuzzy: mode === 'fuzzy' && total_estimate > 0,
   };
 }
 
@@ -261,9 +275,9 @@ export function aggregateRequest(query: AggregateQuery, indexes: Indexes): estyp
   };
 }
 
-/** Ties by value: numbers before strings before booleans, each in its natural order. */
+/** Ties by value in jsonb order, as the PostgreSQL engine sorts them: strings, then numbers, then booleans. */
 export function compareScalars(a: Scalar, b: Scalar): number {
-  const rank = (v: Scalar) => (typeof v === 'number' ? 0 : typeof v === 'string' ? 1 : 2);
+  const rank = (v: Scalar) => (typeof v === 'string' ? 0 : typeof v === 'number' ? 1 : 2);
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   const [x, y] = [String(a), String(b)];

@@ -1,4 +1,4 @@
-import { dataText } from '../documents';
+import { cleanJson, dataText } from '../documents';
 import { identifiersOf } from '../identifiers';
 import type { IndexDocument, Scalar } from '../port';
 
@@ -79,19 +79,24 @@ function isScalar(value: unknown): value is Scalar {
 }
 
 /**
- * One entry per scalar value of each top-level key; arrays of scalars give one entry per element, so a filter matches
- * any element. Nested objects and nulls are shown but not filterable. Duplicates within a key are dropped, which
- * makes nested bucket counts equal document counts.
+ * One entry per scalar value of each top-level key. An array's distinct scalar elements get entries too, holding only
+ * their JSON: equality and group-by see the elements (as PostgreSQL's jsonb containment does), while ranges, stats and
+ * sort see only top-level numbers and strings, as PostgreSQL's jsonb_typeof checks do. Nested objects and nulls are
+ * shown but not filterable.
  */
 export function dataEntries(collection_data: Record<string, unknown>): DataEntry[] {
   const entries: DataEntry[] = [];
-  for (const [k, raw] of Object.entries(collection_data)) {
-    const seen = new Set<string>();
-    for (const value of Array.isArray(raw) ? raw : [raw]) {
-      if (!isScalar(value)) continue;
+  for (const [k, value] of Object.entries(collection_data)) {
+    if (Array.isArray(value)) {
+      const seen = new Set<string>();
+      for (const element of value) {
+        if (!isScalar(element)) continue;
+        const j = JSON.stringify(element);
+        if (!seen.has(j)) entries.push({ k, j });
+        seen.add(j);
+      }
+    } else if (isScalar(value)) {
       const j = JSON.stringify(value);
-      if (seen.has(j)) continue;
-      seen.add(j);
       if (typeof value === 'string') entries.push({ k, j, s: value });
       else if (typeof value === 'number') entries.push({ k, j, n: value });
       else entries.push({ k, j, b: value });
@@ -100,8 +105,12 @@ export function dataEntries(collection_data: Record<string, unknown>): DataEntry
   return entries;
 }
 
-/** Copies the document's own fields one by one: the mapping is strict, so a stray property must not reach it. */
-export function toStored(document: IndexDocument): StoredDocument {
+/**
+ * Copies the document's own fields one by one: the mapping is strict, so a stray property must not reach it. Text is
+ * cleaned as the PostgreSQL engine cleans it (cleanJson), so both engines give back the same document.
+ */
+export function toStored(raw: IndexDocument): StoredDocument {
+  const document = cleanJson(raw);
   return {
     tenant_id: document.tenant_id,
     record_id: document.record_id,
