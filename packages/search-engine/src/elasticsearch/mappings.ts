@@ -23,7 +23,6 @@ export function indexesOf(prefix: string): Indexes {
 /** Above this many characters a value is kept for display but not indexed as a keyword (Lucene's term limit is 32 KB). */
 export const KEYWORD_LIMIT = 8191;
 
-/** Shared by the records and the public index: the public index holds copies of records documents. */
 /**
  * Shared by the records and the public index: the public index holds copies of records documents. Text is split into
  * runs of letters and digits and lower-cased, the words the PostgreSQL engine and query classification use
@@ -41,6 +40,11 @@ export const documentSettings: estypes.IndicesIndexSettings = {
 /**
  * Fixed fields only: tenant data goes into `data`, a nested key/value array, so no tenant field ever adds a mapping.
  * `collection_data` keeps the original object for display and is not indexed at all.
+ *
+ * Text fields score with the boolean similarity: a matching word scores its field's weight, nothing more. BM25's
+ * term statistics are per shard across every tenant in the index, so they would let other tenants' data reorder a
+ * tenant's results (and leak a little about it), and make the field weights unpredictable; like PostgreSQL's
+ * ts_rank_cd (which uses no document frequencies), ranking here follows which words match in which fields.
  */
 export const documentMappings: estypes.MappingTypeMapping = {
   dynamic: 'strict',
@@ -53,13 +57,22 @@ export const documentMappings: estypes.MappingTypeMapping = {
     collection: { type: 'keyword' },
     record_type: { type: 'keyword' },
     generation: { type: 'long' },
-    name: { type: 'text', analyzer: 'words', fields: { sort: { type: 'keyword', normalizer: 'sort_key', ignore_above: KEYWORD_LIMIT } } },
-    description: { type: 'text', analyzer: 'words' },
-    description_llm: { type: 'text', analyzer: 'words' },
+    name: {
+      type: 'text',
+      analyzer: 'words',
+      similarity: 'boolean',
+      fields: { sort: { type: 'keyword', normalizer: 'sort_key', ignore_above: KEYWORD_LIMIT } },
+    },
+    description: { type: 'text', analyzer: 'words', similarity: 'boolean' },
+    description_llm: { type: 'text', analyzer: 'words', similarity: 'boolean' },
     /** The text values of collection_data, for full-text matching. */
-    data_text: { type: 'text', analyzer: 'words' },
+    data_text: { type: 'text', analyzer: 'words', similarity: 'boolean' },
     /** Normalised identifiers: exact match as keywords, and words of the full-text match. */
-    identifiers: { type: 'keyword', ignore_above: KEYWORD_LIMIT, fields: { text: { type: 'text', analyzer: 'words' } } },
+    identifiers: {
+      type: 'keyword',
+      ignore_above: KEYWORD_LIMIT,
+      fields: { text: { type: 'text', analyzer: 'words', similarity: 'boolean' } },
+    },
     source_type: { type: 'keyword' },
     status: { type: 'keyword' },
     visibility: { type: 'keyword' },
