@@ -94,6 +94,8 @@ export function filterQuery(filter: Filter): Query {
       if (typeof bound === 'string') return onData(field, { range: { 'data.s': { [op]: bound } } });
       return { match_none: {} };
     }
+    default:
+      throw new Error(`Unknown filter operator ${String((filter as Filter).op)}`);
   }
 }
 

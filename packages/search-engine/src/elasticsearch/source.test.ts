@@ -1,6 +1,6 @@
 import type { IndexDocument } from '../port';
 import { sampleDocument } from './__tests__/fixtures';
-import { dataEntries, documentId, equalForms, fromSource, numericValue, toStored, tombstoneOf } from './source';
+import { dataEntries, documentId, equalForms, MAX_ENTRIES, fromSource, numericValue, toStored, tombstoneOf } from './source';
 
 describe('stored documents', () => {
   it('turns collection_data into key/value entries typed as their JSON values', () => {
@@ -24,6 +24,12 @@ describe('stored documents', () => {
     const stored = toStored(sampleDocument({ name: 'Bolt\u0000 M8', collection_data: { note: 'a\u0000b' } }));
     expect(stored.name).toBe('Bolt M8');
     expect(stored.collection_data).toEqual({ note: 'ab' });
+  });
+
+  it('keeps at most MAX_ENTRIES entries, below the nested objects limit Elasticsearch enforces', () => {
+    const entries = dataEntries({ first: 'x', many: Array.from({ length: 20_000 }, (_, i) => i), after: 'y' });
+    expect(entries).toHaveLength(MAX_ENTRIES);
+    expect(entries[0]).toEqual({ k: 'first', j: '"x"', s: 'x' });
   });
 
   it('reads numbers and plain numerals as numbers, nothing else', () => {

@@ -79,6 +79,13 @@ function isScalar(value: unknown): value is Scalar {
 }
 
 /**
+ * Entries per document at most: Elasticsearch refuses a document with more than index.mapping.nested_objects.limit
+ * (10,000) nested objects, and a record with a huge array should still be found by its text, its other fields and
+ * the first values of that array.
+ */
+export const MAX_ENTRIES = 5_000;
+
+/**
  * One entry per scalar value of each top-level key. An array's distinct scalar elements get entries too, holding only
  * their JSON: equality and group-by see the elements (as PostgreSQL's jsonb containment does), while ranges, stats and
  * sort see only top-level numbers and strings, as PostgreSQL's jsonb_typeof checks do. Nested objects and nulls are
@@ -87,9 +94,11 @@ function isScalar(value: unknown): value is Scalar {
 export function dataEntries(collection_data: Record<string, unknown>): DataEntry[] {
   const entries: DataEntry[] = [];
   for (const [k, value] of Object.entries(collection_data)) {
+    if (entries.length >= MAX_ENTRIES) break;
     if (Array.isArray(value)) {
       const seen = new Set<string>();
       for (const element of value) {
+        if (entries.length >= MAX_ENTRIES) break;
         if (!isScalar(element)) continue;
         const j = JSON.stringify(element);
         if (!seen.has(j)) entries.push({ k, j });
