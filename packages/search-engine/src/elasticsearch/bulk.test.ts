@@ -140,7 +140,7 @@ describe('planning a bulk request', () => {
   it('refuses a malformed change alone', () => {
     const changes = [
       upsert({ record_id: 'a' }),
-      { op: 'upsert', document: { ...upsert().document, tenant_id: '' }, active_generation: 1 } as IndexChange,
+      upsert({ record_id: 'b', tenant_id: '' }),
     ];
     const plan = planBulk(changes, held({}, 1), indexes);
     expect(plan.actions).toEqual([{ change: 0, role: 'private' }]);
