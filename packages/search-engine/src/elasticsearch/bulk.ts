@@ -128,8 +128,9 @@ export function planBulk(changes: IndexChange[], held: HeldState, indexes: Index
       const d = change.document;
       const searchable = d.status === 'active' && d.generation === active.get(generationId(tenant_id, d.collection));
       isPublic = searchable && d.visibility === 'public';
-      add(i, 'private', { index: { _index: indexes.records, ...write } }, toStored(d));
-      if (isPublic) add(i, 'public', { index: { _index: indexes.public, ...write } }, toStored(d));
+      const stored = toStored(d);
+      add(i, 'private', { index: { _index: indexes.records, ...write } }, stored);
+      if (isPublic) add(i, 'public', { index: { _index: indexes.public, ...write } }, stored);
     } else {
       add(i, 'private', { index: { _index: indexes.records, ...write } }, tombstoneOf(tenant_id, record_id, version));
     }
