@@ -1,6 +1,6 @@
 /** A deterministic generated product catalogue: names, descriptions, EANs, DIN codes, SKUs, prices, materials, flags. */
 
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -11,11 +11,11 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-const KINDS = ['hex bolt', 'socket screw', 'washer', 'hex nut', 'threaded rod', 'wood screw', 'rivet', 'anchor', 'pin', 'spring'];
-const MATERIALS = ['steel', 'stainless steel A2', 'stainless steel A4', 'brass', 'aluminium', 'nylon', 'titanium', 'zinc-plated steel'];
-const STANDARDS = ['DIN 933', 'DIN 931', 'DIN 912', 'ISO 4017', 'ISO 4762', 'DIN 125', 'DIN 934', 'DIN EN ISO 4762', 'ISO 7089'];
-const SIZES = ['M3', 'M4', 'M5', 'M6', 'M8', 'M10', 'M12', 'M16', 'M20'];
-const BRANDS = ['Würth', 'Fischer', 'Bossard', 'Hilti', 'Reyher', 'Kellner'];
+export const KINDS = ['hex bolt', 'socket screw', 'washer', 'hex nut', 'threaded rod', 'wood screw', 'rivet', 'anchor', 'pin', 'spring'];
+export const MATERIALS = ['steel', 'stainless steel A2', 'stainless steel A4', 'brass', 'aluminium', 'nylon', 'titanium', 'zinc-plated steel'];
+export const STANDARDS = ['DIN 933', 'DIN 931', 'DIN 912', 'ISO 4017', 'ISO 4762', 'DIN 125', 'DIN 934', 'DIN EN ISO 4762', 'ISO 7089'];
+export const SIZES = ['M3', 'M4', 'M5', 'M6', 'M8', 'M10', 'M12', 'M16', 'M20'];
+export const BRANDS = ['Würth', 'Fischer', 'Bossard', 'Hilti', 'Reyher', 'Kellner'];
 
 /** EAN-13 with a valid check digit. */
 export function ean13(body12: string): string {

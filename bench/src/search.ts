@@ -1,0 +1,516 @@
+/**
+ * Search benchmark: starts the whole system (--target=all) on a fresh PostgreSQL database, loads the generated
+ * catalogue through the batch upload endpoint (ingest-to-searchable), then measures keyword, natural-language,
+ * identifier, filtered and aggregate queries through the gateway, uncached and cached, and in the same run the same
+ * queries sent straight to the PostgreSQL search engine (the engine floor) and a bare express + http-proxy-middleware
+ * chain answering a fixed body of a cached answer's size (the floor for cached search). Prints one table.
+ *
+ *   node bench/dist/search.js [--records=100000] [--requests=300] [--seconds=5] [--concurrency=8] [--keep-database]
+ *
+ * Latency percentiles come from `--requests` requests sent one after another (at most --max-latency-seconds per
+ * cell); requests per second from `--concurrency` requests kept in flight for `--seconds`.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { openDatabase } from '@trove/db';
+import { classifyQuery, PostgresSearchEngine, type AggregateQuery, type Filter, type SearchEngine, type SearchQuery } from '@trove/search-engine';
+import { BRANDS, KINDS, MATERIALS, SIZES, STANDARDS, catalogue, mulberry32, type CatalogueRecord } from './catalogue';
+import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op, type ThroughputResult } from './load';
+import { startSystem } from './system';
+
+const COLLECTION = 'catalogue';
+const BATCH_SIZE = 10_000;
+
+function arg(name: string, fallback: number): number {
+  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
+  if (eq) return Number(eq.slice(name.length + 3));
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests: one description per request, rendered as an HTTP body for the gateway and as an engine query.
+
+type SearchSpec = { op: 'search'; query?: string; filters: Filter[]; limit: number; offset: number };
+type AggregateSpec = { op: 'aggregate'; filters: Filter[]; group_by?: string; stats: string[] };
+type Spec = SearchSpec | AggregateSpec;
+
+const KIND_NAMES = ['keyword', 'natural-language', 'identifier (EAN/SKU)', 'identifier (standard)', 'filtered', 'aggregate'] as const;
+type Kind = (typeof KIND_NAMES)[number];
+
+/** The specification's filter object: no suffix = equality, _min/_max ranges, _in any of. */
+function filterObject(filters: Filter[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of filters) {
+    const suffix = { eq: '', in: '_in', gte: '_min', lte: '_max', gt: '_gt', lt: '_lt' }[f.op];
+    out[f.field + suffix] = f.value;
+  }
+  return out;
+}
+
+function httpOf(spec: Spec): { path: string; body: string } {
+  if (spec.op === 'aggregate') {
+    return {
+      path: '/api/v1/aggregate',
+      body: JSON.stringify({ collection: COLLECTION, filters: filterObject(spec.filters), group_by: spec.group_by, stats: spec.stats }),
+    };
+  }
+  return {
+    path: `/api/v1/search/${COLLECTION}`,
+    body: JSON.stringify({ query: spec.query, filters: filterObject(spec.filters), limit: spec.limit, offset: spec.offset }),
+  };
+}
+
+/** Shuffles in place with the given generator. */
+function shuffle<T>(xs: T[], rnd: () => number): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+  }
+  return xs;
+}
+
+const dropLast = (s: string, n: number) => s.slice(0, Math.max(3, s.length - n));
+
+/** Keyword queries: one to three content words of the catalogue's vocabulary, some ending in a prefix. */
+function keywordPool(): string[] {
+  const materials = ['steel', 'stainless', 'brass', 'aluminium', 'nylon', 'titanium'];
+  const out = new Set<string>();
+  for (const k of KINDS) out.add(k);
+  for (const k of KINDS) for (const m of materials) out.add(`${m} ${k}`);
+  for (const k of KINDS) for (const s of SIZES) out.add(`${s} ${k}`);
+  for (const k of KINDS) for (const b of BRANDS) out.add(`${b} ${k}`);
+  for (const m of materials) for (const b of BRANDS) out.add(`${b} ${m}`);
+  // The last word as a prefix ("stainless wash", "M8 hex bo").
+  for (const q of [...out]) {
+    const words = q.split(' ');
+    const last = words.pop()!;
+    if (last.length > 4) out.add([...words, dropLast(last, 2)].join(' '));
+  }
+  return [...out].filter((q) => classifyQuery(q).type === 'keyword');
+}
+
+/** Natural-language questions over the same vocabulary. */
+function sentencePool(rnd: () => number): string[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const templates = [
+    () => `which ${pick(KINDS)}s are made of ${pick(MATERIALS)} for outdoor use`,
+    () => `show me ${pick(MATERIALS)} ${pick(KINDS)}s in size ${pick(SIZES)}`,
+    () => `I need a ${pick(SIZES)} ${pick(KINDS)} from ${pick(BRANDS)}`,
+    () => `what ${pick(KINDS)} do you have in ${pick(MATERIALS)}?`,
+    () => `${pick(BRANDS)} ${pick(KINDS)} for indoor use made of ${pick(MATERIALS)}`,
+    () => `is there a ${pick(KINDS)} in ${pick(MATERIALS)} with length ${5 * (1 + Math.floor(rnd() * 40))} mm`,
+  ];
+  const out = new Set<string>();
+  for (let i = 0; i < 50_000 && out.size < 5_000; i++) out.add(pick(templates)());
+  return [...out].filter((q) => classifyQuery(q).type === 'natural_language');
+}
+
+/** Every form of every standard of the catalogue: "DIN 933", "din933", "DIN-933". */
+function standardPool(): string[] {
+  const out: string[] = [];
+  for (const s of STANDARDS) out.push(s, s.toLowerCase().replace(/ /g, ''), s.replace(/ /g, '-'));
+  return out.filter((q) => classifyQuery(q).type === 'identifier');
+}
+
+/**
+ * A source of requests of one kind: every call answers a request this source has not answered before (so none is
+ * ever served from the response cache), deterministic for a seed, so the engine floor replays the gateway's requests.
+ * Queries cycle through a pool; each round changes limit (15-25) and then offset, so every request is new.
+ */
+function source(kind: Kind, records: CatalogueRecord[], seed: number): () => Spec {
+  const rnd = mulberry32(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const cycling = (pool: string[]) => {
+    shuffle(pool, rnd);
+    let i = 0;
+    return (): Spec => {
+      const r = Math.floor(i / pool.length);
+      const query = pool[i++ % pool.length]!;
+      return { op: 'search', query, filters: [], limit: 20 + (r % 11) - 5, offset: Math.floor(r / 11) };
+    };
+  };
+  switch (kind) {
+    case 'keyword':
+      return cycling(keywordPool());
+    case 'natural-language':
+      return cycling(sentencePool(rnd));
+    case 'identifier (standard)':
+      return cycling(standardPool());
+    case 'identifier (EAN/SKU)': {
+      const order = shuffle(
+        records.map((_, i) => i),
+        rnd,
+      );
+      let i = 0;
+      return () => {
+        const r = Math.floor(i / order.length);
+        const rec = records[order[i % order.length]!]!;
+        const query = i++ % 2 === 0 ? rec.collection_data.ean : rec.collection_data.sku;
+        return { op: 'search', query, filters: [], limit: 20 - r, offset: 0 };
+      };
+    }
+    case 'filtered': {
+      // A query and one to three filters taken from one existing record, so at least that record matches.
+      const seen = new Set<string>();
+      return () => {
+        for (;;) {
+          const rec = pick(records);
+          const d = rec.collection_data;
+          const query = rnd() < 0.5 ? KINDS.find((k) => rec.name.includes(` ${k} `))! : d.brand;
+          const candidates: Filter[][] = [
+            [{ field: 'material', op: 'eq', value: d.material }],
+            [
+              { field: 'price', op: 'gte', value: Math.max(0, Math.round((d.price - rnd() * 20) * 100) / 100) },
+              { field: 'price', op: 'lte', value: Math.round((d.price + rnd() * 20) * 100) / 100 },
+            ],
+            [{ field: 'in_stock', op: 'eq', value: d.in_stock }],
+            [{ field: 'size', op: 'eq', value: d.size }],
+            [{ field: 'rohs', op: 'eq', value: d.rohs }],
+          ];
+          const n = 1 + Math.floor(rnd() * 3);
+          const filters = shuffle(candidates, rnd).slice(0, n).flat();
+          const spec: Spec = { op: 'search', query, filters, limit: 20, offset: 0 };
+          const key = JSON.stringify(spec);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          return spec;
+        }
+      };
+    }
+    case 'aggregate': {
+      const seen = new Set<string>();
+      return () => {
+        for (;;) {
+          const filters: Filter[] = [{ field: 'price', op: 'gte', value: Math.round(rnd() * 5000) / 100 }];
+          if (rnd() < 0.5) filters.push({ field: 'material', op: 'eq', value: pick(MATERIALS) });
+          const spec: Spec = { op: 'aggregate', filters, group_by: pick(['material', 'brand', 'size', 'standard', 'in_stock']), stats: ['price', 'length_mm'] };
+          const key = JSON.stringify(spec);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          return spec;
+        }
+      };
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Operations: a spec sent through the gateway, or straight to the engine.
+
+/** What sampled answers showed. */
+interface Checks {
+  sampled: number;
+  cacheHits: number;
+  zero: number;
+  fallback: number;
+  /** query_type the service reported, counted. */
+  types: Map<string, number>;
+  /** Server-side processing_time_ms of sampled answers. */
+  serverMs: number[];
+  bytes: number[];
+}
+
+const newChecks = (): Checks => ({ sampled: 0, cacheHits: 0, zero: 0, fallback: 0, types: new Map(), serverMs: [], bytes: [] });
+
+interface SearchAnswer {
+  results?: unknown[];
+  total?: number;
+  metadata?: { cache_hit: boolean; zero_result_fallback_used: boolean; query_type: string; processing_time_ms: number };
+}
+
+function gatewayOp(client: HttpClient, auth: Record<string, string>, spec: Spec, checks: Checks, sample: boolean): Op {
+  const { path, body } = httpOf(spec);
+  return async () => {
+    const reply = await client.post(path, body, auth);
+    if (reply.status !== 200) throw new Error(`${path} ${body} answered ${reply.status}: ${reply.body.toString().slice(0, 500)}`);
+    if (!sample) return;
+    const json = JSON.parse(reply.body.toString()) as SearchAnswer;
+    checks.sampled++;
+    checks.bytes.push(reply.body.length);
+    if (json.metadata) {
+      if (json.metadata.cache_hit) checks.cacheHits++;
+      if (json.metadata.zero_result_fallback_used) checks.fallback++;
+      if (json.results?.length === 0) checks.zero++;
+      checks.types.set(json.metadata.query_type, (checks.types.get(json.metadata.query_type) ?? 0) + 1);
+      checks.serverMs.push(json.metadata.processing_time_ms);
+    } else if (json.total === 0) checks.zero++;
+  };
+}
+
+function engineOp(engine: SearchEngine, tenant: string, spec: Spec, checks: Checks, sample: boolean): Op {
+  const scope = { kind: 'private' as const, tenant_id: tenant, collection: COLLECTION };
+  return async () => {
+    if (spec.op === 'aggregate') {
+      const q: AggregateQuery = { scope, filters: spec.filters, group_by: spec.group_by, stats: spec.stats };
+      const r = await engine.aggregate(q);
+      if (sample) checks.sampled++, r.total === 0 && checks.zero++;
+      return;
+    }
+    // What the search service does before it asks the engine: classify the query.
+    const q: SearchQuery = { scope, filters: spec.filters, limit: spec.limit, offset: spec.offset };
+    if (spec.query !== undefined) {
+      const c = classifyQuery(spec.query);
+      q.text = { type: c.type, query: spec.query, identifiers: c.identifiers };
+    }
+    const r = await engine.search(q);
+    if (sample) {
+      checks.sampled++;
+      if (r.hits.length === 0) checks.zero++;
+      if (q.text) checks.types.set(q.text.type, (checks.types.get(q.text.type) ?? 0) + 1);
+    }
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+interface Row {
+  measurement: string;
+  path: string;
+  latency?: LatencyResult;
+  throughput?: ThroughputResult;
+  rate?: string;
+  notes: string;
+}
+
+const f1 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
+const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+
+function describeChecks(c: Checks, expectCache: 'miss' | 'hit' | undefined, expectedType?: string): string {
+  if (c.sampled === 0) return '';
+  const parts: string[] = [];
+  if (expectCache === 'miss') parts.push(`cache_hit false ${c.sampled - c.cacheHits}/${c.sampled} sampled`);
+  if (expectCache === 'hit') parts.push(`cache_hit true ${c.cacheHits}/${c.sampled} sampled`);
+  if (expectedType && c.types.size > 0) {
+    const ok = c.types.get(expectedType) ?? 0;
+    parts.push(ok === c.sampled ? `all ${expectedType}` : `query_type ${[...c.types].map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  }
+  if (c.zero > 0) parts.push(`${((100 * c.zero) / c.sampled).toFixed(0)} % empty`);
+  if (c.fallback > 0) parts.push(`${((100 * c.fallback) / c.sampled).toFixed(0)} % filter fallback`);
+  if (c.serverMs.length > 0) parts.push(`server p50 ${f1(median(c.serverMs))} ms`);
+  return parts.join('; ');
+}
+
+const EXPECTED_TYPE: Record<Kind, string | undefined> = {
+  keyword: 'keyword',
+  'natural-language': 'natural_language',
+  'identifier (EAN/SKU)': 'identifier',
+  'identifier (standard)': 'identifier',
+  filtered: 'keyword',
+  aggregate: undefined,
+};
+
+async function main() {
+  const recordCount = arg('records', 100_000);
+  const requests = arg('requests', 300);
+  const seconds = arg('seconds', 5);
+  const concurrency = arg('concurrency', 8);
+  const maxLatencySeconds = arg('max-latency-seconds', 20);
+  const warmup = 20;
+  const loadBefore = loadavg();
+  const startedAt = new Date();
+
+  const system = await startSystem({}, process.argv.includes('--keep-database'));
+  let bare: ChildProcess | undefined;
+  let engineDb: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  const rows: Row[] = [];
+  let autovacuum = '?';
+  let vacuumed = 'no vacuum after loading (--no-vacuum)';
+  try {
+    const auth = { authorization: `Bearer ${system.key}` };
+    const client = new HttpClient(system.base, Math.max(concurrency, 2));
+
+    // 1. Ingest-to-searchable: batches of 10,000 through the gateway until an aggregate through the gateway counts
+    // every record.
+    const records: CatalogueRecord[] = [];
+    const bodies: string[] = [];
+    for (let b = 0; b * BATCH_SIZE < recordCount; b++) {
+      const batch = [...catalogue(Math.min(BATCH_SIZE, recordCount - b * BATCH_SIZE), 1000 + b, b * BATCH_SIZE)];
+      records.push(...batch);
+      bodies.push(JSON.stringify({ records: batch }));
+    }
+    const t0 = performance.now();
+    let accepted = 0;
+    for (const body of bodies) {
+      const res = await client.post(`/api/v1/upload/${COLLECTION}/product/batch`, body, auth);
+      if (res.status !== 201) throw new Error(`batch answered ${res.status}: ${res.body.toString().slice(0, 500)}`);
+      accepted += (JSON.parse(res.body.toString()) as { summary: { accepted: number } }).summary.accepted;
+    }
+    const uploaded = (performance.now() - t0) / 1000;
+    if (accepted !== recordCount) throw new Error(`batches accepted ${accepted} of ${recordCount}`);
+    let total = -1;
+    let polls = 0;
+    while (total !== recordCount) {
+      if (performance.now() - t0 > 15 * 60_000) throw new Error(`not searchable after 15 minutes: aggregate total ${total} of ${recordCount}`);
+      const res = await client.post('/api/v1/aggregate', JSON.stringify({ collection: COLLECTION }), auth);
+      if (res.status !== 200) throw new Error(`aggregate answered ${res.status}: ${res.body.toString().slice(0, 500)}`);
+      total = (JSON.parse(res.body.toString()) as { total: number }).total;
+      polls++;
+      if (total !== recordCount) await new Promise((r) => setTimeout(r, 50));
+    }
+    const searchable = (performance.now() - t0) / 1000;
+    rows.push({
+      measurement: 'ingest-to-searchable',
+      path: `gateway: ${bodies.length} batch uploads of ≤ ${BATCH_SIZE}, then aggregate`,
+      rate: `${Math.round(recordCount / searchable)} records/s`,
+      notes: `${recordCount} records searchable ${searchable.toFixed(1)} s after the first request; uploads answered after ${uploaded.toFixed(1)} s; ${polls} aggregate polls`,
+    });
+    console.error(`ingested ${recordCount} records, searchable after ${searchable.toFixed(1)} s`);
+
+    // What autovacuum would do after a bulk load: statistics for the planner and the GIN pending lists merged. The
+    // local test server runs with autovacuum off, where without this every plan is made on an unanalysed table
+    // (--no-vacuum measures that state instead).
+    const maintenance = new pg.Client({ connectionString: system.dbUrl });
+    await maintenance.connect();
+    autovacuum = String((await maintenance.query('show autovacuum')).rows[0]?.autovacuum);
+    if (!process.argv.includes('--no-vacuum')) {
+      const v0 = performance.now();
+      await maintenance.query('vacuum (analyze) search_engine.documents');
+      vacuumed = `vacuum (analyze) search_engine.documents after loading: ${((performance.now() - v0) / 1000).toFixed(1)} s`;
+    }
+    await maintenance.end();
+
+    // 2. The engine floor: the same PostgreSQL database, the same engine class, in this process.
+    engineDb = await openDatabase({ url: system.dbUrl, poolSize: concurrency + 2 });
+    const engine = new PostgresSearchEngine(engineDb);
+    const engineTotal = (await engine.aggregate({ scope: { kind: 'private', tenant_id: system.tenant, collection: COLLECTION }, filters: [] })).total;
+    if (engineTotal !== recordCount) throw new Error(`engine counts ${engineTotal} records, expected ${recordCount}`);
+
+    let bodyBytes = 0;
+    const cachedSearchRps: Array<{ kind: Kind; rps: number }> = [];
+    const results = new Map<string, Row>();
+    for (const [k, kind] of KIND_NAMES.entries()) {
+      const seed = 7_000 + k;
+      const label = (mode: string) => `${kind}, ${mode}`;
+
+      // Gateway, uncached: a fresh request every time; every fifth answer checked.
+      {
+        const checks = newChecks();
+        const next = source(kind, records, seed);
+        let i = 0;
+        const op = () => gatewayOp(client, auth, next(), checks, i++ % 5 === 0);
+        for (let w = 0; w < warmup; w++) await op()();
+        const latency = await latencyPass(op, requests, maxLatencySeconds);
+        const throughput = await throughputPass(op, concurrency, seconds);
+        const row = { measurement: label('uncached'), path: 'gateway', latency, throughput, notes: describeChecks(checks, kind === 'aggregate' ? undefined : 'miss', EXPECTED_TYPE[kind]) };
+        rows.push(row);
+        results.set(row.measurement, row);
+        console.error(`${row.measurement}: p50 ${f1(latency.p50)} ms, ${throughput.rps.toFixed(0)} req/s`);
+      }
+
+      // Engine floor: the same requests in the same order, straight to the engine.
+      {
+        const checks = newChecks();
+        const next = source(kind, records, seed);
+        let i = 0;
+        const op = () => engineOp(engine, system.tenant, next(), checks, i++ % 5 === 0);
+        for (let w = 0; w < warmup; w++) await op()();
+        const latency = await latencyPass(op, requests, maxLatencySeconds);
+        const throughput = await throughputPass(op, concurrency, seconds);
+        const row = { measurement: label('engine floor'), path: 'PostgresSearchEngine in the bench process', latency, throughput, notes: describeChecks(checks, undefined, EXPECTED_TYPE[kind]) };
+        rows.push(row);
+        results.set(row.measurement, row);
+        console.error(`${row.measurement}: p50 ${f1(latency.p50)} ms, ${throughput.rps.toFixed(0)} req/s`);
+      }
+
+      // Gateway, cached: one request repeated after a warm-up.
+      {
+        const checks = newChecks();
+        const spec = source(kind, records, seed + 100)();
+        let i = 0;
+        const op = () => gatewayOp(client, auth, spec, checks, i++ % 5 === 0);
+        for (let w = 0; w < warmup; w++) await op()();
+        Object.assign(checks, newChecks());
+        const latency = await latencyPass(op, requests, maxLatencySeconds);
+        const throughput = await throughputPass(op, concurrency, seconds);
+        const note = describeChecks(checks, kind === 'aggregate' ? undefined : 'hit', EXPECTED_TYPE[kind]);
+        const row = {
+          measurement: label('cached'),
+          path: 'gateway',
+          latency,
+          throughput,
+          notes: kind === 'aggregate' ? `${note}${note ? '; ' : ''}aggregate answers carry no cache_hit flag` : note,
+        };
+        rows.push(row);
+        results.set(row.measurement, row);
+        if (kind !== 'aggregate') cachedSearchRps.push({ kind, rps: throughput.rps });
+        if (kind === 'keyword') bodyBytes = median(checks.bytes);
+        console.error(`${row.measurement}: p50 ${f1(latency.p50)} ms, ${throughput.rps.toFixed(0)} req/s`);
+      }
+    }
+
+    // 3. The bare chain: express answering a fixed body of a cached keyword answer's size behind http-proxy-middleware.
+    bare = fork(resolve(__dirname, 'bare-chain.js'), [String(bodyBytes)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const barePort = await new Promise<number>((res, rej) => {
+      bare!.once('message', (m) => res((m as { port: number }).port));
+      bare!.once('exit', (code) => rej(new Error(`bare chain exited with ${code}`)));
+    });
+    const bareClient = new HttpClient(`http://127.0.0.1:${barePort}`, Math.max(concurrency, 2));
+    const bareBody = httpOf(source('keyword', records, 7_100)()).body;
+    const bareOp = (): Op => async () => {
+      const reply = await bareClient.post(`/api/v1/search/${COLLECTION}`, bareBody, auth);
+      if (reply.status !== 200) throw new Error(`bare chain answered ${reply.status}`);
+    };
+    for (let w = 0; w < warmup * 5; w++) await bareOp()();
+    const bareLatency = await latencyPass(bareOp, requests, maxLatencySeconds);
+    const bareThroughput = await throughputPass(bareOp, concurrency, seconds);
+    bareClient.close();
+    rows.push({
+      measurement: 'bare chain',
+      path: 'express + http-proxy-middleware 3.0.10, fixed body',
+      latency: bareLatency,
+      throughput: bareThroughput,
+      notes: `${bodyBytes}-byte body (a cached keyword answer's size); proxy and upstream in one child process`,
+    });
+    client.close();
+
+    // 4. The table.
+    const loadAfter = loadavg();
+    console.log(
+      `\nTrove search benchmark, ${startedAt.toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, ` +
+        `node ${process.version}; ${recordCount} records; latency: ≤ ${requests} sequential requests; req/s: ${concurrency} in flight for ${seconds} s; ` +
+        `load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after; autovacuum ${autovacuum}; ${vacuumed}`,
+    );
+    console.log(`| measurement | path | n | p50 ms | p95 ms | p99 ms | req/s (${concurrency} in flight) | p50 ms (${concurrency} in flight) | notes |`);
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---|');
+    for (const r of rows) {
+      console.log(
+        `| ${r.measurement} | ${r.path} | ${r.latency?.n ?? recordCount} | ${f1(r.latency?.p50)} | ${f1(r.latency?.p95)} | ${f1(r.latency?.p99)} | ${
+          r.rate ?? r.throughput?.rps.toFixed(0)
+        } | ${f1(r.throughput?.p50)} | ${r.notes} |`,
+      );
+    }
+
+    // 5. Against the targets.
+    const kw = results.get('keyword, uncached')!.latency!;
+    const kwFloor = results.get('keyword, engine floor')!.latency!;
+    const id = results.get('identifier (EAN/SKU), uncached')!.latency!;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    console.log('\nAgainst the targets:');
+    console.log(
+      `- uncached keyword p50 within 2 ms of the engine floor: ${verdict(kw.p50 - kwFloor.p50 <= 2)} (${f1(kw.p50)} ms vs ${f1(kwFloor.p50)} ms, ${kw.p50 >= kwFloor.p50 ? '+' : '−'}${f1(Math.abs(kw.p50 - kwFloor.p50))} ms)`,
+    );
+    console.log(`- uncached keyword p99 ≤ 50 ms: ${verdict(kw.p99 <= 50)} (${f1(kw.p99)} ms)`);
+    console.log(`- identifier lookup (EAN/SKU, uncached) p50 ≤ 5 ms: ${verdict(id.p50 <= 5)} (${f1(id.p50)} ms)`);
+    for (const c of cachedSearchRps) {
+      const share = c.rps / bareThroughput.rps;
+      console.log(
+        `- cached ${c.kind} search ≥ 80 % of the bare chain's req/s: ${verdict(share >= 0.8)} (${c.rps.toFixed(0)} vs ${bareThroughput.rps.toFixed(0)} req/s, ${(100 * share).toFixed(0)} %)`,
+      );
+    }
+  } finally {
+    if (bare && bare.exitCode === null) {
+      bare.kill('SIGTERM');
+      await new Promise((r) => bare!.once('exit', r));
+    }
+    await engineDb?.close();
+    await system.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+/** Starting the whole system (--target=all) on a fresh PostgreSQL database for a benchmark run, and tearing it down. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import pg from 'pg';
+
+export const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const LAUNCHER = resolve(__dirname, '../../packages/launcher/dist/main.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((res) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+  });
+}
+
+export interface RunningSystem {
+  child: ChildProcess;
+  /** The gateway, e.g. http://127.0.0.1:PORT. */
+  base: string;
+  /** The fresh database every service (and the PostgreSQL search engine) uses. */
+  dbUrl: string;
+  tenant: string;
+  /** An admin-scoped key of the bench tenant. */
+  key: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates a fresh database on the local server, starts `--target=all` on it in a child process (ENV=development),
+ * waits until the gateway is ready and creates an admin key for a new tenant (development bootstrap via X-Tenant-Id).
+ * `keepDatabase` leaves the database in place after stop(), for looking at query plans afterwards.
+ */
+export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase = false): Promise<RunningSystem> {
+  const dbName = `trove_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  const dbUrl = new URL(SERVER_URL);
+  dbUrl.pathname = `/${dbName}`;
+  let child: ChildProcess | undefined;
+  const stop = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    if (keepDatabase) console.error(`kept the database ${dbUrl.toString()}`);
+    else await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  };
+  try {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ENV: 'development',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: dbUrl.toString(),
+      PORT: String(port),
+      ...extraEnv,
+    };
+    for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
+    child = spawn(process.execPath, [LAUNCHER, '--target=all'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      if (i > 600) throw new Error('system did not become ready');
+      if (child.exitCode !== null) throw new Error(`system exited with ${child.exitCode}`);
+      try {
+        if ((await fetch(`${base}/health/ready`)).ok) break;
+      } catch {
+        /* starting */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const tenant = randomUUID();
+    const keyRes = await fetch(`${base}/api/v1/auth/keys`, {
+      method: 'POST',
+      headers: { 'x-tenant-id': tenant, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', scopes: ['admin'] }),
+    });
+    if (!keyRes.ok) throw new Error(`key creation answered ${keyRes.status}: ${await keyRes.text()}`);
+    const key = ((await keyRes.json()) as { key: string }).key;
+    return { child, base, dbUrl: dbUrl.toString(), tenant, key, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
