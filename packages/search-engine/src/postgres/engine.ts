@@ -37,11 +37,13 @@ import {
  * up to CANDIDATES holding every term). When a query matches more than that, the best-ranked page comes from those
  * candidates, not necessarily from all matches; an explicit sort always considers every match.
  *
- * total_estimate: exact up to COUNT_CAP matches; above that the planner's estimate (never below the cap).
+ * total_estimate: exact up to EXACT_COUNT matches (counting more would read most of a large collection); above that
+ * an estimate from a table sample (see estimate()).
  */
 export class PostgresSearchEngine implements SearchEngine {
   readonly kind = 'postgres' as const;
   private readonly db: Kysely<any>;
+  private pages?: { value: number; at: number };
 
   constructor(private readonly database: Database) {
     this.db = database.db;
@@ -108,7 +110,7 @@ export class PostgresSearchEngine implements SearchEngine {
       const identifiers = text.identifiers.length
         ? text.identifiers.map(normaliseIdentifier)
         : (detectIdentifier(text.query) ?? [normaliseIdentifier(text.query)]);
-      const match = sql`${where} and d.identifiers && array(select jsonb_array_elements_text(${JSON.stringify(identifiers)}::jsonb))`;
+      const match = sql`${where} and d.identifiers && ${textArray(identifiers)}::text[]`;
       const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
       return this.listed(match, order, page);
     }
@@ -172,15 +174,15 @@ export class PostgresSearchEngine implements SearchEngine {
     return result.rows.map((r) => ({ value: r.value, count: Number(r.count) }));
   }
 
-  /** Every match in one order, scored 1.0: filters only, or identifiers (index probes, so small sets). */
+  /** Every match in one order, scored 1.0: filters only, or identifiers. */
   private async listed(where: Fragment, order: Fragment, page: Page): Promise<SearchResult> {
-    const [rows, total] = await Promise.all([
+    const [found, total] = await Promise.all([
       sql<DocumentRow>`
         select ${DOCUMENT_COLUMNS} from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
       this.count(where),
     ]);
-    return { hits: rows.rows.map((r) => ({ score: 1, document: rowToDocument(r) })), total_estimate: total, fuzzy: false };
+    return { hits: found.rows.map((r) => ({ score: 1, document: rowToDocument(r) })), total_estimate: total, fuzzy: false };
   }
 
   private async fullText(
@@ -190,35 +192,94 @@ export class PostgresSearchEngine implements SearchEngine {
     query: SearchQuery,
     page: Page,
   ): Promise<SearchResult> {
+    const matches = sql`${where} and d.tsv @@ to_tsquery('simple', ${tsText})`;
+    if (query.sort) {
+      const score = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, to_tsquery('simple', ${tsText}), 32)`;
+      const [found, total] = await Promise.all([
+        sql<DocumentRow & { score: number }>`
+          select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
+          order by ${sortOrder(query.sort)}, score desc, d.record_id
+          limit ${page.limit} offset ${page.offset}`.execute(this.db),
+        this.count(matches),
+      ]);
+      return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: false };
+    }
+    const bound = Math.max(CANDIDATES, page.offset + page.limit);
+    const text = query.text!.query;
+    if (type === 'keyword') {
+      // A prefix makes GIN read every posting of every word it covers, several times the work of exact words. When
+      // the exact words alone fill the candidates from names, prefix-only matches would rank among a thousand
+      // others anyway, so the prefix is needed only below that.
+      const exact = tsQueryText(text, 'exact');
+      if (exact && exact !== tsText) {
+        const first = await this.candidates(where, exact, [], page, bound);
+        if (first.named >= bound) {
+          return { hits: first.hits, total_estimate: await this.estimate(matches, bound), fuzzy: false };
+        }
+      }
+      const found = await this.candidates(where, tsText, [], page, bound);
+      return { hits: found.hits, total_estimate: found.matched ?? (await this.estimate(matches, bound)), fuzzy: false };
+    }
+    // Natural language matches any term, so the documents holding every term are candidates in their own right:
+    // the first `bound` documents holding any term might hold only one.
+    const every = tsQueryText(text, 'every');
+    const found = await this.candidates(where, tsText, every && every !== tsText ? [every] : [], page, bound);
+    return { hits: found.hits, total_estimate: found.matched ?? (await this.estimate(matches, bound)), fuzzy: false };
+  }
+
+  /**
+   * The page ranked among candidates: up to `bound` documents matching in the name; when fewer, up to `bound`
+   * matching anywhere (which counts the matches exactly when it runs dry: `matched`); plus up to `bound` of each
+   * extra query. Each source ranks rows while it reads them, so only the page is read again to hydrate.
+   */
+  private async candidates(
+    where: Fragment,
+    tsText: string,
+    extra: string[],
+    page: Page,
+    bound: number,
+  ): Promise<{ hits: SearchHit[]; named: number; matched?: number }> {
     const tsQuery = sql`to_tsquery('simple', ${tsText})`;
     const score = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${tsQuery}, 32)`;
-    const matches = sql`${where} and d.tsv @@ ${tsQuery}`;
-    let rows: Promise<{ rows: Array<DocumentRow & { score: number }> }>;
-    if (query.sort) {
-      rows = sql<DocumentRow & { score: number }>`
-        select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
-        order by ${sortOrder(query.sort)}, score desc, d.record_id
-        limit ${page.limit} offset ${page.offset}`.execute(this.db);
-    } else {
-      const bound = Math.max(CANDIDATES, page.offset + page.limit);
-      const sources = [
-        sql`(select d.tenant_id, d.record_id from search_engine.documents d
-             where ${where} and d.name_tsv @@ ${tsQuery} limit ${bound})`,
-        sql`(select d.tenant_id, d.record_id from search_engine.documents d where ${matches} limit ${bound})`,
-      ];
-      const every = type === 'natural_language' ? tsQueryText(query.text!.query, 'every') : undefined;
-      if (every) {
-        sources.push(sql`(select d.tenant_id, d.record_id from search_engine.documents d
-             where ${where} and d.tsv @@ to_tsquery('simple', ${every}) limit ${bound})`);
-      }
-      rows = sql<DocumentRow & { score: number }>`
-        with candidates as (${sql.join(sources, sql` union `)})
-        select ${DOCUMENT_COLUMNS}, ${score} as score
-        from candidates c join search_engine.documents d on d.tenant_id = c.tenant_id and d.record_id = c.record_id
-        order by score desc, d.record_id limit ${page.limit} offset ${page.offset}`.execute(this.db);
-    }
-    const [found, total] = await Promise.all([rows, this.count(matches)]);
-    return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: false };
+    const found = await sql<Partial<DocumentRow> & { score: number | null; named: number; matched: number | null }>`
+      with named as materialized (
+        select d.tenant_id, d.record_id, ${score} as score from search_engine.documents d
+        where ${where} and d.name_tsv @@ ${tsQuery} limit ${bound}
+      ),
+      anywhere as materialized (
+        select d.tenant_id, d.record_id, ${score} as score from search_engine.documents d
+        where (select count(*) from named) < ${bound} and ${where} and d.tsv @@ ${tsQuery} limit ${bound}
+      ),
+      c as (
+        select * from named union all select * from anywhere
+        ${sql.join(
+          extra.map(
+            (e) => sql`union all (select d.tenant_id, d.record_id, ${score} from search_engine.documents d
+              where ${where} and d.tsv @@ to_tsquery('simple', ${e}) limit ${bound})`,
+          ),
+          sql` `,
+        )}
+      ),
+      top as (
+        select tenant_id, record_id, max(score) as score from c group by tenant_id, record_id
+        order by max(score) desc, record_id limit ${page.limit} offset ${page.offset}
+      )
+      select m.named, m.matched, p.* from (
+        select (select count(*) from named)::int as named,
+          case when (select count(*) from named) < ${bound} then (select count(*) from anywhere)::int end as matched
+      ) m
+      left join lateral (
+        select ${DOCUMENT_COLUMNS}, top.score from top
+        join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
+      ) p on true
+      order by p.score desc, p.record_id`.execute(this.db);
+    const first = found.rows[0];
+    const matched = first?.matched == null ? undefined : Number(first.matched);
+    return {
+      hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
+      named: Number(first?.named ?? 0),
+      matched: matched !== undefined && matched < bound ? matched : undefined,
+    };
   }
 
   /**
@@ -241,22 +302,45 @@ export class PostgresSearchEngine implements SearchEngine {
     return { hits: rows.rows.map(toHit), total_estimate: total, fuzzy: total > 0 };
   }
 
+  /** Exact up to EXACT_COUNT matches, estimated above. */
   private async count(where: Fragment): Promise<number> {
     const counted = await sql<{ n: number }>`
-      select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${COUNT_CAP + 1}) m`.execute(
+      select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${EXACT_COUNT + 1}) m`.execute(
       this.db,
     );
     const n = Number(counted.rows[0]!.n);
-    if (n <= COUNT_CAP) return n;
-    const plan = await sql<{ 'QUERY PLAN': unknown }>`
-      explain (format json) select 1 from search_engine.documents d where ${where}`.execute(this.db);
-    return Math.max(n, planRows(plan.rows[0]?.['QUERY PLAN']));
+    return n <= EXACT_COUNT ? n : this.estimate(where, n);
+  }
+
+  /**
+   * Matches counted in a fixed sample of about SAMPLE_PAGES table pages, scaled up: a few milliseconds however many
+   * documents match, where counting every one of tens of thousands would read most of the table. The sample is
+   * repeatable, so paging through one result set reports one total. Never below what was already counted.
+   */
+  private async estimate(where: Fragment, atLeast: number): Promise<number> {
+    const percent = Math.min(100, Math.max(0.01, (100 * SAMPLE_PAGES) / (await this.tablePages())));
+    const sampled = await sql<{ n: number }>`
+      select count(*)::int as n from search_engine.documents d tablesample system (${percent}) repeatable (7)
+      where ${where}`.execute(this.db);
+    return Math.max(atLeast, Math.round((Number(sampled.rows[0]!.n) * 100) / percent));
+  }
+
+  /** The documents table's size in pages, read at most once a minute (it only sets the sample's percentage). */
+  private async tablePages(): Promise<number> {
+    if (this.pages && Date.now() - this.pages.at < 60_000) return this.pages.value;
+    const size = await sql<{ pages: number }>`
+      select greatest(1, pg_relation_size('search_engine.documents') / current_setting('block_size')::int)::int as pages`.execute(
+      this.db,
+    );
+    this.pages = { value: Number(size.rows[0]!.pages), at: Date.now() };
+    return this.pages.value;
   }
 }
 
 /** Candidates ranked per source when no explicit sort is asked for (see the class comment). */
 const CANDIDATES = 1_000;
-const COUNT_CAP = 10_000;
+const EXACT_COUNT = 1_000;
+const SAMPLE_PAGES = 500;
 const GROUP_LIMIT = 50;
 const MAX_NAME_TEXT = 2_000;
 const MAX_DESCRIPTION_TEXT = 8_000;
@@ -306,10 +390,12 @@ function toHit(r: DocumentRow & { score: number }): SearchHit {
   return { score: Math.min(1, Math.max(0, Number(r.score))), document: rowToDocument(r) };
 }
 
-function planRows(plan: unknown): number {
-  const parsed = typeof plan === 'string' ? (JSON.parse(plan) as unknown) : plan;
-  const rows = (parsed as Array<{ Plan?: { 'Plan Rows'?: number } }> | undefined)?.[0]?.Plan?.['Plan Rows'];
-  return typeof rows === 'number' ? Math.round(rows) : 0;
+/**
+ * A PostgreSQL array literal, so the planner sees the values (a subquery would hide them and make it guess that an
+ * identifier matches half a percent of the table).
+ */
+function textArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
 function recordIdOf(change: IndexChange): string {

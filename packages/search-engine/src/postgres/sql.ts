@@ -24,14 +24,14 @@ const MAX_TERM_LENGTH = 100;
 /**
  * tsquery source text, or undefined when the query has no letters or digits. Lexemes are runs of letters and digits
  * only, quoted, so no user character ever reaches tsquery syntax.
- * keyword: every term, the last as a prefix. any: any term. every: every term. any and every drop stop words unless
- * they are all there is (they match nearly everything and carry no ranking signal).
+ * keyword: every term, the last as a prefix; exact: every term. any: any term; every: every term; these two drop stop
+ * words unless they are all there is (they match nearly everything and carry no ranking signal).
  */
-export function tsQueryText(query: string, mode: 'keyword' | 'any' | 'every'): string | undefined {
+export function tsQueryText(query: string, mode: 'keyword' | 'exact' | 'any' | 'every'): string | undefined {
   let terms = queryWords(query)
     .filter((t) => t.length <= MAX_TERM_LENGTH)
     .slice(0, MAX_TERMS);
-  if (mode !== 'keyword') {
+  if (mode === 'any' || mode === 'every') {
     const content = terms.filter((t) => !STOP_WORDS.has(t));
     if (content.length > 0) terms = content;
     terms = [...new Set(terms)];
