@@ -1,0 +1,43 @@
+import type { Cache } from '@trove/cache';
+import type { Database } from '@trove/db';
+import { createServiceApp, type Config, type HttpMetrics, type Logger } from '@trove/platform';
+import type { SearchEngine } from '@trove/search-engine';
+import type { HealthWindow } from './domain/health-window';
+import { aggregateRoutes } from './routes/aggregate';
+import { searchHealthRoutes } from './routes/health';
+import { internalPublicRoutes } from './routes/internal-public';
+import { searchRoutes } from './routes/search';
+import type { SearchService } from './search-service';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  metrics: HttpMetrics;
+  database: Database;
+  engine: SearchEngine;
+  cache: Cache;
+  search: SearchService;
+  health: HealthWindow;
+}
+
+/** Composes the search HTTP app from its dependencies; it never listens. */
+export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
+  return createServiceApp({
+    name: 'search',
+    logger: deps.logger,
+    metrics: deps.metrics,
+    internalTokenSecret: deps.config.INTERNAL_TOKEN_SECRET,
+    jsonLimit: deps.config.JSON_BODY_LIMIT,
+    readiness: {
+      database: () => deps.database.ping(),
+      engine: () => deps.engine.ping(),
+      cache: () => deps.cache.ping(),
+    },
+    routes: (router) => {
+      searchHealthRoutes(router, deps.health);
+      searchRoutes(router, deps.search);
+      aggregateRoutes(router, deps.search);
+      internalPublicRoutes(router, deps.search);
+    },
+  });
+}

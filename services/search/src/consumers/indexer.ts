@@ -1,0 +1,111 @@
+import type { DeliveredEvent, EventBus, OutgoingEvent, Subscription } from '@trove/bus';
+import type { Cache } from '@trove/cache';
+import { TOPICS, recordChangedEvent, type RecordChangedEvent, type RecordDto, type RecordIndexedEvent } from '@trove/contracts';
+import type { Logger } from '@trove/platform';
+import type { IndexChange, IndexDocument, SearchEngine } from '@trove/search-engine';
+import { cacheNamespace } from '../search-service';
+
+export const INDEXER_GROUP = 'search.indexer';
+const BATCH_SIZE = 1_000;
+
+export interface IndexerDeps {
+  engine: SearchEngine;
+  cache: Cache;
+  bus: EventBus;
+  logger: Logger;
+}
+
+/**
+ * Keeps the engine in step with records.changed. Per delivered batch: the changes go to the engine in one apply
+ * (the newest version of each record only), generation swaps in their place in the order; then the cache versions
+ * of every touched collection (and of the public index when a public record may have changed) are raised; only then
+ * are the versions acknowledged on records.indexed. A write whose acknowledgement a client has seen is therefore
+ * searchable and no cached answer from before it is served. Redelivery is harmless: the engine ignores versions it
+ * already holds and reports them indexed, so they are acknowledged again.
+ */
+export function indexerHandler({ engine, cache, bus, logger }: IndexerDeps) {
+  return async (events: DeliveredEvent[]): Promise<void> => {
+    const namespaces = new Set<string>();
+    const acks: RecordIndexedEvent[] = [];
+    let pending = new Map<string, { change: IndexChange; tenant: string }>();
+
+    const flush = async () => {
+      if (pending.size === 0) return;
+      const batch = [...pending.values()];
+      pending = new Map();
+      const outcomes = await engine.apply(batch.map((b) => b.change));
+      outcomes.forEach((o, i) => {
+        const tenant = batch[i]!.tenant;
+        acks.push({ tenant_id: tenant, record_id: o.record_id, version: o.version, status: o.status, ...(o.error ? { error: o.error } : {}) });
+        if (o.status === 'failed') logger.warn({ recordId: o.record_id, version: o.version, error: o.error }, 'indexing failed');
+      });
+    };
+
+    for (const event of events) {
+      const parsed = recordChangedEvent.safeParse(event.payload);
+      if (!parsed.success) {
+        // A malformed event would fail the same way on every delivery; skipping it keeps the group moving.
+        logger.warn({ offset: event.offset, key: event.key, issues: parsed.error.issues }, 'skipping malformed records.changed event');
+        continue;
+      }
+      const e = parsed.data;
+      if (e.kind === 'generation_swapped') {
+        await flush();
+        await engine.swapGeneration(e.tenant_id, e.collection, e.new_generation);
+        namespaces.add(cacheNamespace({ kind: 'private', tenant_id: e.tenant_id, collection: e.collection }));
+        namespaces.add(cacheNamespace({ kind: 'public' }));
+        continue;
+      }
+      const change = toChange(e);
+      const previous = pending.get(e.record_id);
+      if (!previous || versionOf(previous.change) < e.version) pending.set(e.record_id, { change, tenant: e.tenant_id });
+      const collection = e.kind === 'deleted' ? e.collection : e.record.collection;
+      namespaces.add(cacheNamespace({ kind: 'private', tenant_id: e.tenant_id, collection }));
+      if (mayTouchPublic(e)) namespaces.add(cacheNamespace({ kind: 'public' }));
+    }
+    await flush();
+
+    await Promise.all([...namespaces].map((ns) => cache.bump(ns)));
+    if (acks.length > 0) {
+      const out: OutgoingEvent[] = acks.map((payload) => ({ topic: TOPICS.recordsIndexed, key: payload.record_id, payload }));
+      await bus.publish(out);
+    }
+  };
+}
+
+export function subscribeIndexer(deps: IndexerDeps): Promise<Subscription> {
+  return deps.bus.subscribe({ group: INDEXER_GROUP, topics: [TOPICS.recordsChanged], handler: indexerHandler(deps), maxBatchSize: BATCH_SIZE });
+}
+
+function toChange(e: Exclude<RecordChangedEvent, { kind: 'generation_swapped' }>): IndexChange {
+  if (e.kind === 'deleted') return { op: 'remove', tenant_id: e.tenant_id, record_id: e.record_id, version: e.version };
+  return { op: 'upsert', document: toDocument(e.record), active_generation: e.active_generation ?? e.record.generation };
+}
+
+export function toDocument(r: RecordDto): IndexDocument {
+  return {
+    tenant_id: r.tenant_id,
+    record_id: r.id,
+    version: r.version,
+    collection: r.collection,
+    record_type: r.record_type,
+    generation: r.generation,
+    name: r.name,
+    description: r.description,
+    description_llm: r.description_llm,
+    collection_data: r.collection_data,
+    source_type: r.source_type,
+    status: r.status,
+    visibility: r.visibility,
+    updated_at: r.updated_at,
+  };
+}
+
+function versionOf(change: IndexChange): number {
+  return change.op === 'remove' ? change.version : change.document.version;
+}
+
+/** Whether the change can add a record to the public index, change one in it, or take one out. */
+function mayTouchPublic(e: Exclude<RecordChangedEvent, { kind: 'generation_swapped' }>): boolean {
+  return e.kind !== 'upserted' || e.record.visibility === 'public';
+}

@@ -1,0 +1,53 @@
+import type { Subscription } from '@trove/bus';
+import { createCache } from '@trove/cache';
+import { createMetrics } from '@trove/platform';
+import type { ServiceModule } from '@trove/runtime';
+import { createSearchEngine } from '@trove/search-engine';
+import { Histogram } from 'prom-client';
+import { buildApp } from './app';
+import { subscribeIndexer } from './consumers/indexer';
+import { HealthWindow } from './domain/health-window';
+import { SearchService } from './search-service';
+
+/**
+ * The search service: keeps the engine in step with records.changed, acknowledges on records.indexed, and serves
+ * private search, aggregation and the search health report.
+ */
+export const searchModule: ServiceModule = {
+  name: 'search',
+  dependsOn: [],
+  async init(ctx) {
+    const logger = ctx.logger;
+    const engine = await createSearchEngine({
+      database: ctx.database,
+      elasticsearchUrl: ctx.config.ELASTICSEARCH_URL,
+      indexPrefix: ctx.config.ELASTICSEARCH_INDEX_PREFIX,
+    });
+    logger.info({ engine: engine.kind }, engine.kind === 'postgres' ? 'search engine: PostgreSQL full-text (embedded)' : 'search engine: Elasticsearch');
+    const cache = await createCache({ redisUrl: ctx.config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    const metrics = createMetrics('search');
+    const latency = new Histogram({
+      name: 'trove_search_duration_seconds',
+      help: 'Search latency by search mode and cache outcome',
+      labelNames: ['mode', 'cache'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [metrics.registry],
+    });
+    const health = new HealthWindow(ctx.config.SEARCH_HEALTH_WINDOW);
+    const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger });
+    const app = buildApp({ config: ctx.config, logger, metrics, database: ctx.database, engine, cache, search, health });
+    let subscription: Subscription | undefined;
+    return {
+      app,
+      async start() {
+        subscription = await subscribeIndexer({ engine, cache, bus: ctx.bus, logger: logger.child({ consumer: 'indexer' }) });
+      },
+      async stop() {
+        await subscription?.stop();
+        subscription = undefined;
+        await engine.close();
+        await cache.close();
+      },
+    };
+  },
+};

@@ -1,0 +1,69 @@
+import type { Response } from 'express';
+import { z } from 'zod';
+import { collectionName } from '@trove/contracts';
+import { ERRORS, parseInput, requireScope, tenantOf } from '@trove/platform';
+import { MAX_FILTERS, parseFilters, type FilterValue } from '../domain/filters';
+import type { Router } from '../http';
+import type { Rendered, SearchService } from '../search-service';
+
+/** The deepest page a search can reach; deeper paging asks the engine to rank everything before it. */
+export const MAX_OFFSET = 10_000;
+
+const scalar = z.union([z.string().max(1_000), z.number(), z.boolean()]);
+export const filtersSchema = z
+  .record(z.string().min(1).max(200), z.union([scalar, z.array(scalar).min(1).max(100)]))
+  .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `At most ${MAX_FILTERS} filters are allowed` })
+  .default({});
+
+const query = z.string().max(500).trim().min(1);
+
+const searchBody = z.strictObject({
+  query: query.optional(),
+  limit: z.int().min(1).max(100).default(20),
+  offset: z.int().min(0).max(MAX_OFFSET).default(0),
+  sort: z.string().trim().min(1).max(200).optional(),
+  format: z.enum(['json', 'compact', 'yaml']).default('json'),
+  filters: filtersSchema,
+});
+
+const searchQueryString = z.object({
+  q: query,
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
+});
+
+const collectionParams = z.object({ collection: collectionName });
+
+/** Engine filters from the request's filter object; a filter that cannot apply is a 422 naming it. */
+export function filtersOf(raw: Record<string, FilterValue>) {
+  const { filters, issues } = parseFilters(raw);
+  if (issues.length > 0) {
+    throw ERRORS.validation(issues.map((i) => ({ loc: ['body', 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
+  }
+  return filters;
+}
+
+export function send(res: Response, rendered: Rendered): void {
+  if (rendered.kind === 'json') res.json(rendered.body);
+  else res.type('text/plain; charset=utf-8').send(rendered.body);
+}
+
+export function searchRoutes(router: Router, search: SearchService): void {
+  router.post('/search/:collection', requireScope('search'), async (req, res) => {
+    const { collection } = parseInput(collectionParams, req.params, 'path');
+    const body = parseInput(searchBody, req.body ?? {}, 'body');
+    const filters = filtersOf(body.filters);
+    if (body.query === undefined && filters.length === 0) {
+      throw ERRORS.validation([{ loc: ['body', 'query'], msg: 'Field required when no filters are given', type: 'missing', input: req.body ?? null, ctx: {} }]);
+    }
+    const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
+    send(res, await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format }));
+  });
+
+  router.get('/search/:collection', requireScope('search'), async (req, res) => {
+    const { collection } = parseInput(collectionParams, req.params, 'path');
+    const q = parseInput(searchQueryString, req.query, 'query');
+    const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
+    send(res, await search.search({ scope, query: q.q, filters: [], limit: q.limit, offset: q.offset, format: 'json' }));
+  });
+}

@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import type { Cache } from '@trove/cache';
+import type { Logger } from '@trove/platform';
+import {
+  classifyQuery,
+  type AggregateResult,
+  type Filter,
+  type QueryType,
+  type SearchEngine,
+  type SearchQuery,
+  type SearchResult,
+  type SearchScope,
+  type Sort,
+} from '@trove/search-engine';
+import type { Histogram } from 'prom-client';
+import { compactTable, yamlList, type ResultItem } from './domain/format';
+import type { HealthWindow } from './domain/health-window';
+
+export type Format = 'json' | 'compact' | 'yaml';
+export type SearchMode = 'fulltext' | 'identifier' | 'filtered' | 'error';
+
+export interface SearchRequest {
+  scope: SearchScope;
+  query?: string;
+  filters: Filter[];
+  /** As the client wrote it: a field name, `-` in front for descending. */
+  sort?: string;
+  limit: number;
+  offset: number;
+  format: Format;
+}
+
+export interface SearchBody {
+  results: ResultItem[];
+  pagination: { offset: number; limit: number; has_more: boolean };
+  metadata: {
+    search_mode: SearchMode;
+    query_type: QueryType;
+    processing_time_ms: number;
+    total_estimate: number;
+    cache_hit: boolean;
+    zero_result_fallback_used: boolean;
+    timings: { classify_ms: number; search_ms: number; hydrate_ms: number };
+  };
+}
+
+/** What a route sends: a JSON body, or plain text for the compact and yaml formats. */
+export type Rendered = { kind: 'json'; body: unknown } | { kind: 'text'; body: string };
+
+export interface AggregateRequest {
+  scope: SearchScope;
+  filters: Filter[];
+  group_by?: string;
+  stats?: string[];
+}
+
+export interface SearchServiceOptions {
+  engine: SearchEngine;
+  cache: Cache;
+  cacheTtlMs: number;
+  health: HealthWindow;
+  latency: Histogram<'mode' | 'cache'>;
+  logger: Logger;
+}
+
+/** Sort values that mean "by relevance", the default order. */
+const RELEVANCE = new Set(['score', '-score', '_score', 'relevance']);
+
+/** The cache namespace of what a scope can see: one per tenant collection, one for the shared public index. */
+export function cacheNamespace(scope: SearchScope): string {
+  return scope.kind === 'private' ? `private:${scope.tenant_id}:${scope.collection}` : 'public';
+}
+
+/**
+ * Private (and public) search as the specification describes it: classify the query, search the engine, fall back
+ * from an identifier to full text and from query plus filters to filters alone, render the chosen format. Answers
+ * are cached for the configured time under the scope's cache version, which the indexer raises on every change.
+ */
+export class SearchService {
+  constructor(private readonly opts: SearchServiceOptions) {}
+
+  async search(req: SearchRequest): Promise<Rendered> {
+    const started = performance.now();
+    const cached = await this.cached(req.scope, { op: 'search', ...req, scope: undefined }, () => this.searchUncached(req, started));
+    const body = cached.value;
+    body.metadata.cache_hit = cached.hit;
+    body.metadata.processing_time_ms = round(performance.now() - started);
+    this.observe(body, cached.hit);
+    return render(body, req);
+  }
+
+  async aggregate(req: AggregateRequest): Promise<AggregateResult> {
+    const { value } = await this.cached(req.scope, { op: 'aggregate', ...req, scope: undefined }, async () => ({
+      value: await this.opts.engine.aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats }),
+      store: true,
+    }));
+    return value;
+  }
+
+  private async searchUncached(req: SearchRequest, started: number): Promise<{ value: SearchBody; store: boolean }> {
+    const classified = req.query !== undefined ? classifyQuery(req.query) : undefined;
+    const classifyMs = performance.now() - started;
+    const base: SearchQuery = { scope: req.scope, filters: req.filters, sort: sortOf(req.sort), limit: req.limit, offset: req.offset };
+
+    let mode: SearchMode;
+    let result: SearchResult;
+    let fallback = false;
+    try {
+      if (!classified) {
+        mode = 'filtered';
+        result = await this.opts.engine.search(base);
+      } else {
+        mode = classified.type === 'identifier' ? 'identifier' : 'fulltext';
+        result = await this.opts.engine.search({ ...base, text: { type: classified.type, query: req.query!, identifiers: classified.identifiers } });
+        if (result.total_estimate === 0 && classified.type === 'identifier') {
+          // Something that looks like an identifier but is none we hold may still be words in a name.
+          mode = 'fulltext';
+          result = await this.opts.engine.search({ ...base, text: { type: 'keyword', query: req.query!, identifiers: [] } });
+        }
+        if (result.total_estimate === 0 && req.filters.length > 0) {
+          mode = 'filtered';
+          fallback = true;
+          result = await this.opts.engine.search(base);
+        }
+      }
+    } catch (err) {
+      this.opts.logger.error({ err }, 'search engine failed');
+      return { value: errorBody(req, classified?.type), store: false };
+    }
+    const searched = performance.now();
+    const results = result.hits.map(({ score, document: d }) => ({
+      record_id: d.record_id,
+      name: d.name,
+      score: round(score, 4),
+      collection: d.collection,
+      record_type: d.record_type,
+      collection_data: d.collection_data,
+      description_llm: d.description_llm,
+      description: d.description,
+      source_type: d.source_type,
+      updated_at: d.updated_at,
+    }));
+    const body: SearchBody = {
+      results,
+      pagination: { offset: req.offset, limit: req.limit, has_more: req.offset + results.length < result.total_estimate },
+      metadata: {
+        search_mode: mode,
+        query_type: classified?.type ?? 'keyword',
+        processing_time_ms: 0,
+        total_estimate: result.total_estimate,
+        cache_hit: false,
+        zero_result_fallback_used: fallback,
+        timings: { classify_ms: round(classifyMs), search_ms: round(searched - started - classifyMs), hydrate_ms: round(performance.now() - searched) },
+      },
+    };
+    return { value: body, store: true };
+  }
+
+  /**
+   * Answers from the cache when an identical request was answered under the scope's current cache version, else
+   * computes and stores. The version is read before computing, so an answer computed while a change lands is stored
+   * under the old version, which that change's bump has already retired.
+   */
+  private async cached<T>(
+    scope: SearchScope,
+    request: unknown,
+    compute: () => Promise<{ value: T; store: boolean }>,
+  ): Promise<{ value: T; hit: boolean }> {
+    const ns = cacheNamespace(scope);
+    const ttl = this.opts.cacheTtlMs;
+    let key: string | undefined;
+    if (ttl > 0) {
+      try {
+        const version = await this.opts.cache.version(ns);
+        key = `search:${ns}:${version}:${digest(request)}`;
+        const hit = await this.opts.cache.get(key);
+        if (hit !== undefined) return { value: JSON.parse(hit) as T, hit: true };
+      } catch (err) {
+        // A cache that cannot answer only costs speed.
+        this.opts.logger.warn({ err }, 'search cache unavailable');
+        key = undefined;
+      }
+    }
+    const { value, store } = await compute();
+    if (key && store) {
+      this.opts.cache.set(key, JSON.stringify(value), ttl).catch((err: unknown) => this.opts.logger.warn({ err }, 'search cache write failed'));
+    }
+    return { value, hit: false };
+  }
+
+  private observe(body: SearchBody, hit: boolean): void {
+    const m = body.metadata;
+    this.opts.latency.observe({ mode: m.search_mode, cache: hit ? 'hit' : 'miss' }, m.processing_time_ms / 1000);
+    this.opts.health.record({ ms: m.processing_time_ms, zeroResults: body.results.length === 0, fallback: m.zero_result_fallback_used });
+  }
+}
+
+function sortOf(sort: string | undefined): Sort | undefined {
+  if (sort === undefined || RELEVANCE.has(sort)) return undefined;
+  return sort.startsWith('-') ? { field: sort.slice(1), direction: 'desc' } : { field: sort, direction: 'asc' };
+}
+
+function errorBody(req: SearchRequest, queryType: QueryType | undefined): SearchBody {
+  return {
+    results: [],
+    pagination: { offset: req.offset, limit: req.limit, has_more: false },
+    metadata: {
+      search_mode: 'error',
+      query_type: queryType ?? 'keyword',
+      processing_time_ms: 0,
+      total_estimate: 0,
+      cache_hit: false,
+      zero_result_fallback_used: false,
+      timings: { classify_ms: 0, search_ms: 0, hydrate_ms: 0 },
+    },
+  };
+}
+
+function render(body: SearchBody, req: SearchRequest): Rendered {
+  if (req.format === 'compact') return { kind: 'text', body: compactTable(body.results, req.offset, body.metadata.total_estimate) };
+  if (req.format === 'yaml') return { kind: 'text', body: yamlList(body.results) };
+  return { kind: 'json', body };
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('base64url');
+}
+
+function round(v: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}

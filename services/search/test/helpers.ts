@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import type { Scope } from '@trove/platform';
+import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/runtime';
+import { recordsModule } from '@trove/records-service';
+import { searchModule } from '../src';
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+
+/** A supertest client acting for one tenant with some scopes, as the gateway would forward it. */
+export function clientOf(svc: TestService, tenantId: string, scopes: Scope[]) {
+  const call = (method: Method, path: string, body?: unknown) => {
+    const r = request(svc.instance.app)[method](path).set(svc.as(tenantId, scopes));
+    return body === undefined ? r : r.send(body as object);
+  };
+  return {
+    get: (path: string) => call('get', path),
+    post: (path: string, body?: unknown) => call('post', path, body),
+    patch: (path: string, body?: unknown) => call('patch', path, body),
+    delete: (path: string) => call('delete', path),
+  };
+}
+export type Client = ReturnType<typeof clientOf>;
+
+export interface System {
+  db: TestDatabase;
+  records: TestService;
+  search: TestService;
+  /** Records and search clients of one tenant. */
+  tenant(id?: string): { id: string; records: Client; search: Client; admin: Client };
+  /** Replaces the search service with a new instance on the same database (a restart). */
+  restartSearch(opts?: { start?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The records and search services on one fresh PostgreSQL database, wired through the real event log. */
+export async function startSystem(config: Record<string, string> = {}): Promise<System> {
+  const db = await createTestDatabase();
+  const records = await startTestService(recordsModule, { database: db.database, config: { INDEXING_WAIT_MS: '5000', ...config } });
+  const system: System = {
+    db,
+    records,
+    search: await startTestService(searchModule, { database: db.database, config }),
+    tenant(id = randomUUID()) {
+      return {
+        id,
+        records: clientOf(records, id, ['records']),
+        search: clientOf(system.search, id, ['search']),
+        admin: clientOf(records, id, ['admin']),
+      };
+    },
+    async restartSearch(opts = {}) {
+      await system.search.stop();
+      system.search = await startTestService(searchModule, { database: db.database, config, start: opts.start });
+    },
+    async stop() {
+      await system.search.stop();
+      await records.stop();
+      await db.drop();
+    },
+  };
+  return system;
+}
+
+export function product(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'Hex bolt M8x40 stainless steel A2',
+    collection: 'fasteners',
+    record_type: 'product',
+    description: 'Fully threaded hexagon head bolt',
+    collection_data: { material: 'stainless steel', price: 0.42, ean: '4006381333931', standard: 'DIN 933', in_stock: true, sku: 'HB-M8-40-A2' },
+    ...overrides,
+  };
+}
