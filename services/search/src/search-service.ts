@@ -45,7 +45,7 @@ export interface SearchBody {
 }
 
 /** What a route sends: a JSON body, or plain text for the compact and yaml formats. */
-export type Rendered = { kind: 'json'; body: unknown } | { kind: 'text'; body: string };
+export type Rendered = { kind: 'json'; body: unknown } | { kind: 'json-text'; body: string } | { kind: 'text'; body: string };
 
 export interface AggregateRequest {
   scope: SearchScope;
@@ -81,20 +81,27 @@ export class SearchService {
 
   async search(req: SearchRequest): Promise<Rendered> {
     const started = performance.now();
-    const cached = await this.cached(req.scope, { op: 'search', ...req, scope: undefined }, () => this.searchUncached(req, started));
-    const body = cached.value;
-    body.metadata.cache_hit = cached.hit;
+    const found = await this.cached(req.scope, { op: 'search', ...req, scope: undefined }, () => this.searchUncached(req, started));
+    if (found.hit && req.format === 'json') {
+      // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten.
+      const ms = round(performance.now() - started);
+      const text = markCached(found.text, ms);
+      this.observe(found.summary ?? summaryOf(JSON.parse(text) as SearchBody), ms, true);
+      return { kind: 'json-text', body: text };
+    }
+    const body = found.hit ? (JSON.parse(found.text) as SearchBody) : found.value;
+    body.metadata.cache_hit = found.hit;
     body.metadata.processing_time_ms = round(performance.now() - started);
-    this.observe(body, cached.hit);
+    this.observe(summaryOf(body), body.metadata.processing_time_ms, found.hit);
     return render(body, req);
   }
 
   async aggregate(req: AggregateRequest): Promise<AggregateResult> {
-    const { value } = await this.cached(req.scope, { op: 'aggregate', ...req, scope: undefined }, async () => ({
+    const found = await this.cached(req.scope, { op: 'aggregate', ...req, scope: undefined }, async () => ({
       value: await this.opts.engine.aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats }),
       store: true,
     }));
-    return value;
+    return found.hit ? (JSON.parse(found.text) as AggregateResult) : found.value;
   }
 
   private async searchUncached(req: SearchRequest, started: number): Promise<{ value: SearchBody; store: boolean }> {
@@ -165,7 +172,7 @@ export class SearchService {
     scope: SearchScope,
     request: unknown,
     compute: () => Promise<{ value: T; store: boolean }>,
-  ): Promise<{ value: T; hit: boolean }> {
+  ): Promise<{ hit: true; text: string; summary?: Summary } | { hit: false; value: T }> {
     const ns = cacheNamespace(scope);
     const ttl = this.opts.cacheTtlMs;
     let key: string | undefined;
@@ -173,8 +180,8 @@ export class SearchService {
       try {
         const version = await this.opts.cache.version(ns);
         key = `search:${ns}:${version}:${digest(request)}`;
-        const hit = await this.opts.cache.get(key);
-        if (hit !== undefined) return { value: JSON.parse(hit) as T, hit: true };
+        const text = await this.opts.cache.get(key);
+        if (text !== undefined) return { hit: true, text, summary: this.summaries.get(key) };
       } catch (err) {
         // A cache that cannot answer only costs speed.
         this.opts.logger.warn({ err }, 'search cache unavailable');
@@ -183,16 +190,59 @@ export class SearchService {
     }
     const { value, store } = await compute();
     if (key && store) {
-      this.opts.cache.set(key, JSON.stringify(value), ttl).catch((err: unknown) => this.opts.logger.warn({ err }, 'search cache write failed'));
+      const storedKey = key;
+      if (isSearchBody(value)) this.rememberSummary(storedKey, summaryOf(value));
+      this.opts.cache.set(storedKey, JSON.stringify(value), ttl).catch((err: unknown) => this.opts.logger.warn({ err }, 'search cache write failed'));
     }
-    return { value, hit: false };
+    return { hit: false, value };
   }
 
-  private observe(body: SearchBody, hit: boolean): void {
-    const m = body.metadata;
-    this.opts.latency.observe({ mode: m.search_mode, cache: hit ? 'hit' : 'miss' }, m.processing_time_ms / 1000);
-    this.opts.health.record({ ms: m.processing_time_ms, zeroResults: body.results.length === 0, fallback: m.zero_result_fallback_used });
+  /** What the health window needs of a cached answer, kept beside the cache so a hit need not parse the answer. */
+  private readonly summaries = new Map<string, Summary>();
+
+  private rememberSummary(key: string, summary: Summary): void {
+    if (this.summaries.size >= MAX_SUMMARIES) this.summaries.delete(this.summaries.keys().next().value!);
+    this.summaries.set(key, summary);
   }
+
+  private observe(summary: Summary, ms: number, hit: boolean): void {
+    this.opts.latency.observe({ mode: summary.mode, cache: hit ? 'hit' : 'miss' }, ms / 1000);
+    this.opts.health.record({ ms, zeroResults: summary.zeroResults, fallback: summary.fallback });
+  }
+}
+
+interface Summary {
+  mode: SearchMode;
+  zeroResults: boolean;
+  fallback: boolean;
+}
+
+const MAX_SUMMARIES = 10_000;
+
+function summaryOf(body: SearchBody): Summary {
+  return { mode: body.metadata.search_mode, zeroResults: body.results.length === 0, fallback: body.metadata.zero_result_fallback_used };
+}
+
+function isSearchBody(value: unknown): value is SearchBody {
+  return typeof value === 'object' && value !== null && 'results' in value && 'metadata' in value;
+}
+
+/**
+ * A stored answer as a cache hit: cache_hit true and this answer's processing time. Both keys are searched from the
+ * end, where metadata is serialised, so a collection_data key of the same name is never touched.
+ */
+function markCached(text: string, ms: number): string {
+  const hitAt = text.lastIndexOf('"cache_hit":false');
+  let out = hitAt < 0 ? text : `${text.slice(0, hitAt)}"cache_hit":true${text.slice(hitAt + '"cache_hit":false'.length)}`;
+  const timeKey = '"processing_time_ms":';
+  const timeAt = out.lastIndexOf(timeKey);
+  if (timeAt >= 0) {
+    const start = timeAt + timeKey.length;
+    let end = start;
+    while (end < out.length && /[-0-9.e+]/i.test(out[end]!)) end++;
+    out = `${out.slice(0, start)}${ms}${out.slice(end)}`;
+  }
+  return out;
 }
 
 function sortOf(sort: string | undefined): Sort | undefined {

@@ -198,6 +198,15 @@ describe('the response cache', () => {
     expect(names(third).sort()).toEqual(['Fender washer M8', 'Lock washer M8']);
   });
 
+  it('marks only the metadata of a cached answer, never a data field of the same name', async () => {
+    await create({ collection: 'cache3', name: 'Cache named pin', collection_data: { cache_hit: false, processing_time_ms: 7 } });
+    await search('cache3', { query: 'pin' });
+    const res = await search('cache3', { query: 'pin' });
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.metadata).toMatchObject({ cache_hit: true, processing_time_ms: expect.any(Number) });
+    expect(res.body.results[0].collection_data).toEqual({ cache_hit: false, processing_time_ms: 7 });
+  });
+
   it('keeps tenants apart in the cache', async () => {
     const other = sys.tenant();
     await create({ collection: 'cache2', name: 'Tenant one dowel' });

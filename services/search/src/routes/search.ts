@@ -45,6 +45,7 @@ export function filtersOf(raw: Record<string, FilterValue>) {
 
 export function send(res: Response, rendered: Rendered): void {
   if (rendered.kind === 'json') res.json(rendered.body);
+  else if (rendered.kind === 'json-text') res.type('application/json; charset=utf-8').send(rendered.body);
   else res.type('text/plain; charset=utf-8').send(rendered.body);
 }
 
