@@ -111,7 +111,9 @@ export class PostgresSearchEngine implements SearchEngine {
         ? text.identifiers.map(normaliseIdentifier)
         : (detectIdentifier(text.query) ?? [normaliseIdentifier(text.query)]);
       const match = sql`${where} and d.identifiers && ${textArray(identifiers)}::text[]`;
-      const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
+      // Every hit scores 1.0, so ties go by record_id: a standard can match thousands of documents, and record ids
+      // are spread evenly through the primary key, unlike names (every "DIN 933" is a "Hex bolt ...").
+      const order = query.sort ? sql`${sortOrder(query.sort)}, d.record_id` : sql`d.record_id`;
       return this.listed(match, order, page);
     }
     const tsText = tsQueryText(text.query, text.type === 'keyword' ? 'keyword' : 'any');
@@ -174,15 +176,26 @@ export class PostgresSearchEngine implements SearchEngine {
     return result.rows.map((r) => ({ value: r.value, count: Number(r.count) }));
   }
 
-  /** Every match in one order, scored 1.0: filters only, or identifiers. */
+  /**
+   * Every match in one order, scored 1.0: filters only, or identifiers. Counting comes first: up to EXACT_COUNT
+   * matches are collected and sorted whole, since walking an order index while filtering for a few matches strung
+   * out along it can read most of the collection; more matches than that are dense enough for the walk.
+   */
   private async listed(where: Fragment, order: Fragment, page: Page): Promise<SearchResult> {
+    const counted = await this.countUpTo(where);
+    if (counted <= EXACT_COUNT) {
+      const found = await sql<DocumentRow>`
+        with m as materialized (select d.* from search_engine.documents d where ${where})
+        select ${DOCUMENT_COLUMNS} from m d order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db);
+      return { hits: found.rows.map(listedHit), total_estimate: counted, fuzzy: false };
+    }
     const [found, total] = await Promise.all([
       sql<DocumentRow>`
         select ${DOCUMENT_COLUMNS} from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      this.count(where),
+      this.estimate(where, counted),
     ]);
-    return { hits: found.rows.map((r) => ({ score: 1, document: rowToDocument(r) })), total_estimate: total, fuzzy: false };
+    return { hits: found.rows.map(listedHit), total_estimate: total, fuzzy: false };
   }
 
   private async fullText(
@@ -208,12 +221,12 @@ export class PostgresSearchEngine implements SearchEngine {
     const text = query.text!.query;
     if (type === 'keyword') {
       // A prefix makes GIN read every posting of every word it covers, several times the work of exact words. When
-      // the exact words alone fill the candidates from names, prefix-only matches would rank among a thousand
-      // others anyway, so the prefix is needed only below that.
+      // the exact words alone fill the candidates, prefix-only matches would rank among a thousand others anyway,
+      // so the prefix is needed only below that.
       const exact = tsQueryText(text, 'exact');
       if (exact && exact !== tsText) {
         const first = await this.candidates(where, exact, [], page, bound);
-        if (first.named >= bound) {
+        if (first.matched === undefined) {
           return { hits: first.hits, total_estimate: await this.estimate(matches, bound), fuzzy: false };
         }
       }
@@ -228,9 +241,10 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /**
-   * The page ranked among candidates: up to `bound` documents matching in the name; when fewer, up to `bound`
-   * matching anywhere (which counts the matches exactly when it runs dry: `matched`); plus up to `bound` of each
-   * extra query. Each source ranks rows while it reads them, so only the page is read again to hydrate.
+   * The page ranked among candidates: up to `bound` documents matching anywhere (all of them, counted exactly in
+   * `matched`, when fewer); when there are that many but too few name matches among them to fill the page, also up
+   * to `bound` matching in the name; plus up to `bound` of each extra query. Each source ranks rows while it reads
+   * them, so only the page is read again to hydrate.
    */
   private async candidates(
     where: Fragment,
@@ -238,20 +252,22 @@ export class PostgresSearchEngine implements SearchEngine {
     extra: string[],
     page: Page,
     bound: number,
-  ): Promise<{ hits: SearchHit[]; named: number; matched?: number }> {
+  ): Promise<{ hits: SearchHit[]; matched?: number }> {
     const tsQuery = sql`to_tsquery('simple', ${tsText})`;
     const score = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${tsQuery}, 32)`;
-    const found = await sql<Partial<DocumentRow> & { score: number | null; named: number; matched: number | null }>`
-      with named as materialized (
-        select d.tenant_id, d.record_id, ${score} as score from search_engine.documents d
-        where ${where} and d.name_tsv @@ ${tsQuery} limit ${bound}
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
+      with anywhere as materialized (
+        select d.tenant_id, d.record_id, ${score} as score, d.name_tsv @@ ${tsQuery} as in_name
+        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
-      anywhere as materialized (
+      named as materialized (
         select d.tenant_id, d.record_id, ${score} as score from search_engine.documents d
-        where (select count(*) from named) < ${bound} and ${where} and d.tsv @@ ${tsQuery} limit ${bound}
+        where (select count(*) from anywhere) >= ${bound}
+          and (select count(*) from anywhere where in_name) < ${page.offset + page.limit}
+          and ${where} and d.name_tsv @@ ${tsQuery} limit ${bound}
       ),
       c as (
-        select * from named union all select * from anywhere
+        select tenant_id, record_id, score from anywhere union all select * from named
         ${sql.join(
           extra.map(
             (e) => sql`union all (select d.tenant_id, d.record_id, ${score} from search_engine.documents d
@@ -264,21 +280,17 @@ export class PostgresSearchEngine implements SearchEngine {
         select tenant_id, record_id, max(score) as score from c group by tenant_id, record_id
         order by max(score) desc, record_id limit ${page.limit} offset ${page.offset}
       )
-      select m.named, m.matched, p.* from (
-        select (select count(*) from named)::int as named,
-          case when (select count(*) from named) < ${bound} then (select count(*) from anywhere)::int end as matched
-      ) m
+      select m.matched, p.* from (select count(*)::int as matched from anywhere) m
       left join lateral (
         select ${DOCUMENT_COLUMNS}, top.score from top
         join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
       ) p on true
       order by p.score desc, p.record_id`.execute(this.db);
     const first = found.rows[0];
-    const matched = first?.matched == null ? undefined : Number(first.matched);
+    const matched = Number(first?.matched ?? 0);
     return {
       hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
-      named: Number(first?.named ?? 0),
-      matched: matched !== undefined && matched < bound ? matched : undefined,
+      matched: matched < bound ? matched : undefined,
     };
   }
 
@@ -304,12 +316,17 @@ export class PostgresSearchEngine implements SearchEngine {
 
   /** Exact up to EXACT_COUNT matches, estimated above. */
   private async count(where: Fragment): Promise<number> {
+    const n = await this.countUpTo(where);
+    return n <= EXACT_COUNT ? n : this.estimate(where, n);
+  }
+
+  /** Matches counted up to EXACT_COUNT + 1. */
+  private async countUpTo(where: Fragment): Promise<number> {
     const counted = await sql<{ n: number }>`
       select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${EXACT_COUNT + 1}) m`.execute(
       this.db,
     );
-    const n = Number(counted.rows[0]!.n);
-    return n <= EXACT_COUNT ? n : this.estimate(where, n);
+    return Number(counted.rows[0]!.n);
   }
 
   /**
@@ -384,6 +401,10 @@ function rowToDocument(r: DocumentRow): IndexDocument {
     visibility: r.visibility,
     updated_at: r.updated_at,
   };
+}
+
+function listedHit(r: DocumentRow): SearchHit {
+  return { score: 1, document: rowToDocument(r) };
 }
 
 function toHit(r: DocumentRow & { score: number }): SearchHit {
