@@ -94,7 +94,7 @@ export interface SearchHit {
 
 export interface SearchResult {
   hits: SearchHit[];
-  /** Matches in total (may be estimated above 10,000). */
+  /** Matches in total: exact up to at least 1,000, may be estimated above (counting more costs a large scan). */
   total_estimate: number;
   /** True when the typo-tolerant fallback produced the hits. */
   fuzzy: boolean;

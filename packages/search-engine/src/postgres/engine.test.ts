@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { openDatabase, sql, type Database } from '@trove/db';
+import type { IndexDocument, SearchScope } from '../port';
+import { PostgresSearchEngine } from './engine';
+
+/** What only the PostgreSQL engine can show: behaviour the contract cannot see from outside. */
+
+let database: Database;
+let engine: PostgresSearchEngine;
+
+beforeAll(async () => {
+  database = await openDatabase({ inMemory: true });
+  engine = new PostgresSearchEngine(database);
+  await engine.init();
+});
+
+afterAll(async () => {
+  await engine.close();
+  await database.close();
+});
+
+const doc = (tenant_id: string, overrides: Partial<IndexDocument> = {}): IndexDocument => ({
+  tenant_id,
+  record_id: randomUUID(),
+  version: 1,
+  collection: 'parts',
+  record_type: 'product',
+  generation: 1,
+  name: 'Item',
+  description: null,
+  description_llm: '',
+  collection_data: {},
+  source_type: 'api',
+  status: 'active',
+  visibility: 'private',
+  updated_at: '2025-01-01T00:00:00.000Z',
+  ...overrides,
+});
+
+it('fails only the item PostgreSQL refuses when validation let it through, writing the rest', async () => {
+  const t = randomUUID();
+  const good = doc(t, { name: 'Fine bolt' });
+  // Valid as a number, but beyond the integer column: the batch statement fails and items are retried one by one.
+  const huge = doc(t, { name: 'Huge bolt', generation: 2 ** 40 });
+  const outcomes = await engine.apply([
+    { op: 'upsert', document: good, active_generation: 1 },
+    { op: 'upsert', document: huge, active_generation: 1 },
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['indexed', 'failed']);
+  expect(outcomes[1]!.error).toMatch(/range/i);
+  const found = await engine.search({ scope: own(t), filters: [], limit: 10, offset: 0 });
+  expect(found.hits.map((h) => h.document.name)).toEqual(['Fine bolt']);
+});
+
+it('counts exactly up to a thousand matches and estimates above, the same on every page', async () => {
+  const t = randomUUID();
+  const docs = Array.from({ length: 3_000 }, (_, i) => doc(t, { name: `Bracket ${i}`, collection_data: { n: i } }));
+  for (let i = 0; i < docs.length; i += 1_000) {
+    await engine.apply(docs.slice(i, i + 1_000).map((document) => ({ op: 'upsert' as const, document, active_generation: 1 })));
+  }
+  const text = { type: 'keyword' as const, query: 'bracket', identifiers: [] };
+  const first = await engine.search({ scope: own(t), text, filters: [], limit: 20, offset: 0 });
+  const later = await engine.search({ scope: own(t), text, filters: [], limit: 20, offset: 500 });
+  expect(first.total_estimate).toBeGreaterThan(1_000);
+  expect(first.total_estimate).toBeLessThan(6_000);
+  expect(later.total_estimate).toBe(first.total_estimate);
+  const few = await engine.search({
+    scope: own(t),
+    text,
+    filters: [{ field: 'n', op: 'lt', value: 700 }],
+    limit: 20,
+    offset: 0,
+  });
+  expect(few.total_estimate).toBe(700);
+  const listed = await engine.search({ scope: own(t), filters: [{ field: 'n', op: 'gte', value: 2_001 }], limit: 5, offset: 0 });
+  expect(listed.total_estimate).toBe(999);
+});
+
+it('keeps staging and removed rows out of the search indexes but remembers their versions', async () => {
+  const t = randomUUID();
+  const d = doc(t, { generation: 2 });
+  await engine.apply([{ op: 'upsert', document: d, active_generation: 1 }]);
+  await engine.apply([{ op: 'remove', tenant_id: t, record_id: randomUUID(), version: 5 }]);
+  const rows = await sql<{ searchable: boolean; removed: boolean; version: number }>`
+    select searchable, removed, version from search_engine.documents where tenant_id = ${t} order by removed`.execute(database.db);
+  expect(rows.rows).toEqual([
+    { searchable: false, removed: false, version: 1 },
+    { searchable: false, removed: true, version: 5 },
+  ]);
+});
+
+function own(tenant_id: string): SearchScope {
+  return { kind: 'private', tenant_id, collection: 'parts' };
+}
