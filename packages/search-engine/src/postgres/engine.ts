@@ -296,22 +296,29 @@ export class PostgresSearchEngine implements SearchEngine {
 
   /**
    * The typo-tolerant fallback: names whose closest word run is similar to the query (pg_trgm word similarity at
-   * its default threshold, 0.6), most similar first. Scores are the similarity, halved: a guess never outranks what
-   * a real match would have scored.
+   * its default threshold, 0.6), most similar first among the first `bound` similar names (one common word of the
+   * query can make thousands of names similar). Scores are the similarity, halved: a guess never outranks what a
+   * real match would have scored.
    */
   private async fuzzy(where: Fragment, text: string, query: SearchQuery, page: Page): Promise<SearchResult> {
     const probe = searchText(text);
     if (!probe) return { hits: [], total_estimate: 0, fuzzy: false };
     const similar = sql`${where} and ${probe} <% lower(d.name)`;
     const score = sql`word_similarity(${probe}, lower(d.name)) / 2`;
-    const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, d.record_id` : sql`score desc, d.record_id`;
-    const [rows, total] = await Promise.all([
-      sql<DocumentRow & { score: number }>`
-        select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${similar}
-        order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      this.count(similar),
-    ]);
-    return { hits: rows.rows.map(toHit), total_estimate: total, fuzzy: total > 0 };
+    const bound = Math.max(CANDIDATES, page.offset + page.limit);
+    const rows = query.sort
+      ? sql<DocumentRow & { score: number }>`
+          select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${similar}
+          order by ${sortOrder(query.sort)}, score desc, d.record_id limit ${page.limit} offset ${page.offset}`
+      : sql<DocumentRow & { score: number }>`
+          with m as materialized (
+            select d.tenant_id, d.record_id, ${score} as score from search_engine.documents d where ${similar} limit ${bound}
+          ), top as (select * from m order by score desc, record_id limit ${page.limit} offset ${page.offset})
+          select ${DOCUMENT_COLUMNS}, top.score from top
+          join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
+          order by top.score desc, d.record_id`;
+    const [found, total] = await Promise.all([rows.execute(this.db), this.count(similar)]);
+    return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: total > 0 };
   }
 
   /** Exact up to EXACT_COUNT matches, estimated above. */
