@@ -32,10 +32,14 @@ import {
  *
  * Ranking: ts_rank_cd over the weighted tsvector (name and identifiers A, descriptions B, collection_data text C),
  * with normalisation 32 (rank / (rank + 1)), so every score lies in 0..1; an identifier match scores 1.0. To keep
- * latency flat on large collections, a text query ranks a bounded candidate set rather than every match: up to
- * CANDIDATES documents matching in the name, plus up to CANDIDATES matching anywhere (and, for natural language,
- * up to CANDIDATES holding every term). When a query matches more than that, the best-ranked page comes from those
+ * latency flat on large collections, a text query ranks a bounded candidate set rather than every match: the first
+ * CANDIDATES documents matching anywhere, plus, when those hold too few name matches, the first CANDIDATES matching
+ * in the name (and, for natural language, the first CANDIDATES holding every term). A keyword query whose exact
+ * words already match CANDIDATES documents takes its candidates from those, since matching the last word as a
+ * prefix costs GIN several times more. When a query matches more than that, the best-ranked page comes from the
  * candidates, not necessarily from all matches; an explicit sort always considers every match.
+ *
+ * Identifier hits (all 1.0) come in record_id order; filter-only hits by name, then record_id.
  *
  * total_estimate: exact up to EXACT_COUNT matches (counting more would read most of a large collection); above that
  * an estimate from a table sample (see estimate()).
