@@ -473,11 +473,18 @@ async function writeChanges(trx: Transaction<any>, changes: IndexChange[]): Prom
     }
   }
   if (generations.size > 0) {
+    const collections = JSON.stringify([...generations.values()]);
+    // Holding the collections' rows until commit orders this batch against a concurrent swap, so documents are
+    // never judged searchable by a generation that a swap is replacing at that moment.
+    await sql`
+      select 1 from search_engine.collections c
+      join jsonb_to_recordset(${collections}::jsonb) as x(tenant_id text, collection text)
+        on c.tenant_id = x.tenant_id and c.collection = x.collection
+      order by c.tenant_id, c.collection for update of c`.execute(trx);
     const raised = await sql<{ tenant_id: string; collection: string; active_generation: number }>`
       insert into search_engine.collections as c (tenant_id, collection, active_generation)
       select x.tenant_id, x.collection, x.generation
-      from jsonb_to_recordset(${JSON.stringify([...generations.values()])}::jsonb)
-        as x(tenant_id text, collection text, generation integer)
+      from jsonb_to_recordset(${collections}::jsonb) as x(tenant_id text, collection text, generation integer)
       order by 1, 2
       on conflict (tenant_id, collection) do update set active_generation = excluded.active_generation
         where c.active_generation < excluded.active_generation
