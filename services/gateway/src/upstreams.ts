@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import type { Request, Response } from 'express';
 import CircuitBreaker from 'opossum';
 import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middleware';
@@ -34,6 +35,8 @@ interface Upstream {
 export class Upstreams {
   private readonly upstreams = new Map<ServiceName, Upstream>();
   private readonly pending = new WeakMap<Request, Pending>();
+  /** Connections to services are kept open and reused (services keep idle connections for 65 s). */
+  private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
 
   constructor(private readonly opts: UpstreamsOptions) {
     for (const service of opts.services) this.upstreams.set(service, this.create(service));
@@ -58,6 +61,7 @@ export class Upstreams {
 
   shutdown(): void {
     for (const u of this.upstreams.values()) u.breaker.shutdown();
+    this.agent.destroy();
   }
 
   private settle(req: Request, err?: Error): void {
@@ -75,6 +79,8 @@ export class Upstreams {
       router: () => serviceUrl(config, service),
       changeOrigin: true,
       xfwd: true,
+      // Without an agent, http-proxy opens a new connection per request and asks the service to close it.
+      agent: this.agent,
       // Inactivity on the upstream socket until it answers, so a long upload that keeps streaming is not cut off.
       proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
       pathRewrite: (path) => upstreamPath(path),
