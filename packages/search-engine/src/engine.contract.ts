@@ -109,6 +109,15 @@ export function searchEngineContract(
       expect((await engine.aggregate({ scope: own(t), filters: [] })).total).toBe(1);
     });
 
+    it('ignores a late redelivery of an older swap', async () => {
+      const t = tenant();
+      await index(doc(t, { name: 'Ash stool one', generation: 1 }));
+      await engine.apply([upsert(doc(t, { name: 'Ash stool two', generation: 2 }), 1)]);
+      await engine.swapGeneration(t, 'parts', 2);
+      await engine.swapGeneration(t, 'parts', 1);
+      expect(namesOf(await find(own(t), { text: 'ash stool' }))).toEqual(['Ash stool two']);
+    });
+
     it('treats a higher active generation announced by an upsert as a swap', async () => {
       const t = tenant();
       await index(doc(t, { name: 'Pine shelf old', generation: 1 }));

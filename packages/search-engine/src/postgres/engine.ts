@@ -44,10 +44,14 @@ import {
  * total_estimate: exact up to EXACT_COUNT matches (counting more would read most of a large collection); above that
  * an estimate from a table sample (see estimate()).
  */
+const ANALYZE_EVERY = 20_000;
+
 export class PostgresSearchEngine implements SearchEngine {
   readonly kind = 'postgres' as const;
   private readonly db: Kysely<any>;
   private pages?: { value: number; at: number };
+  private writesSinceAnalyze = 0;
+  private analyzing?: Promise<void>;
 
   constructor(private readonly database: Database) {
     this.db = database.db;
@@ -70,6 +74,7 @@ export class PostgresSearchEngine implements SearchEngine {
       else valid.push(change);
     });
     if (valid.length === 0) return outcomes;
+    this.noteWrites(valid.length);
     try {
       await this.db.transaction().execute((trx) => writeChanges(trx, valid));
     } catch {
@@ -92,13 +97,35 @@ export class PostgresSearchEngine implements SearchEngine {
     return outcomes;
   }
 
+  /**
+   * Refreshes the planner's statistics after every ANALYZE_EVERY written documents, in the background. Query plans
+   * (identifier lookups, candidate bounds) depend on them, and a bulk load can outrun autovacuum, or meet a server
+   * where it is off.
+   */
+  private noteWrites(count: number): void {
+    this.writesSinceAnalyze += count;
+    if (this.writesSinceAnalyze < ANALYZE_EVERY || this.analyzing) return;
+    this.writesSinceAnalyze = 0;
+    this.analyzing = sql`analyze search_engine.documents`
+      .execute(this.db)
+      .then(() => undefined)
+      .catch(() => undefined)
+      .finally(() => {
+        this.analyzing = undefined;
+      });
+  }
+
   async swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await sql`
+      // Swaps only ever raise the generation: a late redelivery of an older swap must not point the collection at a
+      // generation whose documents are gone.
+      const { rows } = await sql<{ active_generation: number }>`
         insert into search_engine.collections (tenant_id, collection, active_generation)
         values (${tenant_id}, ${collection}, ${generation})
-        on conflict (tenant_id, collection) do update set active_generation = excluded.active_generation`.execute(trx);
-      await activate(trx, tenant_id, collection, generation);
+        on conflict (tenant_id, collection) do update
+          set active_generation = greatest(search_engine.collections.active_generation, excluded.active_generation)
+        returning active_generation`.execute(trx);
+      if (rows[0]?.active_generation === generation) await activate(trx, tenant_id, collection, generation);
     });
   }
 
@@ -162,7 +189,9 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /** The database belongs to the caller (the search service shares it), so closing the engine leaves it open. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.analyzing;
+  }
 
   private async groups(where: Fragment, field: string): Promise<Array<{ value: Scalar; count: number }>> {
     // A document counts once per distinct value; an array counts once per distinct element.
