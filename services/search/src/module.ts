@@ -23,8 +23,13 @@ export const searchModule: ServiceModule = {
       elasticsearchUrl: ctx.config.ELASTICSEARCH_URL,
       indexPrefix: ctx.config.ELASTICSEARCH_INDEX_PREFIX,
     });
-    logger.info({ engine: engine.kind }, engine.kind === 'postgres' ? 'search engine: PostgreSQL full-text (embedded)' : 'search engine: Elasticsearch');
     const cache = await createCache({ redisUrl: ctx.config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    logger.info(
+      { engine: engine.kind, cache: cache.kind },
+      `search engine: ${engine.kind === 'postgres' ? 'PostgreSQL full-text (embedded)' : 'Elasticsearch'}; response cache: ${
+        cache.kind === 'memory' ? 'in-process (one process only; set REDIS_URL for replicas)' : 'Redis'
+      }`,
+    );
     const metrics = createMetrics('search');
     const latency = new Histogram({
       name: 'trove_search_duration_seconds',
