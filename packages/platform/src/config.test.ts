@@ -135,12 +135,12 @@ describe('service addresses', () => {
   it('gives the gateway PORT and every other service its own port or its default', () => {
     expect(servicePort(config, 'gateway', {})).toBe(9000);
     expect(servicePort(config, 'records', {})).toBe(9002);
-    expect(servicePort(config, 'open', {})).toBe(8085);
-    expect(servicePort(config, 'open', { OPEN_PORT: '9104' })).toBe(9104);
+    expect(servicePort(config, 'billing', {})).toBe(8086);
+    expect(servicePort(config, 'billing', { BILLING_PORT: '9104' })).toBe(9104);
   });
 
   it('refuses a service port that is not a port, naming the variable', () => {
-    expect(() => servicePort(config, 'open', { OPEN_PORT: 'abc' })).toThrow(/OPEN_PORT/);
+    expect(() => servicePort(config, 'billing', { BILLING_PORT: 'abc' })).toThrow(/BILLING_PORT/);
   });
 
   it('uses an explicit service URL without its trailing slash, else the local port', () => {

@@ -48,6 +48,8 @@ export const configSchema = z
     RECORDS_PORT: port(DEFAULT_PORTS.records),
     INGESTION_PORT: port(DEFAULT_PORTS.ingestion),
     SEARCH_PORT: port(DEFAULT_PORTS.search),
+    OPEN_PORT: port(DEFAULT_PORTS.open),
+    MCP_PORT: port(DEFAULT_PORTS.mcp),
     AUTH_URL: optionalUrl,
     RECORDS_URL: optionalUrl,
     INGESTION_URL: optionalUrl,
@@ -62,6 +64,8 @@ export const configSchema = z
     GATEWAY_DATABASE_URL: optionalUrl,
     INGESTION_DATABASE_URL: optionalUrl,
     SEARCH_DATABASE_URL: optionalUrl,
+    OPEN_DATABASE_URL: optionalUrl,
+    MCP_DATABASE_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     KAFKA_BROKERS: z
@@ -95,6 +99,13 @@ export const configSchema = z
     /** Selects the Redis cache and counters; without it they are in-process. */
     REDIS_URL: optionalUrl,
     SEARCH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    /**
+     * Proxies whose X-Forwarded-For the Open API believes when it limits per client IP (express "trust proxy"
+     * syntax: loopback, linklocal, uniquelocal, addresses or CIDR ranges, comma-separated).
+     */
+    TRUSTED_PROXIES: z.string().trim().default('loopback'),
+    OPEN_SEARCH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    OPEN_LOOKUP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     /** Recent searches /health/search summarises. */
     SEARCH_HEALTH_WINDOW: z.coerce.number().int().min(10).max(100_000).default(1_000),
   })
