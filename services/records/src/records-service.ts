@@ -282,8 +282,7 @@ export class RecordsService {
       if (!(await findRecord(trx, tenantId, id))) throw notFound(id);
       return undefined;
     });
-    // Archiving keeps the indexing status it had; waiting as if pending lets the next search miss the record.
-    if (dto) await this.searchable({ ...dto, indexing_status: 'pending' });
+    if (dto) await this.searchable(dto);
   }
 
   /** Archives many records; counts those that were not archived before. */

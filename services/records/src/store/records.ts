@@ -342,7 +342,7 @@ export async function archiveRecords(trx: Trx, tenantId: string, ids: string[]):
   if (ids.length === 0) return [];
   return trx
     .updateTable(TABLE)
-    .set({ status: 'archived', version: sql`version + 1`, updated_at: sql`now()` })
+    .set({ status: 'archived', indexing_status: 'pending', version: sql`version + 1`, updated_at: sql`now()` })
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', ids)
     .where('status', '<>', 'archived')
