@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { searchRules, type Api } from '../services/search/test/rules';
+import { bearer, client, devTenant, startTrove } from './support/system';
+
+jest.setTimeout(120_000);
+
+/** Every rule of private search, through the gateway of the whole system started as the README does. */
+searchRules(
+  async () => {
+    const trove = await startTrove();
+    const call = client(trove.baseUrl);
+    const api = (key: string): Api => {
+      const send = async (method: string, path: string, body?: unknown) => {
+        const res = await call(method, `/api/v1${path}`, { headers: bearer(key), body });
+        return { status: res.status, body: res.body, text: res.text, headers: Object.fromEntries(res.headers.entries()) };
+      };
+      return {
+        get: (path) => send('GET', path),
+        post: (path, body) => send('POST', path, body),
+        patch: (path, body) => send('PATCH', path, body),
+        delete: (path) => send('DELETE', path),
+      };
+    };
+    const key = async (tenant: string, scopes: string[]) => {
+      const res = await call('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'rules', scopes } });
+      if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${res.text}`);
+      return res.body.key as string;
+    };
+    return {
+      async tenant() {
+        const id = randomUUID();
+        const [searchKey, recordsKey] = [await key(id, ['search', 'records']), await key(id, ['records'])];
+        return { id, records: api(searchKey), search: api(searchKey), searchWithoutScope: api(recordsKey) };
+      },
+      stop: () => trove.stop(),
+    };
+  },
+  { inProcess: false },
+);
