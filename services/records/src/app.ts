@@ -5,6 +5,7 @@ import type { RecordsService } from './records-service';
 import { adminReindexRoutes } from './routes/admin-reindex';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
+import { internalPublicRecordRoutes } from './routes/internal-public';
 import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
 import { retryResetRoutes } from './routes/retry-reset';
@@ -35,6 +36,7 @@ export function buildApp({ config, logger, database, records }: AppDeps): Return
       adminReindexRoutes(router, records);
       visibilityRoutes(router, records);
       collectionRoutes(router, records);
+      internalPublicRecordRoutes(router, database);
       recordRoutes(router, records);
     },
   });

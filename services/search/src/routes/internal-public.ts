@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { collectionName } from '@trove/contracts';
-import { ERRORS, parseInput } from '@trove/platform';
+import { parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { SearchService } from '../search-service';
 import { filtersOf, filtersSchema, MAX_OFFSET, send } from './search';
@@ -30,16 +30,19 @@ export function internalPublicRoutes(router: Router, search: SearchService): voi
   router.post(PUBLIC_SEARCH_PATH, async (req, res) => {
     const body = parseInput(publicSearchBody, req.body ?? {}, 'body');
     const filters = filtersOf(body.filters);
-    if (body.query === undefined && filters.length === 0) {
-      throw ERRORS.validation([{ loc: ['body', 'query'], msg: 'Field required when no filters are given', type: 'missing', input: req.body ?? null, ctx: {} }]);
-    }
+    // Neither query nor filters browses the public index (by name): the Open API's `q` defaults to empty, and its
+    // collection schema samples records this way.
     const scope = { kind: 'public' as const, collection: body.collection };
-    send(res, await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format }));
+    // The response cache keys a request without its scope, and every public scope shares one namespace: the
+    // collection must be part of the request itself, or one collection's answer would be served for another.
+    const request = { scope, collection: body.collection, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format };
+    send(res, await search.search(request));
   });
 
   router.post(PUBLIC_AGGREGATE_PATH, async (req, res) => {
     const body = parseInput(publicAggregateBody, req.body ?? {}, 'body');
     const scope = { kind: 'public' as const, collection: body.collection };
-    res.json(await search.aggregate({ scope, filters: filtersOf(body.filters), group_by: body.group_by, stats: body.stats }));
+    const request = { scope, collection: body.collection, filters: filtersOf(body.filters), group_by: body.group_by, stats: body.stats };
+    res.json(await search.aggregate(request));
   });
 }

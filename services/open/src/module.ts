@@ -1,0 +1,52 @@
+import { createCache } from '@trove/cache';
+import { migrate } from '@trove/db';
+import { ServiceClient, serviceUrl } from '@trove/platform';
+import type { ServiceModule } from '@trove/runtime';
+import { buildApp } from './app';
+import { migrations } from './migrations';
+import { OpenService } from './open-service';
+import { SearchCounter } from './search-counter';
+import type { Db } from './store/schema';
+import { Upstreams } from './upstream';
+
+/** How often gathered Open search counts are written. */
+const COUNT_FLUSH_INTERVAL_MS = 5_000;
+
+/** The Open API: public search, aggregation, collections and record lookup across tenants, limited per client IP. */
+export const openModule: ServiceModule = {
+  name: 'open',
+  dependsOn: ['records', 'search'],
+  async init(ctx) {
+    const { config, logger } = ctx;
+    await migrate(ctx.database, 'open', migrations);
+    const client = (service: 'records' | 'search') =>
+      new ServiceClient({
+        service,
+        baseUrl: serviceUrl(config, service),
+        internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+        tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      });
+    const records = client('records');
+    const search = client('search');
+    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    logger.info(
+      { cache: cache.kind },
+      `open API rate limits counted ${cache.kind === 'memory' ? 'in-process (one process only; set REDIS_URL for replicas)' : 'in Redis'}`,
+    );
+    const counter = new SearchCounter({ db: ctx.database.db as Db, logger: logger.child({ component: 'search-counter' }), intervalMs: COUNT_FLUSH_INTERVAL_MS });
+    const open = new OpenService({ upstreams: new Upstreams({ search, records }), counter });
+    return {
+      app: buildApp({ config, logger, database: ctx.database, cache, open, counter }),
+      async start() {
+        counter.start();
+      },
+      async stop() {
+        await counter.stop();
+        records.shutdown();
+        search.shutdown();
+        await cache.close();
+      },
+    };
+  },
+};

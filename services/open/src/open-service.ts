@@ -1,0 +1,124 @@
+import type { RecordDto } from '@trove/contracts';
+import { ERRORS } from '@trove/platform';
+import { generatedDescription, matchesQuery, type OpenCollection } from './domain/collections';
+import { filterableFields } from './domain/fields';
+import type { SearchCounter } from './search-counter';
+import type { AggregateAnswer, PublicAggregateRequest, PublicSearchRequest, Upstreams } from './upstream';
+
+/** A search result item as the specification lists it (Open results carry no `description`). */
+export interface OpenResultItem {
+  record_id: string;
+  name: string;
+  score: number;
+  collection: string;
+  record_type: string;
+  collection_data: Record<string, unknown>;
+  description_llm: string;
+  source_type: string;
+  updated_at: string;
+}
+
+export interface OpenSearchBody {
+  results: OpenResultItem[];
+  pagination: { offset: number; limit: number; has_more: boolean };
+  metadata: { search_mode: 'fulltext' | 'error'; processing_time_ms: number; total_estimate: number; cache_hit: boolean };
+}
+
+/** Records sampled to infer a collection's fields (the internal search's largest page). */
+const SCHEMA_SAMPLE = 100;
+
+/**
+ * The Open API over the shared public index. Hits come from the search service and are loaded from the records
+ * service, which answers only records that are public and searchable at that moment: a record made private is gone
+ * from every answer at once, even while an index still holds it.
+ */
+export class OpenService {
+  constructor(private readonly deps: { upstreams: Upstreams; counter: SearchCounter }) {}
+
+  async search(req: PublicSearchRequest, requestId?: string): Promise<OpenSearchBody> {
+    const started = performance.now();
+    const { upstreams, counter } = this.deps;
+    const answer = await upstreams.search(req, requestId);
+    const records = await upstreams.publicRecords(
+      answer.results.map((h) => h.record_id),
+      requestId,
+    );
+    const visible = answer.results.filter((h) => records.has(h.record_id));
+    const results = visible.map((h) => resultItem(records.get(h.record_id)!, h.score));
+    counter.count(visible.map((h) => records.get(h.record_id)!));
+    const hidden = answer.results.length - visible.length;
+    return {
+      results,
+      // Paging follows the index, so a page thinned by hidden records never ends the listing early.
+      pagination: { offset: req.offset, limit: req.limit, has_more: req.offset + answer.results.length < answer.metadata.total_estimate },
+      metadata: {
+        search_mode: answer.metadata.search_mode === 'error' ? 'error' : 'fulltext',
+        processing_time_ms: Math.round((performance.now() - started) * 100) / 100,
+        total_estimate: Math.max(req.offset + results.length, answer.metadata.total_estimate - hidden),
+        cache_hit: answer.metadata.cache_hit,
+      },
+    };
+  }
+
+  aggregate(req: PublicAggregateRequest, requestId?: string): Promise<AggregateAnswer> {
+    return this.deps.upstreams.aggregate(req, requestId);
+  }
+
+  /** Every collection with public records, grouped by name across tenants, largest first (the index's top 50). */
+  async collections(q: string | undefined, requestId?: string): Promise<OpenCollection[]> {
+    const { upstreams } = this.deps;
+    const top = await upstreams.aggregate({ group_by: 'collection' }, requestId);
+    const all = await Promise.all(
+      top.groups.map(async (g) => {
+        const collection = String(g.value);
+        const types = await upstreams.aggregate({ collection, group_by: 'record_type' }, requestId);
+        return openCollection(collection, types);
+      }),
+    );
+    return all
+      .filter((c) => c.record_count > 0 && matchesQuery(c, q))
+      .sort((a, b) => b.record_count - a.record_count || (a.collection < b.collection ? -1 : a.collection > b.collection ? 1 : 0));
+  }
+
+  /** A collection with the fields its public records can be filtered on; 404 when it has no public records. */
+  async schema(collection: string, requestId?: string): Promise<OpenCollection & { filterable_fields: string[] }> {
+    const { upstreams } = this.deps;
+    const [types, sample] = await Promise.all([
+      upstreams.aggregate({ collection, group_by: 'record_type' }, requestId),
+      upstreams.search({ collection, limit: SCHEMA_SAMPLE, offset: 0 }, requestId),
+    ]);
+    if (types.total === 0) throw ERRORS.notFound(`Collection '${collection}' not found or has no public records`);
+    const records = await upstreams.publicRecords(
+      sample.results.map((h) => h.record_id),
+      requestId,
+    );
+    return { ...openCollection(collection, types), filterable_fields: filterableFields([...records.values()].map((r) => r.collection_data)) };
+  }
+
+  /** The full public record; a private, archived or missing one is the same 404. */
+  async record(id: string, requestId?: string): Promise<Omit<RecordDto, 'tenant_id' | 'version'>> {
+    const found = (await this.deps.upstreams.publicRecords([id], requestId)).get(id);
+    if (!found) throw ERRORS.notFound('Record not found');
+    const { tenant_id: _tenant, version: _version, ...shown } = found;
+    return shown;
+  }
+}
+
+function openCollection(collection: string, types: AggregateAnswer): OpenCollection {
+  const recordTypes = types.groups.map((g) => String(g.value)).sort();
+  return { collection, record_types: recordTypes, record_count: types.total, description: generatedDescription(collection, types.total, recordTypes) };
+}
+
+function resultItem(r: RecordDto, score: number): OpenResultItem {
+  return {
+    record_id: r.id,
+    name: r.name,
+    score,
+    collection: r.collection,
+    record_type: r.record_type,
+    collection_data: r.collection_data,
+    description_llm: r.description_llm,
+    source_type: r.source_type,
+    updated_at: r.updated_at,
+  };
+}

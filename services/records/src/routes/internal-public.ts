@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import type { Database } from '@trove/db';
+import { fields, parseInput } from '@trove/platform';
+import type { Router } from '../http';
+import { publicRecords } from '../store/public';
+import type { Db } from '../store/schema';
+
+/** Where the Open API checks visibility when it loads records; the gateway never forwards /internal. */
+export const PUBLIC_RECORDS_PATH = '/internal/records/public';
+
+/** One page of Open search results, or one lookup. */
+export const PUBLIC_RECORDS_MAX_IDS = 100;
+
+const body = z.strictObject({ ids: z.array(fields.uuid).max(PUBLIC_RECORDS_MAX_IDS) });
+
+/**
+ * Answers `{records}`: the full records among the ids that are public, active and of the active generation, in the
+ * order asked. Any valid internal identity may ask; what it answers is public anyway.
+ */
+export function internalPublicRecordRoutes(router: Router, database: Database): void {
+  router.post(PUBLIC_RECORDS_PATH, async (req, res) => {
+    const { ids } = parseInput(body, req.body ?? {}, 'body');
+    const found = new Map((await publicRecords(database.db as Db, [...new Set(ids)])).map((r) => [r.id, r]));
+    res.json({ records: ids.filter((id, i) => ids.indexOf(id) === i && found.has(id)).map((id) => found.get(id)!) });
+  });
+}

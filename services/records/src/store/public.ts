@@ -1,0 +1,42 @@
+import { sql } from 'kysely';
+import { toDto, type RecordRow } from './records';
+import type { Executor } from './schema';
+
+/**
+ * The records among `ids` that anyone may see: public, active, and of their collection's active generation (a
+ * staging generation stays hidden until its swap). Read from the system of record, so a record made private is
+ * gone here the moment the change commits, whatever an index still holds.
+ */
+export async function publicRecords(db: Executor, ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('records.records as r')
+    .innerJoin('records.collections as c', (j) => j.onRef('c.tenant_id', '=', 'r.tenant_id').onRef('c.name', '=', 'r.collection'))
+    .select([
+      'r.id',
+      'r.tenant_id',
+      'r.name',
+      'r.description',
+      'r.description_llm',
+      'r.collection',
+      'r.record_type',
+      'r.collection_data',
+      'r.indexing_status',
+      'r.status',
+      'r.visibility',
+      'r.generation',
+      'r.source_name',
+      'r.source_id',
+      'r.source_url',
+      'r.source_type',
+      'r.version',
+      'r.created_at',
+      'r.updated_at',
+    ])
+    .where('r.id', 'in', ids)
+    .where('r.visibility', '=', 'public')
+    .where('r.status', '=', 'active')
+    .where(sql<boolean>`r.generation = c.active_generation`)
+    .execute();
+  return rows.map((row) => toDto(row as RecordRow));
+}
