@@ -1,0 +1,22 @@
+import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import { mcpRoutes } from './routes/mcp';
+import type { Upstreams } from './upstreams';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  upstreams: Upstreams;
+}
+
+/** Composes the mcp HTTP app from its dependencies; it never listens. */
+export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
+  return createServiceApp({
+    name: 'mcp',
+    logger: deps.logger,
+    internalTokenSecret: deps.config.INTERNAL_TOKEN_SECRET,
+    jsonLimit: deps.config.JSON_BODY_LIMIT,
+    routes: (router) => {
+      mcpRoutes(router, deps.upstreams);
+    },
+  });
+}

@@ -1,0 +1,2 @@
+export { mcpModule } from './module';
+export { buildApp } from './app';

@@ -1,0 +1,33 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { requireScope, tenantOf } from '@trove/platform';
+import type { Router } from '../http';
+import { createMcpServer } from '../tools/server';
+import type { Upstreams } from '../upstreams';
+
+const PATHS = ['/mcp', '/mcp/'];
+
+/**
+ * POST /mcp/ speaks MCP Streamable HTTP statelessly: each request gets its own server and transport bound to the
+ * caller's tenant, so no session lives in a process and any replica can answer. Without sessions there is no
+ * server-initiated stream to GET and nothing to DELETE, so those answer 405 as the SDK's stateless examples do.
+ */
+export function mcpRoutes(router: Router, upstreams: Upstreams): void {
+  router.post(PATHS, requireScope('search'), async (req, res) => {
+    const server = createMcpServer(upstreams.for(tenantOf(req), req.id), req.log);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // The platform's JSON parser has read the body already; the transport takes it as parsed.
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  router.all(PATHS, (_req, res) => {
+    res
+      .status(405)
+      .set('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send requests with POST.' }, id: null });
+  });
+}

@@ -1,0 +1,61 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@trove/platform';
+import { z } from 'zod';
+import { parseDataFilters, type DataFilter, type FilterValue } from '../domain/data-filters';
+import { ToolError } from '../domain/tool-error';
+
+export const collection = z
+  .string({ error: 'collection is required: a collection name as trove_collections lists it' })
+  .regex(/^[A-Za-z0-9_.-]{1,50}$/, { error: 'collection must be 1-50 letters, digits, "_", "-" or "." (case-sensitive), as trove_collections lists it' })
+  .describe('Collection name, exactly as trove_collections lists it (case-sensitive)');
+
+const scalar = z.union([z.string().max(1_000), z.number(), z.boolean()]);
+
+export const filters = z
+  .record(z.string().min(1).max(200), z.union([scalar, z.array(scalar).min(1).max(100)]), {
+    error: 'filters must be an object of field names to values, e.g. {"material": "steel", "price_max": 10}',
+  })
+  .refine((f) => Object.keys(f).length <= 20, { error: 'filters: at most 20 filters are allowed' })
+  .optional()
+  .describe(
+    'Filters on collection_data fields, combined with AND. Key = field name (trove_schema lists them) plus an optional ' +
+      'operator suffix: none = exact match ("steel" also matches inside arrays), comma-separated string or array = any of, ' +
+      '`_in` = any of, `_min` >=, `_max` <=, `_gt` >, `_lt` <. Example: {"material": "steel,brass", "price_max": 10, "in_stock": true}',
+  );
+
+export type Filters = Record<string, FilterValue>;
+
+/** Data filters read for local matching; a filter that cannot apply is a tool error saying how to fix it. */
+export function dataFilters(raw: Filters | undefined): DataFilter[] {
+  const { filters: parsed, problems } = parseDataFilters(raw ?? {});
+  if (problems.length > 0) throw new ToolError(problems.join('; '));
+  return parsed;
+}
+
+export function text(body: string): CallToolResult {
+  return { content: [{ type: 'text', text: body }] };
+}
+
+/**
+ * Runs a tool body; a ToolError becomes an `isError` result with its message, anything unexpected is logged and
+ * reported without internals, so a tool never fails the MCP request.
+ */
+export function guarded<A>(logger: Logger, name: string, body: (args: A) => Promise<string>): (args: A) => Promise<CallToolResult> {
+  return async (args) => {
+    try {
+      return text(await body(args));
+    } catch (err) {
+      if (err instanceof ToolError) return { content: [{ type: 'text', text: err.message }], isError: true };
+      logger.error({ err, tool: name }, 'tool failed');
+      return { content: [{ type: 'text', text: `${name} failed unexpectedly; try again shortly.` }], isError: true };
+    }
+  };
+}
+
+export const FILTER_GUIDE = [
+  'Filter syntax (the `filters` object of trove_search, trove_aggregate and trove_list):',
+  '- `{"field": "value"}` exact match (case-sensitive; "10" matches 10, "true" matches true; matches array elements)',
+  '- `{"field": "a,b"}` or `{"field": ["a", "b"]}` or `{"field_in": "a,b"}` any of the values',
+  '- `{"field_min": 5}` >= 5, `{"field_max": 5}` <= 5, `{"field_gt": 5}` > 5, `{"field_lt": 5}` < 5 (numbers; ISO dates compare as text)',
+  '- several keys combine with AND; at most 20 filters; filters apply to top-level fields of collection_data',
+].join('\n');

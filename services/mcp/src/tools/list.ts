@@ -1,0 +1,159 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Logger } from '@trove/platform';
+import { z } from 'zod';
+import { matchesData } from '../domain/data-filters';
+import { keyData, table } from '../domain/format';
+import { decodeListCursor, encodeListCursor, type ListPosition } from '../domain/list-cursor';
+import { matchesName, parseNameQuery } from '../domain/name-query';
+import { ToolError } from '../domain/tool-error';
+import type { Backend, FullRecord, ListItem } from '../upstreams';
+import { collection, dataFilters, filters, guarded, type Filters } from './common';
+import { recordType } from './schema';
+
+/** Records looked at per call when q or filters thin the pages out; the cursor continues from where it stopped. */
+export const LIST_SCAN = 500;
+const PAGE = 100;
+
+/** `suspended` (the specification's MCP name) lists records taken out of service, which records keeps as archived. */
+const STATUS = { active: 'active', draft: 'draft', suspended: 'archived' } as const;
+
+const SORTS = ['-created_at', 'created_at', 'name', '-name', 'updated_at', '-updated_at'] as const;
+
+type Args = {
+  collection: string;
+  record_type?: string;
+  status: keyof typeof STATUS;
+  q?: string;
+  filters?: Filters;
+  sort: (typeof SORTS)[number];
+  cursor?: string;
+  limit: number;
+};
+
+interface Row {
+  item: ListItem;
+  record?: FullRecord;
+}
+
+export function registerList(server: McpServer, backend: Backend, logger: Logger): void {
+  server.registerTool(
+    'trove_list',
+    {
+      title: 'Browse records',
+      description:
+        'Lists the records of a collection newest first, as a table with ids, one page at a time (pass `cursor` from the ' +
+        'previous answer to continue). Unlike trove_search it sees drafts and suspended records and matches names only: ' +
+        '`q` takes words (all must appear in the name; the last may be the start of a word), "quoted phrases", OR between ' +
+        'alternatives and -word to exclude, e.g. `bolt OR screw "stainless steel" -zinc`. `filters` narrow by collection_data ' +
+        'fields (syntax as trove_search).',
+      inputSchema: {
+        collection,
+        record_type: recordType.optional(),
+        status: z
+          .enum(['active', 'draft', 'suspended'], { error: 'status must be "active", "draft" or "suspended"' })
+          .default('active')
+          .describe('active (default); draft; suspended = records taken out of service (deleted, kept as archived)'),
+        q: z
+          .string({ error: 'q must be a string' })
+          .trim()
+          .min(1, { error: 'q must not be empty; leave it out to list everything' })
+          .max(500, { error: 'q must be at most 500 characters' })
+          .optional()
+          .describe('Name search: words (all required), "exact phrase", a OR b, -excluded'),
+        filters,
+        sort: z
+          .enum(SORTS, { error: `sort must be one of ${SORTS.join(', ')}` })
+          .default('-created_at')
+          .describe('Order of the rows within the returned page (pages always advance newest first): -created_at (default), created_at, name, -name, updated_at, -updated_at'),
+        cursor: z.string({ error: 'cursor must be the string a previous trove_list answer gave' }).optional().describe('The "Next cursor" value of the previous answer, unchanged; omit for the first page'),
+        limit: z.int({ error: 'limit must be an integer from 1 to 50' }).min(1, { error: 'limit must be at least 1' }).max(50, { error: 'limit must be at most 50' }).default(20).describe('Records per page, 1-50 (default 20)'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    guarded<Args>(logger, 'trove_list', async (args) => {
+      const start = args.cursor === undefined ? { after: null, skip: 0 } : decodeListCursor(args.cursor);
+      if (!start) throw new ToolError('cursor: pass the "Next cursor" value of a previous trove_list answer unchanged, or leave it out for the first page.');
+      const nameQuery = args.q === undefined ? undefined : parseNameQuery(args.q);
+      if (args.q !== undefined && !nameQuery) throw new ToolError('q holds no word to search for; use letters or digits, or leave q out.');
+      const data = dataFilters(args.filters);
+      const thinned = nameQuery !== undefined || data.length > 0;
+
+      const rows: Row[] = [];
+      let position: ListPosition | null = start;
+      let scanned = 0;
+      while (position && rows.length < args.limit && (!thinned || scanned < LIST_SCAN)) {
+        const pageSize = thinned ? PAGE : Math.min(PAGE, args.limit - rows.length + position.skip);
+        const page = await backend.list({
+          collection: args.collection,
+          record_type: args.record_type,
+          status: STATUS[args.status],
+          cursor: position.after ?? undefined,
+          limit: pageSize,
+        });
+        const items = page.items.slice(position.skip);
+        const named = nameQuery ? items.map((i) => matchesName(nameQuery, i.name)) : items.map(() => true);
+        // Data filters need each candidate's collection_data; only records whose name already matched are read.
+        const records = data.length > 0 ? await mapLimit(items, 10, (i, n) => (named[n] ? backend.record(i.id) : Promise.resolve(undefined))) : [];
+        let stoppedAt: number | undefined;
+        for (let n = 0; n < items.length; n++) {
+          if (rows.length >= args.limit) {
+            stoppedAt = n;
+            break;
+          }
+          scanned++;
+          if (!named[n]) continue;
+          const record = records[n];
+          if (data.length > 0 && (!record || !matchesData(data, record.collection_data))) continue;
+          rows.push({ item: items[n]!, record });
+        }
+        if (stoppedAt !== undefined) position = { after: position.after, skip: position.skip + stoppedAt };
+        else position = page.has_more && page.cursor ? { after: page.cursor, skip: 0 } : null;
+        if (stoppedAt !== undefined) break;
+      }
+
+      sortRows(rows, args.sort);
+      const lines: string[] = [];
+      const what = `${args.status} record${rows.length === 1 ? '' : 's'} in "${args.collection}"${args.record_type ? ` of type "${args.record_type}"` : ''}`;
+      if (rows.length === 0) lines.push(`No ${what}${thinned ? ' match' : ''} on this page.`);
+      else {
+        lines.push(`${rows.length} ${what}:`, '');
+        const headers = ['Name', 'Type', 'Updated', ...(data.length > 0 ? ['Key data'] : []), 'Record ID'];
+        lines.push(
+          table(
+            headers,
+            rows.map((r) => [r.item.name, r.item.record_type, r.item.updated_at.slice(0, 10), ...(data.length > 0 ? [keyData(r.record?.collection_data)] : []), r.item.id]),
+          ),
+        );
+      }
+      lines.push('');
+      if (position) {
+        if (thinned && rows.length < args.limit) lines.push(`Looked at ${scanned} records without filling the page; more may match further on.`);
+        lines.push(`Next cursor: ${encodeListCursor(position)}`);
+      } else lines.push('Next cursor: none (this is the last page).');
+      return lines.join('\n');
+    }),
+  );
+}
+
+function sortRows(rows: Row[], sort: Args['sort']): void {
+  const desc = sort.startsWith('-');
+  const key = (desc ? sort.slice(1) : sort) as 'created_at' | 'name' | 'updated_at';
+  rows.sort((a, b) => {
+    const c = key === 'name' ? a.item.name.localeCompare(b.item.name) : a.item[key] < b.item[key] ? -1 : a.item[key] > b.item[key] ? 1 : 0;
+    return desc ? -c : c;
+  });
+}
+
+/** Maps with at most `limit` calls in flight, keeping order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,44 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Logger } from '@trove/platform';
+import { z } from 'zod';
+import { compact, yaml } from '../domain/format';
+import { ToolError } from '../domain/tool-error';
+import type { Backend, FullRecord } from '../upstreams';
+import { guarded } from './common';
+
+export const recordId = z
+  .uuid({ error: 'record_id must be a record id (a UUID such as 3f2b8c1e-…) as trove_search or trove_list return it' })
+  .describe('The record id (UUID) from a trove_search or trove_list result');
+
+/** The full record, trimmed for a model's context: long strings and arrays are cut with a marker. */
+export function recordView(record: FullRecord): Record<string, unknown> {
+  const { tenant_id: _tenant, ...rest } = record;
+  return compact(rest) as Record<string, unknown>;
+}
+
+export async function recordOrFail(backend: Backend, id: string): Promise<FullRecord> {
+  const record = await backend.record(id);
+  if (!record) throw new ToolError(`No record with id ${id} exists for this account. Find record ids with trove_search or trove_list.`);
+  return record;
+}
+
+export function registerLookup(server: McpServer, backend: Backend, logger: Logger): void {
+  server.registerTool(
+    'trove_lookup',
+    {
+      title: 'Read one record',
+      description:
+        'Returns one record in full by its id: name, collection, record_type, status, visibility, description and all ' +
+        'collection_data fields, as YAML (or JSON with format "json"). Very long values are cut and end with "…".',
+      inputSchema: {
+        record_id: recordId,
+        format: z.enum(['markdown', 'json'], { error: 'format must be "markdown" or "json"' }).default('markdown').describe('markdown (default): YAML text; json: a JSON object'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    guarded<{ record_id: string; format: 'markdown' | 'json' }>(logger, 'trove_lookup', async (args) => {
+      const view = recordView(await recordOrFail(backend, args.record_id));
+      return args.format === 'json' ? JSON.stringify(view, null, 2) : yaml(view);
+    }),
+  );
+}

@@ -1,0 +1,105 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Logger } from '@trove/platform';
+import { z } from 'zod';
+import { compact, keyData, table } from '../domain/format';
+import { ToolError } from '../domain/tool-error';
+import type { Backend, Json } from '../upstreams';
+import { collection, filters, guarded, type Filters } from './common';
+
+interface SearchAnswer {
+  results: (Json & { record_id: string; name: string; score: number; record_type: string; collection_data: Json })[];
+  pagination: { offset: number; limit: number; has_more: boolean };
+  metadata: Json & { search_mode: string; query_type?: string; total_estimate: number; zero_result_fallback_used?: boolean };
+}
+
+const input = {
+  collection,
+  query: z
+    .string({ error: 'query must be a string' })
+    .trim()
+    .min(1, { error: 'query must not be empty; leave it out to search by filters only' })
+    .max(500, { error: 'query must be at most 500 characters' })
+    .optional()
+    .describe('Search text: keywords, a question, or an identifier (EAN/GTIN, DIN/ISO standard, part number, SKU: exact matches score 1.0). Optional when filters are given.'),
+  filters,
+  sort: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Sort field: name, updated_at, record_type, score (relevance) or a collection_data field; prefix "-" for descending, e.g. "-price". Default: relevance.'),
+  limit: z.int({ error: 'limit must be an integer from 1 to 50' }).min(1, { error: 'limit must be at least 1' }).max(50, { error: 'limit must be at most 50' }).default(10).describe('Results per page, 1-50 (default 10)'),
+  offset: z.int({ error: 'offset must be a whole number >= 0' }).min(0, { error: 'offset must be >= 0' }).max(10_000, { error: 'offset must be at most 10000' }).default(0).describe('Results to skip, for paging (default 0)'),
+  format: z.enum(['markdown', 'json'], { error: 'format must be "markdown" or "json"' }).default('markdown').describe('markdown (default): a compact table; json: the results as JSON'),
+};
+
+type Args = { collection: string; query?: string; filters?: Filters; sort?: string; limit: number; offset: number; format: 'markdown' | 'json' };
+
+export function registerSearch(server: McpServer, backend: Backend, logger: Logger): void {
+  server.registerTool(
+    'trove_search',
+    {
+      title: 'Search records',
+      description:
+        'Searches the records of one collection by text, identifier and/or filters on collection_data fields, best matches first. ' +
+        'Give `query`, `filters`, or both. If query plus filters find nothing, the query is dropped and the filters alone are ' +
+        'retried; the answer then says so. Returns a table with record ids (pass one to trove_lookup for the full record) ' +
+        'and the total count. Call trove_schema first to learn the field names and filter syntax.',
+      inputSchema: input,
+      annotations: { readOnlyHint: true },
+    },
+    guarded<Args>(logger, 'trove_search', async (args) => {
+      if (args.query === undefined && Object.keys(args.filters ?? {}).length === 0) {
+        throw new ToolError('Give a query, filters, or both (for example query "hex bolt" or filters {"material": "steel"}).');
+      }
+      const answer = (await backend.search(args.collection, {
+        ...(args.query === undefined ? {} : { query: args.query }),
+        ...(args.sort === undefined ? {} : { sort: args.sort }),
+        filters: args.filters ?? {},
+        limit: args.limit,
+        offset: args.offset,
+        format: 'json',
+      })) as unknown as SearchAnswer;
+      return args.format === 'json' ? searchJson(answer) : searchMarkdown(args, answer);
+    }),
+  );
+}
+
+const FALLBACK_NOTE =
+  'Note: nothing matched the query together with the filters, so the query was dropped and these results match the filters alone.';
+
+function searchMarkdown(args: Args, answer: SearchAnswer): string {
+  const { results, metadata, pagination } = answer;
+  const lines: string[] = [];
+  if (metadata.zero_result_fallback_used) lines.push(FALLBACK_NOTE, '');
+  if (results.length === 0) {
+    lines.push(
+      pagination.offset > 0
+        ? `No results at offset ${pagination.offset} (about ${metadata.total_estimate} in total).`
+        : `No records in collection "${args.collection}" match. Try fewer filters or other words; trove_schema shows the fields and sample values.`,
+    );
+    return lines.join('\n');
+  }
+  const first = pagination.offset + 1;
+  lines.push(`Results ${first}-${pagination.offset + results.length} of about ${metadata.total_estimate} (search mode: ${metadata.search_mode}).`, '');
+  lines.push(
+    table(
+      ['#', 'Name', 'Score', 'Type', 'Key data', 'Record ID'],
+      results.map((r, i) => [first + i, r.name, r.score.toFixed(2), r.record_type, keyData(r.collection_data), r.record_id]),
+    ),
+  );
+  if (pagination.has_more) lines.push('', `More results: call again with offset ${pagination.offset + results.length}.`);
+  return lines.join('\n');
+}
+
+function searchJson(answer: SearchAnswer): string {
+  const { timings: _timings, ...metadata } = answer.metadata;
+  return JSON.stringify({
+    results: answer.results.map((r) => compact(r)),
+    pagination: answer.pagination,
+    total: answer.metadata.total_estimate,
+    metadata,
+    ...(answer.metadata.zero_result_fallback_used ? { note: FALLBACK_NOTE } : {}),
+  });
+}

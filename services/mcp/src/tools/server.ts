@@ -1,0 +1,30 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Logger } from '@trove/platform';
+import type { Backend } from '../upstreams';
+import { registerAggregate } from './aggregate';
+import { registerCollections } from './collections';
+import { registerList } from './list';
+import { registerLookup } from './lookup';
+import { registerResources } from './resources';
+import { registerSchema } from './schema';
+import { registerSearch } from './search';
+
+export const SERVER_INFO = { name: 'trove', version: '0.1.0' };
+
+/** An MCP server with every tool and resource, bound to one tenant's backend (one per request: the transport is stateless). */
+export function createMcpServer(backend: Backend, logger: Logger): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions:
+      'Trove holds structured records grouped into collections. Start with trove_collections, then trove_schema for a ' +
+      "collection's fields and filter syntax; find records with trove_search (ranked) or trove_list (browse), and read " +
+      'one in full with trove_lookup.',
+  });
+  registerCollections(server, backend, logger);
+  registerSchema(server, backend, logger);
+  registerSearch(server, backend, logger);
+  registerAggregate(server, backend, logger);
+  registerList(server, backend, logger);
+  registerLookup(server, backend, logger);
+  registerResources(server, backend);
+  return server;
+}
