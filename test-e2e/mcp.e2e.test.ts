@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { MODULES } from '@trove/launcher';
+import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+
+jest.setTimeout(90_000);
+
+// Runs once the launcher registers the mcp module; until then the gateway has no mcp service to reach.
+const describeWithMcp = MODULES.some((m) => m.name === 'mcp') ? describe : describe.skip;
+
+describeWithMcp('MCP through the gateway', () => {
+  let trove: Trove;
+  let api: ReturnType<typeof client>;
+  let searchKey: string;
+  let otherKey: string;
+
+  async function bootstrapKey(tenant: string, scopes: string[]): Promise<string> {
+    const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'e2e', scopes } });
+    expect(res.status).toBe(201);
+    return res.body.key;
+  }
+
+  /**
+   * One JSON-RPC call as an MCP Streamable HTTP client makes it: the answer arrives as a server-sent event, which the
+   * gateway must stream through. (The official SDK client is exercised against the service in services/mcp/test.)
+   */
+  async function rpc(key: string, method: string, params: unknown = {}): Promise<{ status: number; contentType: string; message?: any }> {
+    const res = await fetch(`${trove.baseUrl}/mcp/`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const text = await res.text();
+    const data = /^data: (.*)$/m.exec(text)?.[1];
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', message: data ? JSON.parse(data) : undefined };
+  }
+
+  const callTool = async (key: string, name: string, args: Record<string, unknown>) => (await rpc(key, 'tools/call', { name, arguments: args })).message.result;
+
+  beforeAll(async () => {
+    trove = await startTrove();
+    api = client(trove.baseUrl);
+    const tenant = randomUUID();
+    const admin = await bootstrapKey(tenant, ['admin']);
+    searchKey = await bootstrapKey(tenant, ['search']);
+    otherKey = await bootstrapKey(randomUUID(), ['admin']);
+    const created = await api('POST', '/api/v1/records', {
+      headers: bearer(admin),
+      body: { name: 'Hex bolt M8x40 stainless', collection: 'parts', record_type: 'product', collection_data: { material: 'steel', price: 0.42 } },
+    });
+    expect(created.status).toBe(201);
+  });
+
+  afterAll(async () => trove?.stop());
+
+  it('speaks MCP Streamable HTTP with an API key, streamed through the gateway, scoped to the key tenant', async () => {
+    const init = await rpc(searchKey, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } });
+    expect(init.status).toBe(200);
+    expect(init.contentType).toContain('text/event-stream');
+    expect(init.message.result.serverInfo.name).toBe('trove');
+
+    const tools = await rpc(searchKey, 'tools/list');
+    expect(tools.message.result.tools).toHaveLength(6);
+
+    const found = (await callTool(searchKey, 'trove_search', { collection: 'parts', query: 'hex bolt' })).content[0].text as string;
+    expect(found).toContain('Hex bolt M8x40 stainless');
+    const id = /\| ([0-9a-f-]{36}) \|$/m.exec(found)![1]!;
+    expect((await callTool(searchKey, 'trove_lookup', { record_id: id })).content[0].text).toContain('material: steel');
+
+    const foreign = await callTool(otherKey, 'trove_lookup', { record_id: id });
+    expect(foreign.isError).toBe(true);
+  });
+
+  it('refuses a request without a valid key', async () => {
+    expect((await api('POST', '/mcp/', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).status).toBe(401);
+    expect((await rpc(`sk_live_${'0'.repeat(64)}`, 'tools/list')).status).toBe(401);
+  });
+});
