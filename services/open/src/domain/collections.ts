@@ -12,7 +12,8 @@ export interface OpenCollection {
  */
 export function generatedDescription(collection: string, recordCount: number, recordTypes: string[]): string {
   const noun = recordCount === 1 ? 'record' : 'records';
-  const types = recordTypes.length === 0 ? '' : ` of type ${listOf(recordTypes.slice(0, 5))}${recordTypes.length > 5 ? ` and ${recordTypes.length - 5} more` : ''}`;
+  const shown = recordTypes.length > 5 ? [...recordTypes.slice(0, 5), `${recordTypes.length - 5} more`] : recordTypes;
+  const types = shown.length === 0 ? '' : ` of type ${listOf(shown)}`;
   return `Public collection ${collection} with ${recordCount} ${noun}${types}.`;
 }
 
