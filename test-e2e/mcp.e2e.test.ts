@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { MODULES } from '@trove/launcher';
 import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
 
 jest.setTimeout(90_000);
 
-// Runs once the launcher registers the mcp module; until then the gateway has no mcp service to reach.
-const describeWithMcp = MODULES.some((m) => m.name === 'mcp') ? describe : describe.skip;
-
-describeWithMcp('MCP through the gateway', () => {
+describe('MCP through the gateway', () => {
   let trove: Trove;
   let api: ReturnType<typeof client>;
   let searchKey: string;

@@ -1,17 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { bearer, client, devTenant, startTrove, type ApiResponse, type Trove } from './support/system';
 
 jest.setTimeout(90_000);
-
-/**
- * The open service joins `--target=all` in packages/launcher/src/modules.ts; until it is listed there the gateway
- * answers /open/v1 with 503, so this file waits for that wiring instead of failing. Drop the guard once it is wired.
- */
-const wired = /\bopenModule\b/.test(readFileSync(resolve(__dirname, '../packages/launcher/src/modules.ts'), 'utf8'));
-const suite = wired ? describe : describe.skip;
-if (!wired) console.warn('open.e2e skipped: openModule is not yet registered in packages/launcher/src/modules.ts');
 
 let trove: Trove;
 let api: ReturnType<typeof client>;
@@ -40,7 +30,6 @@ function expectRateHeaders(res: ApiResponse, limit: string) {
 const names = (res: ApiResponse) => res.body.results.map((r: { name: string }) => r.name).sort();
 
 beforeAll(async () => {
-  if (!wired) return;
   trove = await startTrove({ env: { OPEN_SEARCH_LIMIT_PER_MINUTE: '30' } });
   api = client(trove.baseUrl);
   keyA = await bootstrapKey(randomUUID());
@@ -48,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => trove?.stop());
 
-suite('the Open API through the gateway, without a key', () => {
+describe('the Open API through the gateway, without a key', () => {
   let privateId: string;
   let flipId: string;
 

@@ -1,12 +1,14 @@
 import { authModule } from '@trove/auth-service';
 import { gatewayModule } from '@trove/gateway-service';
 import { ingestionModule } from '@trove/ingestion-service';
+import { mcpModule } from '@trove/mcp-service';
+import { openModule } from '@trove/open-service';
 import { recordsModule } from '@trove/records-service';
 import { searchModule } from '@trove/search-service';
 import type { ServiceModule } from '@trove/runtime';
 
 /** Every service module this build contains; `all` starts each of them. */
-export const MODULES: ServiceModule[] = [authModule, recordsModule, ingestionModule, searchModule, gatewayModule];
+export const MODULES: ServiceModule[] = [authModule, recordsModule, ingestionModule, searchModule, openModule, mcpModule, gatewayModule];
 
 /** Resolves `--target=all`, `--target=records` or `--target=auth,records` to modules. */
 export function resolveTargets(target: string): ServiceModule[] {

@@ -12,7 +12,7 @@ import { Upstreams } from './upstreams';
 /** The only public entry. It depends on every other service so that it starts last and stops first. */
 export const gatewayModule: ServiceModule = {
   name: 'gateway',
-  dependsOn: ['auth', 'records', 'ingestion', 'search'],
+  dependsOn: ['auth', 'records', 'ingestion', 'search', 'open', 'mcp'],
   async init({ config, logger, database, bus }) {
     const keys = new KeyVerifier({
       authUrl: () => serviceUrl(config, 'auth'),

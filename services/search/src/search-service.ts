@@ -81,7 +81,7 @@ export class SearchService {
 
   async search(req: SearchRequest): Promise<Rendered> {
     const started = performance.now();
-    const found = await this.cached(req.scope, { op: 'search', ...req, scope: undefined }, () => this.searchUncached(req, started));
+    const found = await this.cached(req.scope, { op: 'search', ...req }, () => this.searchUncached(req, started));
     if (found.hit && req.format === 'json') {
       // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten.
       const ms = round(performance.now() - started);
@@ -97,7 +97,7 @@ export class SearchService {
   }
 
   async aggregate(req: AggregateRequest): Promise<AggregateResult> {
-    const found = await this.cached(req.scope, { op: 'aggregate', ...req, scope: undefined }, async () => ({
+    const found = await this.cached(req.scope, { op: 'aggregate', ...req }, async () => ({
       value: await this.opts.engine.aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats }),
       store: true,
     }));
