@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { listen, type RunningServer, type Scope } from '@trove/platform';
 import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/runtime';
@@ -70,7 +69,4 @@ export function newTenant(): string {
   return randomUUID();
 }
 
-/** The text of a tool result. */
-export function textOf(result: unknown): string {
-  return ((result as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-}
+export { textOf } from './rules';
