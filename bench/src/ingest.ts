@@ -72,7 +72,7 @@ async function main() {
 
   try {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: dbUrl.toString(), PORT: String(port) };
+    const env: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', DATABASE_URL: dbUrl.toString(), PORT: String(port) };
     for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
     child = spawn(process.execPath, [LAUNCHER, '--target=all'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
     const base = `http://127.0.0.1:${port}`;

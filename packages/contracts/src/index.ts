@@ -4,3 +4,4 @@ export * from './events';
 export * from './vocabulary';
 export * from './auth';
 export * from './ingest';
+export * from './search';

@@ -1,22 +1,12 @@
-import type { RecordDto } from '@trove/contracts';
+import type { RecordDto, SearchResultItem } from '@trove/contracts';
 import { ERRORS } from '@trove/platform';
 import { generatedDescription, matchesQuery, type OpenCollection } from './domain/collections';
 import { filterableFields } from './domain/fields';
 import type { SearchCounter } from './search-counter';
 import type { AggregateAnswer, PublicAggregateRequest, PublicSearchRequest, Upstreams } from './upstream';
 
-/** A search result item as the specification lists it (Open results carry no `description`). */
-export interface OpenResultItem {
-  record_id: string;
-  name: string;
-  score: number;
-  collection: string;
-  record_type: string;
-  collection_data: Record<string, unknown>;
-  description_llm: string;
-  source_type: string;
-  updated_at: string;
-}
+/** A search result item as the specification lists it; Open results carry no `description`. */
+export type OpenResultItem = Omit<SearchResultItem, 'description'>;
 
 export interface OpenSearchBody {
   results: OpenResultItem[];

@@ -1,18 +1,7 @@
+import type { SearchResultItem } from '@trove/contracts';
 import { stringify } from 'yaml';
 
-/** A search result item exactly as the specification lists it (private results also carry description). */
-export interface ResultItem {
-  record_id: string;
-  name: string;
-  score: number;
-  collection: string;
-  record_type: string;
-  collection_data: Record<string, unknown>;
-  description_llm: string;
-  description: string | null;
-  source_type: string;
-  updated_at: string;
-}
+export type ResultItem = SearchResultItem;
 
 const TRUNCATED = '…';
 /** Budget per result: about 120 tokens in compact, about 200 in yaml (a token is about four characters). */
