@@ -51,6 +51,10 @@ export class Upstreams {
   async forward(service: ServiceName, req: Request, res: Response): Promise<void> {
     const upstream = this.upstreams.get(service);
     if (!upstream) throw new Error(`No upstream configured for ${service}`);
+    // The gateway's server has already answered 100 Continue. Forwarded, Expect makes Node send the upstream
+    // request's headers at once, before the identity token is added, so the service would refuse it (curl sends
+    // Expect for any upload over 1 MB).
+    delete req.headers.expect;
     try {
       await upstream.breaker.fire(req, res);
     } catch (err) {

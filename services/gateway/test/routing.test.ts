@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import request from 'supertest';
-import { IDENTITY_HEADER, verifyIdentity } from '@trove/platform';
+import { IDENTITY_HEADER, listen, verifyIdentity } from '@trove/platform';
 import { bearer, closedPort, devTenant, startRecordingUpstream, startStack, type Stack } from './support';
 
 let stack: Stack;
@@ -103,6 +104,33 @@ describe('forwarding', () => {
       scopes: ['admin'],
       plan: undefined,
     });
+  });
+
+  it('forwards the identity also when the client asks for 100 Continue, as curl does for large uploads', async () => {
+    const tenant = randomUUID();
+    // A raw client: it sends the headers, waits for 100 Continue, then the body (superagent cannot send Expect).
+    const server = await listen(stack.gateway.instance.app, 0, '127.0.0.1');
+    const status = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ records: [] });
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port: server.port,
+        method: 'POST',
+        path: '/api/v1/upload/parts/bolt/batch',
+        headers: { ...devTenant(tenant), expect: '100-continue', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      req.on('continue', () => req.end(body));
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+    });
+    await server.close(1000);
+    expect(status).toBe(200);
+    const got = lastReceived();
+    expect(got.headers.expect).toBeUndefined();
+    expect(verifyIdentity(got.headers[IDENTITY_HEADER] as string, secret)).toMatchObject({ tenantId: tenant });
   });
 
   it('forwards the identity of an API key, with its scopes and plan, and not the key', async () => {
