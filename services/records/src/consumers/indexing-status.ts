@@ -1,7 +1,7 @@
 import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
 import { TOPICS, recordIndexedEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
-import { acknowledgeIndexing } from '../store/records';
+import { acknowledgeIndexing, type Acknowledgement } from '../store/records';
 import type { IndexingWaiter } from '../indexing-waiter';
 import type { Db } from '../store/schema';
 
@@ -16,6 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recordId: string, version: number, status: 'indexed' | 'failed') => void) {
   return async (events: DeliveredEvent[]): Promise<void> => {
+    const acks: Acknowledgement[] = [];
     for (const event of events) {
       const parsed = recordIndexedEvent.safeParse(event.payload);
       if (!parsed.success || !UUID.test(parsed.data.record_id)) {
@@ -24,11 +25,10 @@ export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recor
         continue;
       }
       const ack = parsed.data;
-      const applied = await acknowledgeIndexing(db, { tenantId: ack.tenant_id, recordId: ack.record_id, version: ack.version, status: ack.status });
-      if (applied) onApplied?.(ack.record_id, ack.version, ack.status);
-      if (!applied) logger.debug({ recordId: ack.record_id, version: ack.version }, 'ignoring acknowledgement of a version that is not current');
-      else if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
+      acks.push({ tenantId: ack.tenant_id, recordId: ack.record_id, version: ack.version, status: ack.status });
+      if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
     }
+    for (const applied of await acknowledgeIndexing(db, acks)) onApplied?.(applied.recordId, applied.version, applied.status);
   };
 }
 
