@@ -80,6 +80,8 @@ export const configSchema = z
     KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('2mb'),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /** How long the gateway waits for an upload's answer after the upstream went quiet (uploads answer when stored). */
+    UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(600_000),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     METRICS_ENABLED: bool(true),
     /** When set, webhook uploads must carry X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>. */

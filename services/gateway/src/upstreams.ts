@@ -91,7 +91,8 @@ export class Upstreams {
       // Without an agent, http-proxy opens a new connection per request and asks the service to close it.
       agent: this.agent,
       // Inactivity on the upstream socket until it answers, so a long upload that keeps streaming is not cut off.
-      proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
+      // Uploads answer only once every chunk is stored, which for a large file can take minutes after its last byte.
+      proxyTimeout: service === 'ingestion' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
       pathRewrite: (path) => upstreamPath(path),
       on: {
         proxyReq: (proxyReq, req) => {
