@@ -36,10 +36,9 @@ export class Upstreams {
   private readonly upstreams = new Map<ServiceName, Upstream>();
   private readonly pending = new WeakMap<Request, Pending>();
   /**
-   * Connections to services are kept open and reused. An idle one is dropped after 10 s, well before a service
-   * drops it (65 s): reusing a connection idle for longer than that made a large upload fail with "socket hang up"
-   * (found by bench:ingest; a 50 MB CSV sent 90 s after a batch upload). While a request is in flight, http-proxy's
-   * proxyTimeout governs the socket instead, and a streaming answer clears it.
+   * Connections to services are kept open and reused (without an agent, http-proxy opens one per request and asks the
+   * service to close it). An idle one is dropped after 10 s, well before a service drops it (65 s), so a request
+   * never races a closing connection. While a request is in flight, http-proxy's proxyTimeout governs the socket.
    */
   private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, timeout: 10_000 });
 
