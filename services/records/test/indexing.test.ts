@@ -12,7 +12,7 @@ let api: Client;
 let admin: Client;
 let tenant: string;
 let acker: Subscription;
-const WAIT_MS = 700;
+const WAIT_MS = 2_000;
 
 beforeAll(async () => {
   h = await startRecords({ config: { INDEXING_WAIT_MS: String(WAIT_MS) } });

@@ -7,7 +7,7 @@ let sys: System;
 let t: ReturnType<System['tenant']>;
 
 beforeAll(async () => {
-  sys = await startSystem({ INDEXING_WAIT_MS: '1500' });
+  sys = await startSystem({ INDEXING_WAIT_MS: '4000' });
   t = sys.tenant();
 });
 afterAll(() => sys.stop());
