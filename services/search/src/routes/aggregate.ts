@@ -7,7 +7,7 @@ import { filtersOf, filtersSchema } from './search';
 
 const field = z.string().trim().min(1).max(200);
 
-const aggregateBody = z.strictObject({
+export const aggregateBody = z.strictObject({
   collection: collectionName,
   filters: filtersSchema,
   group_by: field.optional(),

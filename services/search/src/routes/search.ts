@@ -17,7 +17,7 @@ export const filtersSchema = z
 
 const query = z.string().max(500).trim().min(1);
 
-const searchBody = z.strictObject({
+export const searchBody = z.strictObject({
   query: query.optional(),
   limit: z.int().min(1).max(100).default(20),
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
