@@ -5,31 +5,17 @@
  *
  *   node bench/dist/ingest.js [--batches 10] [--batch-size 10000] [--file-mb 50]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { catalogue, csvHeader, csvLine, ndjsonLine, type CatalogueRecord } from './catalogue';
-
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const LAUNCHER = resolve(__dirname, '../../packages/launcher/dist/main.js');
+import { startSystem, type RunningSystem } from './system';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((res) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
 }
 
 function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -60,38 +46,13 @@ async function main() {
   const batches = arg('batches', 10);
   const batchSize = arg('batch-size', 10_000);
   const fileMb = arg('file-mb', 50);
-  const dbName = `trove_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
   const work = mkdtempSync(join(tmpdir(), 'trove-bench-'));
-  let child: ChildProcess | undefined;
   const rows: Row[] = [];
+  let system: RunningSystem | undefined;
 
   try {
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', DATABASE_URL: dbUrl.toString(), PORT: String(port) };
-    for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
-    child = spawn(process.execPath, [LAUNCHER, '--target=all'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if (i > 600) throw new Error('system did not become ready');
-      try {
-        if ((await fetch(`${base}/health/ready`)).ok) break;
-      } catch {
-        /* starting */
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const tenant = randomUUID();
-    const keyRes = await fetch(`${base}/api/v1/auth/keys`, {
-      method: 'POST',
-      headers: { 'x-tenant-id': tenant, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', scopes: ['admin'] }),
-    });
-    const key = ((await keyRes.json()) as { key: string }).key;
+    system = await startSystem(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {});
+    const { child, base, dbUrl, tenant, key } = system;
     const auth = { authorization: `Bearer ${key}` };
 
     // 1. Batches: request to every record stored (the 201 answers after the last chunk committed).
@@ -150,7 +111,7 @@ async function main() {
     }
 
     // Every record stored: count in the records service's table.
-    const db = new pg.Client({ connectionString: dbUrl.toString() });
+    const db = new pg.Client({ connectionString: dbUrl });
     await db.connect();
     const stored = Number((await db.query('select count(*) from records.records where tenant_id = $1', [tenant])).rows[0].count);
     const expected = rows.reduce((s, r) => s + r.records, 0);
@@ -202,13 +163,8 @@ async function main() {
       );
     }
   } finally {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child!.once('exit', r));
-    }
+    await system?.stop();
     rmSync(work, { recursive: true, force: true });
-    await admin.query(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
   }
 }
 
