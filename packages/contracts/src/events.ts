@@ -1,55 +1,28 @@
 import { z } from 'zod';
 import { recordSchema, visibility } from './records';
 
+/** What every records.changed event names: the tenant, the record (its partition key) and the version announced. */
+const change = { tenant_id: z.string(), record_id: z.string(), version: z.number().int() };
+
+/**
+ * A change that leaves the record in place carries its full state, and the collection's active generation when the
+ * change was written, so search can tell a staging record from a live one without asking records. Absent in events
+ * written before it existed: the record's own generation is then taken.
+ */
+const recordState = { ...change, record: recordSchema, active_generation: z.number().int().optional() };
+
 /**
  * records.changed: one event per record change, keyed by record id. `version` increases with every change of the
  * record, so a consumer ignores any version not newer than the one it has.
  */
-/**
- * The collection's active generation when the change was written, so search can tell a staging record from a live
- * one without asking records. Absent in events written before it existed: the record's own generation is then taken.
- */
-const activeGeneration = z.number().int().optional();
-
 export const recordChangedEvent = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('upserted'),
-    tenant_id: z.string(),
-    record_id: z.string(),
-    version: z.number().int(),
-    record: recordSchema,
-    active_generation: activeGeneration,
-  }),
-  z.object({
-    kind: z.literal('archived'),
-    tenant_id: z.string(),
-    record_id: z.string(),
-    version: z.number().int(),
-    record: recordSchema,
-    active_generation: activeGeneration,
-  }),
-  z.object({
-    kind: z.literal('visibility'),
-    tenant_id: z.string(),
-    record_id: z.string(),
-    version: z.number().int(),
-    visibility,
-    record: recordSchema,
-    active_generation: activeGeneration,
-  }),
-  z.object({
-    kind: z.literal('deleted'),
-    tenant_id: z.string(),
-    record_id: z.string(),
-    version: z.number().int(),
-    collection: z.string(),
-    generation: z.number().int(),
-  }),
+  z.object({ kind: z.literal('upserted'), ...recordState }),
+  z.object({ kind: z.literal('archived'), ...recordState }),
+  z.object({ kind: z.literal('visibility'), ...recordState, visibility }),
+  z.object({ kind: z.literal('deleted'), ...change, collection: z.string(), generation: z.number().int() }),
   z.object({
     kind: z.literal('generation_swapped'),
-    tenant_id: z.string(),
-    record_id: z.string(),
-    version: z.number().int(),
+    ...change,
     collection: z.string(),
     old_generation: z.number().int(),
     new_generation: z.number().int(),
@@ -59,9 +32,7 @@ export type RecordChangedEvent = z.infer<typeof recordChangedEvent>;
 
 /** records.indexed: search acknowledges the versions it indexed, or failed to. */
 export const recordIndexedEvent = z.object({
-  tenant_id: z.string(),
-  record_id: z.string(),
-  version: z.number().int(),
+  ...change,
   status: z.enum(['indexed', 'failed']),
   error: z.string().optional(),
 });
