@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { doc } from './__tests__/documents';
 import { detectIdentifier } from './identifiers';
 import type {
   Filter,
@@ -626,26 +627,6 @@ function own(tenant_id: string, collection = 'parts'): SearchScope {
 /** A unique lowercase word, so a test's public documents are the only ones its search can match. */
 function uniqueWord(): string {
   return `w${randomUUID().replace(/[^a-f]/g, '').slice(0, 12)}`;
-}
-
-function doc(tenant_id: string, overrides: Partial<IndexDocument> = {}): IndexDocument {
-  return {
-    tenant_id,
-    record_id: randomUUID(),
-    version: 1,
-    collection: 'parts',
-    record_type: 'product',
-    generation: 1,
-    name: 'Item',
-    description: null,
-    description_llm: '',
-    collection_data: {},
-    source_type: 'api',
-    status: 'active',
-    visibility: 'private',
-    updated_at: '2025-01-01T00:00:00.000Z',
-    ...overrides,
-  };
 }
 
 function upsert(document: IndexDocument, active_generation = document.generation): IndexChange {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { openDatabase, sql, type Database } from '@trove/db';
-import type { IndexDocument, SearchScope } from '../port';
+import type { SearchScope } from '../port';
 import { PostgresSearchEngine } from './engine';
+import { doc } from '../__tests__/documents';
 
 /** What only the PostgreSQL engine can show: behaviour the contract cannot see from outside. */
 
@@ -17,24 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine.close();
   await database.close();
-});
-
-const doc = (tenant_id: string, overrides: Partial<IndexDocument> = {}): IndexDocument => ({
-  tenant_id,
-  record_id: randomUUID(),
-  version: 1,
-  collection: 'parts',
-  record_type: 'product',
-  generation: 1,
-  name: 'Item',
-  description: null,
-  description_llm: '',
-  collection_data: {},
-  source_type: 'api',
-  status: 'active',
-  visibility: 'private',
-  updated_at: '2025-01-01T00:00:00.000Z',
-  ...overrides,
 });
 
 it('fails only the item PostgreSQL refuses when validation let it through, writing the rest', async () => {
