@@ -407,22 +407,8 @@ interface Page {
   offset: number;
 }
 
-interface DocumentRow {
-  tenant_id: string;
-  record_id: string;
-  version: number | string;
-  collection: string;
-  record_type: string;
-  generation: number;
-  name: string;
-  description: string | null;
-  description_llm: string;
-  data: Record<string, unknown>;
-  source_type: string;
-  status: IndexDocument['status'];
-  visibility: IndexDocument['visibility'];
-  updated_at: string;
-}
+/** A document as its row reads back: collection_data is stored as `data`, and a version may arrive as text. */
+type DocumentRow = Omit<IndexDocument, 'collection_data' | 'version'> & { data: Record<string, unknown>; version: number | string };
 
 function rowToDocument(r: DocumentRow): IndexDocument {
   return {
