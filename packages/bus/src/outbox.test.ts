@@ -126,6 +126,30 @@ describe('outbox relay', () => {
     await waitUntil('the relay sent the row', () => sent.length === 1, 5_000);
   });
 
+  it('stops promptly when stopped while a pass is still sending', async () => {
+    let release!: () => void;
+    const sending = new Promise<void>((resolve) => (release = resolve));
+    let started = false;
+    const r = relay(
+      async () => {
+        started = true;
+        await sending;
+      },
+      { pollIntervalMs: 60_000 },
+    );
+    await write(makeEvents('records.changed', 1));
+    await r.start();
+    await waitUntil('the pass is sending', () => started, 5_000);
+
+    const stopped = r.stop();
+    release();
+    const t0 = Date.now();
+    await stopped;
+
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(await outboxIds()).toEqual([]);
+  });
+
   it('retries a failed pass in the background until the broker acknowledges', async () => {
     let attempts = 0;
     const sent: OutboxMessage[] = [];

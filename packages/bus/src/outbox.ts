@@ -49,7 +49,6 @@ export interface OutboxRelayOptions {
 export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
-  /** Ends the current wait; stop() uses it. */
   /** Ends an idle wait when rows were written; unset during a back-off, which notifications must not cut short. */
   private readonly waker = new Waker();
   private unlisten?: () => Promise<void>;

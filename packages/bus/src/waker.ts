@@ -7,6 +7,8 @@ export class Waker {
   private notified = false;
   private endAny?: () => void;
   private endOnNotify?: () => void;
+  /** An interrupt that came while no sleep was under way ends the next one at once. */
+  private interruptPending = false;
 
   /** Called at the start of each pass: notifications from here on count for the next sleep. */
   reset(): void {
@@ -18,12 +20,20 @@ export class Waker {
     this.endOnNotify?.();
   }
 
-  /** Ends whatever sleep is under way. */
+  /**
+   * Ends whatever sleep is under way, or the next one when none is: stop() may come while a pass is still running,
+   * and the sleep after that pass must not hold the loop for a whole poll interval.
+   */
   interrupt(): void {
-    this.endAny?.();
+    if (this.endAny) this.endAny();
+    else this.interruptPending = true;
   }
 
   sleep(ms: number, opts: { untilNotified: boolean }): Promise<void> {
+    if (this.interruptPending) {
+      this.interruptPending = false;
+      return Promise.resolve();
+    }
     if (opts.untilNotified && this.notified) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
