@@ -226,7 +226,7 @@ class EmbeddedSubscription implements Subscription {
     const claimed = await this.claimLease();
     if (!claimed) return false;
 
-    // payload as text: drivers would parse jsonb themselves, and a payload that is a JSON string must not be parsed twice.
+    // payload as text: drivers would parse json themselves, and a payload that is a JSON string must not be parsed twice.
     const rows = await sql<EventRow>`
       select position, txid::text as txid, topic, key, payload::text as payload, published_at
       from bus.events

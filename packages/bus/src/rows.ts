@@ -12,7 +12,7 @@ export async function insertEventRows(trx: Transaction<any>, table: 'bus.events'
   await sql`
     insert into ${sql.table(table)} (topic, key, payload)
     select e.value->>'t', e.value->>'k', e.value->'p'
-    from jsonb_array_elements(${rows}::jsonb) with ordinality as e(value, ord)
+    from json_array_elements(${rows}::json) with ordinality as e(value, ord)
     order by e.ord
   `.execute(trx);
 }
