@@ -26,6 +26,10 @@ import {
   type Fragment,
 } from './sql';
 
+/** Statistics are refreshed after this many written documents, or a fifth of the table if that is more. */
+const ANALYZE_EVERY = 20_000;
+const ANALYZE_FRACTION = 0.2;
+
 /**
  * PostgreSQL full-text search: the embedded default, on PGlite or a PostgreSQL server, in the search service's own
  * database under the `search_engine` schema (see migrations.ts for the layout).
@@ -44,13 +48,12 @@ import {
  * total_estimate: exact up to EXACT_COUNT matches (counting more would read most of a large collection); above that
  * an estimate from a table sample (see estimate()).
  */
-const ANALYZE_EVERY = 20_000;
-
 export class PostgresSearchEngine implements SearchEngine {
   readonly kind = 'postgres' as const;
   private readonly db: Kysely<any>;
   private pages?: { value: number; at: number };
   private writesSinceAnalyze = 0;
+  private analyzeAfter = ANALYZE_EVERY;
   private analyzing?: Promise<void>;
 
   constructor(private readonly database: Database) {
@@ -98,21 +101,27 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /**
-   * Refreshes the planner's statistics after every ANALYZE_EVERY written documents, in the background. Query plans
-   * (identifier lookups, candidate bounds) depend on them, and a bulk load can outrun autovacuum, or meet a server
-   * where it is off.
+   * Refreshes the planner's statistics after ANALYZE_EVERY written documents, or a fifth of the table when that is
+   * more (as autovacuum scales its own threshold), in the background. Query plans (identifier lookups, candidate
+   * bounds) depend on them, and a bulk load can outrun autovacuum, or meet a server where it is off. A fixed threshold
+   * would sample the whole table again every 20,000 documents however large it grew.
    */
   private noteWrites(count: number): void {
     this.writesSinceAnalyze += count;
-    if (this.writesSinceAnalyze < ANALYZE_EVERY || this.analyzing) return;
+    if (this.writesSinceAnalyze < this.analyzeAfter || this.analyzing) return;
     this.writesSinceAnalyze = 0;
-    this.analyzing = sql`analyze search_engine.documents`
-      .execute(this.db)
-      .then(() => undefined)
+    this.analyzing = this.analyze()
       .catch(() => undefined)
       .finally(() => {
         this.analyzing = undefined;
       });
+  }
+
+  private async analyze(): Promise<void> {
+    await sql`analyze search_engine.documents`.execute(this.db);
+    const { rows } = await sql<{ rows: number }>`
+      select reltuples::float8 as rows from pg_class where oid = 'search_engine.documents'::regclass`.execute(this.db);
+    this.analyzeAfter = Math.max(ANALYZE_EVERY, Math.round((rows[0]?.rows ?? 0) * ANALYZE_FRACTION));
   }
 
   async swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void> {
