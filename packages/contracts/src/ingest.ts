@@ -24,6 +24,12 @@ export const bulkUpsertRequest = z.strictObject({
   source_type: sourceType,
   source_name: z.string().max(200).nullish(),
   records: z.array(bulkUpsertItem).min(1).max(BULK_UPSERT_MAX_ITEMS),
+  /**
+   * Count the indexing backlog only up to this many (pending_indexing is then at most this): a caller comparing it
+   * with a threshold needs no more, and counting a backlog of millions after every chunk would cost more than the
+   * chunk. Without it the whole backlog is counted.
+   */
+  backlog_count_limit: z.number().int().min(1).optional(),
 });
 export type BulkUpsertRequest = z.input<typeof bulkUpsertRequest>;
 
@@ -38,7 +44,31 @@ export const bulkUpsertResult = z.object({
 });
 export const bulkUpsertResponse = z.object({
   results: z.array(bulkUpsertResult),
-  /** The tenant's records waiting to be indexed (pending or processing) after this write: the indexing backlog. */
+  /** The tenant's records waiting to be indexed (pending or processing) after this write, up to backlog_count_limit. */
   pending_indexing: z.number().int(),
 });
 export type BulkUpsertResponse = z.infer<typeof bulkUpsertResponse>;
+
+/**
+ * The older pipeline routes (ingestion's /pipeline) ask records about the records an upload wrote, by id, at most
+ * RECORD_IDS_MAX per call; ids of other tenants or of deleted records are simply not counted.
+ */
+export const RECORDS_INDEXING_SUMMARY_PATH = '/internal/records/indexing-summary';
+export const RECORDS_REQUEUE_PATH = '/internal/records/requeue';
+export const RECORD_IDS_MAX = 10_000;
+
+export const recordIdsRequest = z.strictObject({ ids: z.array(z.uuid()).min(1).max(RECORD_IDS_MAX) });
+export type RecordIdsRequest = z.infer<typeof recordIdsRequest>;
+
+/** How many of the records are at each indexing status. */
+export const indexingSummary = z.object({
+  total: z.number().int(),
+  pending: z.number().int(),
+  processing: z.number().int(),
+  indexed: z.number().int(),
+  failed: z.number().int(),
+});
+export type IndexingSummary = z.infer<typeof indexingSummary>;
+
+/** Live records among the ids that were pending or failed, queued for indexing again with a new version. */
+export const requeueResponse = z.object({ requeued: z.number().int() });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus, OutgoingEvent } from '@trove/bus';
-import type { RecordDto } from '@trove/contracts';
+import type { IndexingSummary, RecordDto } from '@trove/contracts';
 import { ERRORS } from '@trove/platform';
 import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
@@ -16,7 +16,9 @@ import {
   findRecord,
   insertRecords,
   listRecords,
+  countIndexingStatuses,
   lockCollectionWrites,
+  requeueRecords,
   lockRecords,
   replaceContents,
   resetFailed,
@@ -53,6 +55,7 @@ export interface BulkUpsertInput {
   record_type: string;
   source_type: RecordRow['source_type'];
   source_name?: string | null;
+  backlog_count_limit?: number;
   records: Array<{
     name: string;
     source_id?: string | null;
@@ -126,12 +129,11 @@ export class RecordsService {
   }
 
   private async createUnacknowledged(tenantId: string, input: CreateRecordInput): Promise<RecordDto> {
+    const taken = () => ERRORS.conflict(`A record with source_id ${input.source_id} already exists in collection ${input.collection}`);
     return this.write(async (trx, announce) => {
       if (input.source_id !== undefined) {
         await lockCollectionWrites(trx, tenantId, input.collection);
-        if ((await findLiveBySourceIds(trx, tenantId, input.collection, [input.source_id])).length > 0) {
-          throw ERRORS.conflict(`A record with source_id ${input.source_id} already exists in collection ${input.collection}`);
-        }
+        if ((await findLiveBySourceIds(trx, tenantId, input.collection, [input.source_id])).length > 0) throw taken();
       }
       const collection = await ensureCollection(trx, tenantId, input.collection);
       const rows = await insertRecords(
@@ -161,6 +163,9 @@ export class RecordsService {
         await transactionTime(trx),
       );
       return announce('upserted', rows)[0]!;
+    }).catch((err: unknown) => {
+      // An upload writing by source id takes no lock, so it may have created the record since the look above.
+      throw isSourceIdTaken(err) ? taken() : err;
     });
   }
 
@@ -177,7 +182,7 @@ export class RecordsService {
     const hashes = [...new Set(items.flatMap((i) => (i.source_id == null ? [i.content_hash] : [])))];
     // Counted after commit, so the collection's lock is not held while it runs: its cost grows with the backlog.
     const results = await this.upsertChunk(tenantId, input, items, sourceIds, hashes);
-    return { results, pending_indexing: await countIndexingBacklog(this.db, tenantId) };
+    return { results, pending_indexing: await countIndexingBacklog(this.db, tenantId, input.backlog_count_limit) };
   }
 
   private async upsertChunk(
@@ -190,7 +195,11 @@ export class RecordsService {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.write(async (trx, announce) => {
-          await lockCollectionWrites(trx, tenantId, input.collection);
+          // Dedup by content must see every record a concurrent writer may be creating, so it waits for the others.
+          // By source id alone it needs no lock: the unique index on live source ids makes the later of two writers
+          // creating one fail, and its chunk starts over and finds the record. It starts over holding the lock, so a
+          // stream of API creates (which take it) cannot make it lose again and again.
+          if (hashes.length > 0 || attempt > 1) await lockCollectionWrites(trx, tenantId, input.collection);
           const collection = await ensureCollection(trx, tenantId, input.collection);
           const bySource = await findLiveBySourceIds(trx, tenantId, input.collection, sourceIds);
           const byHash = await findLiveByContentHashes(trx, tenantId, input.collection, input.record_type, hashes, items.length + 1);
@@ -234,7 +243,7 @@ export class RecordsService {
           return plan.results;
         });
       } catch (err) {
-        if (attempt >= UPSERT_ATTEMPTS || !(err instanceof LostRace || isDeadlock(err))) throw err;
+        if (attempt >= UPSERT_ATTEMPTS || !(err instanceof LostRace || isDeadlock(err) || isSourceIdTaken(err))) throw err;
       }
     }
   }
@@ -332,6 +341,17 @@ export class RecordsService {
   }
 
   /** Queues every live record of a collection for indexing again; 404 when the tenant has no such collection. */
+  /** How the tenant's records among `ids` stand in indexing (the older pipeline status of an upload). */
+  async indexingSummary(tenantId: string, ids: string[]): Promise<IndexingSummary> {
+    const counts = await countIndexingStatuses(this.db, tenantId, ids);
+    return { total: counts.pending + counts.processing + counts.indexed + counts.failed, ...counts };
+  }
+
+  /** Queues the tenant's live pending or failed records among `ids` for indexing again; returns how many. */
+  async requeue(tenantId: string, ids: string[]): Promise<number> {
+    return this.write(async (trx, announce) => announce('upserted', await requeueRecords(trx, tenantId, ids)).length);
+  }
+
   async reindexCollection(tenantId: string, collection: string): Promise<number> {
     return this.write(async (trx, announce) => {
       const reset = announce('upserted', await resetForReindex(trx, tenantId, { collection }));
@@ -359,6 +379,12 @@ export class RecordsService {
 }
 
 class LostRace extends Error {}
+
+/** Another writer created a live record with one of the source ids since this one looked. */
+function isSourceIdTaken(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown };
+  return e?.code === '23505' && e.constraint === 'records_source_live';
+}
 
 /** PostgreSQL aborted the transaction to break a deadlock with another writer; running it again succeeds. */
 function isDeadlock(err: unknown): boolean {

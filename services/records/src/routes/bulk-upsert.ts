@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { BULK_UPSERT_MAX_ITEMS, RECORDS_BULK_UPSERT_PATH, bulkUpsertItem, bulkUpsertRequest, type BulkUpsertResponse } from '@trove/contracts';
+import {
+  BULK_UPSERT_MAX_ITEMS,
+  RECORDS_BULK_UPSERT_PATH,
+  RECORDS_INDEXING_SUMMARY_PATH,
+  RECORDS_REQUEUE_PATH,
+  bulkUpsertItem,
+  bulkUpsertRequest,
+  recordIdsRequest,
+  type BulkUpsertResponse,
+} from '@trove/contracts';
 import { jsonBody, parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
@@ -38,5 +47,16 @@ export function bulkUpsertRoutes(router: Router, records: RecordsService): void 
     const body = parseInput(bulkUpsertBody, req.body, 'body');
     const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), body);
     res.json(outcome);
+  });
+
+  // The older pipeline routes of ingestion: where an upload's records stand in indexing, and queueing them again.
+  const IDS_JSON_LIMIT = '1mb';
+  router.post(RECORDS_INDEXING_SUMMARY_PATH, requireScope('upload', 'records'), jsonBody(IDS_JSON_LIMIT), async (req, res) => {
+    const { ids } = parseInput(recordIdsRequest, req.body, 'body');
+    res.json(await records.indexingSummary(tenantOf(req), ids));
+  });
+  router.post(RECORDS_REQUEUE_PATH, requireScope('upload', 'records'), jsonBody(IDS_JSON_LIMIT), async (req, res) => {
+    const { ids } = parseInput(recordIdsRequest, req.body, 'body');
+    res.json({ requeued: await records.requeue(tenantOf(req), ids) });
   });
 }

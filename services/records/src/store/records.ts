@@ -125,6 +125,9 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
       id uuid, name text, name_tsv text, description text, description_llm text, collection_data jsonb,
       content_hash text, source_id text, source_url text
     )
+    -- Writers creating records with the same source ids enter them into the unique index in one order, so one waits
+    -- for the other instead of both deadlocking.
+    order by x.source_id
   `.execute(trx);
   return records.map((r) => ({
     id: r.id,
@@ -150,8 +153,10 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
 }
 
 /**
- * Serialises the writes that create records with a source_id or dedup by content in one tenant's collection, so two
- * concurrent writers never both create a record for the same source_id or the same content. Held until commit.
+ * Serialises, in one tenant's collection, the writes that dedup by content and the API's creates with a source_id
+ * (which answer 409 rather than update), so two concurrent writers never both create a record for the same content.
+ * Uploads whose every record has a source_id do not take it: the unique index on live source ids keeps them apart.
+ * Held until commit.
  */
 export async function lockCollectionWrites(trx: Trx, tenantId: string, collection: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`records.collection-writes:${tenantId}:${collection}`}, 0))`.execute(trx);
@@ -265,11 +270,17 @@ export async function replaceContents(trx: Trx, tenantId: string, replacements: 
   return result.rows;
 }
 
-/** The tenant's indexing backlog: records pending or being indexed (a partial index keeps this proportional to it). */
-export async function countIndexingBacklog(db: Executor, tenantId: string): Promise<number> {
+/**
+ * The tenant's indexing backlog: records pending or being indexed (a partial index keeps this proportional to it),
+ * counted up to `limit` when one is given.
+ */
+export async function countIndexingBacklog(db: Executor, tenantId: string, limit?: number): Promise<number> {
   const result = await sql<{ n: number }>`
-    select count(*)::integer as n from records.records
-    where tenant_id = ${tenantId} and indexing_status in ('pending', 'processing')
+    select count(*)::integer as n from (
+      select 1 from records.records
+      where tenant_id = ${tenantId} and indexing_status in ('pending', 'processing')
+      ${limit === undefined ? sql`` : sql`limit ${limit}`}
+    ) as backlog
   `.execute(db);
   return result.rows[0]!.n;
 }
@@ -443,4 +454,29 @@ export async function resetForReindex(trx: Trx, tenantId: string, scope: { colle
     .where('status', '<>', 'archived');
   query = 'collection' in scope ? query.where('collection', '=', scope.collection) : query.where('id', '=', scope.id);
   return query.returning(COLUMNS).execute();
+}
+
+/** How many of the tenant's records among `ids` are at each indexing status (archived ones included). */
+export async function countIndexingStatuses(db: Executor, tenantId: string, ids: string[]): Promise<Record<RecordRow['indexing_status'], number>> {
+  const counts = { pending: 0, processing: 0, indexed: 0, failed: 0 };
+  const result = await sql<{ indexing_status: RecordRow['indexing_status']; n: number }>`
+    select indexing_status, count(*)::int as n from records.records
+    where tenant_id = ${tenantId} and id = any(${ids}::uuid[])
+    group by indexing_status
+  `.execute(db);
+  for (const row of result.rows) counts[row.indexing_status] = row.n;
+  return counts;
+}
+
+/** Queues the tenant's live records among `ids` that are pending or failed for indexing again, each with a new version. */
+export async function requeueRecords(trx: Trx, tenantId: string, ids: string[]): Promise<RecordRow[]> {
+  return trx
+    .updateTable(TABLE)
+    .set({ indexing_status: 'pending', version: sql`version + 1` })
+    .where('tenant_id', '=', tenantId)
+    .where(sql<boolean>`id = any(${ids}::uuid[])`)
+    .where('indexing_status', 'in', ['pending', 'failed'])
+    .where('status', '<>', 'archived')
+    .returning(COLUMNS)
+    .execute();
 }
