@@ -113,6 +113,31 @@ describe('ingestion through the gateway', () => {
     expect(names).toEqual(['s1', 's2']);
   });
 
+  it('serves the older vocabulary: /ingest batch and file uploads, /ingestions status and dead letters, /pipeline status', async () => {
+    const res = await api('POST', '/api/v1/ingest/legacy/product/batch', {
+      headers: bearer(key),
+      body: { records: [{ name: 'Old bolt', source_id: 'O-1', vertical_data: { price: 3 } }, { vertical_data: { price: 4 } }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ingestion_id: expect.any(String), status: 'processing', record_count: 1, duplicate_count: 0, entity_ids: [expect.any(String)] });
+    const stored = await api('GET', `/api/v1/records/${res.body.entity_ids[0]}`, { headers: bearer(key) });
+    expect(stored.body).toMatchObject({ name: 'Old bolt', collection: 'legacy', record_type: 'product', collection_data: { price: 3 } });
+
+    const status = await api('GET', `/api/v1/ingestions/${res.body.ingestion_id}`, { headers: bearer(key) });
+    expect(status.body).toMatchObject({ id: res.body.ingestion_id, status: 'completed', record_count: 1, duplicate_count: 0, error_count: 1 });
+    const errors = await api('GET', `/api/v1/ingestions/${res.body.ingestion_id}/errors`, { headers: bearer(key) });
+    expect(errors.body).toEqual([{ record_index: 1, error: expect.stringMatching(/name/i), record_data: { vertical_data: { price: 4 } } }]);
+
+    const pipeline = await api('GET', `/api/v1/pipeline/status/${res.body.ingestion_id}`, { headers: bearer(key) });
+    expect(pipeline.status).toBe(200);
+    expect(pipeline.body).toMatchObject({ ingestion_id: res.body.ingestion_id, total: 1 });
+    expect(pipeline.body.pending + pipeline.body.processing + pipeline.body.completed + pipeline.body.failed).toBe(1);
+
+    const file = await upload('/api/v1/ingest/legacy/product/upload', 'name,sku\nOld nut,N-9\n', 'old.csv', 'text/csv');
+    expect(file.status).toBe(200);
+    expect(file.body).toMatchObject({ record_count: 1, duplicate_count: 0, entity_ids: [expect.any(String)] });
+  });
+
   it('refuses uploads from a key without the upload scope', async () => {
     const rec = await api('POST', '/api/v1/auth/keys', { headers: bearer(key), body: { name: 'r', scopes: ['records'] } });
     const res = await api('POST', '/api/v1/upload/parts/product/batch', { headers: bearer(rec.body.key), body: { records: [] } });

@@ -1,10 +1,14 @@
 import type { Database } from '@trove/db';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { Ingestor } from './ingestor';
+import type { RecordsPipeline } from './records-pipeline';
 import { batchRoutes } from './routes/batch';
 import { fileRoutes } from './routes/files';
+import { olderIngestRoutes } from './routes/older';
+import { pipelineRoutes } from './routes/pipeline';
 import { streamRoutes } from './routes/stream';
 import { uploadRoutes } from './routes/uploads';
+import { OLDER } from './routes/vocabulary';
 import { webhookRoutes } from './routes/webhooks';
 import type { Db } from './store/schema';
 import type { StreamBuffers } from './stream-buffers';
@@ -15,10 +19,11 @@ export interface AppDeps {
   database: Database;
   ingestor: Ingestor;
   streams: StreamBuffers;
+  pipeline: RecordsPipeline;
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, ingestor, streams }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, ingestor, streams, pipeline }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
@@ -26,14 +31,17 @@ export function buildApp({ config, logger, database, ingestor, streams }: AppDep
     jsonLimit: config.JSON_BODY_LIMIT,
     // Upload bodies are read by their routes: batch and webhook need the raw bytes (hash, signature) and a larger
     // limit, files and streams are parsed as they arrive.
-    rawBodyPaths: [/^\/upload\//, /^\/webhooks\//],
+    rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//],
     readiness: { database: () => database.ping() },
     routes: (router) => {
       batchRoutes(router, ingestor);
       fileRoutes(router, ingestor, config.UPLOAD_MAX_BYTES);
       streamRoutes(router, streams, { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT });
       webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
+      olderIngestRoutes(router, ingestor, database.db as Db, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
+      streamRoutes(router, streams, { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT }, OLDER);
       uploadRoutes(router, database.db as Db);
+      pipelineRoutes(router, database.db as Db, pipeline);
     },
   });
 }

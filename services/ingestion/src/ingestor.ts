@@ -7,7 +7,7 @@ import { storableCopy } from './domain/storable';
 import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './domain/tally';
 import type { RecordsWriter } from './records-writer';
 import type { Db, UploadSourceType } from './store/schema';
-import { createUpload, finishUpload, insertDeadLetters } from './store/uploads';
+import { createUpload, finishUpload, insertDeadLetters, insertUploadRecords } from './store/uploads';
 
 /** Where an upload's records go, on whose behalf, and how they are labelled. */
 export interface UploadTarget {
@@ -84,6 +84,39 @@ export interface IngestorDeps {
 /** Dead letters are written to the database in batches of this size as they occur, never all held in memory. */
 const DEAD_LETTER_BATCH = 500;
 
+/**
+ * Chunks of one upload written at once, when no two of them could touch the same record (see chunkKeys). Node and
+ * PostgreSQL then work at the same time instead of taking turns: on the 2-core machine, with search indexing alongside,
+ * 50,000 batch records stored at about 4,400, 5,600, 6,700 and 6,700 records/s with one to four chunks at once.
+ */
+export const MAX_CHUNKS_IN_FLIGHT = 3;
+
+/**
+ * The source ids of a chunk whose every record has one, or undefined. Such chunks with no source id in common touch
+ * disjoint sets of records, so writing them at once ends as writing them one after the other would. A record without
+ * a source id is deduplicated by its content against any live record, so its chunk waits for the others.
+ */
+function chunkKeys(chunk: Pending[]): Set<string> | undefined {
+  const keys = new Set<string>();
+  for (const p of chunk) {
+    if (p.record.source_id == null) return undefined;
+    keys.add(p.record.source_id);
+  }
+  return keys;
+}
+
+function overlap(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
+  if (!a || !b) return true;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const k of small) if (large.has(k)) return true;
+  return false;
+}
+
+interface Flight {
+  keys: Set<string> | undefined;
+  done: Promise<void>;
+}
+
 /** A dead letter's record_data is the submitted object; anything else (a bad NDJSON line) is kept under `value`. */
 function recordData(raw: unknown): Record<string, unknown> {
   const copy = storableCopy(raw);
@@ -123,7 +156,8 @@ class DeadLetterSink {
 /**
  * Runs one upload: stores it as processing, reads the items as they come, writes them to records in chunks (one call
  * and one transaction each) and stores it as complete with its counts. Reading continues into the next chunk while
- * one is being written, and never further, so memory holds about two chunks whatever the size of the upload. A chunk
+ * one is being written; up to MAX_CHUNKS_IN_FLIGHT chunks are written at once when they share no record (chunkKeys),
+ * and reading goes no further, so memory holds about four chunks whatever the size of the upload. A chunk
  * records does not confirm is rejected whole with a dead letter per record; it never stops the upload. An error from
  * the items themselves (an unparseable file, a body over the limit, a client that went away) or from storing the
  * upload marks it failed and is thrown as UploadAborted.
@@ -149,13 +183,24 @@ export class Ingestor {
     const tally = new Tally();
     let hash = '';
     const letters = new DeadLetterSink(this.deps.db, uploadId);
-    let writing: Promise<void> = Promise.resolve();
+    const flights = new Set<Flight>();
     const send = async (chunk: Pending[]) => {
-      await writing;
-      writing = this.writeChunk(uploadId, target, chunk, tally, letters);
-      // Awaited before the next chunk or at the end; until then a failure must not count as unhandled.
-      writing.catch(() => undefined);
+      const keys = chunkKeys(chunk);
+      for (;;) {
+        const blocking = [...flights].filter((f) => overlap(f.keys, keys));
+        if (blocking.length === 0 && flights.size < MAX_CHUNKS_IN_FLIGHT) break;
+        // A failed write rejects here, which ends the upload.
+        await Promise.race((blocking.length > 0 ? blocking : [...flights]).map((f) => f.done));
+      }
+      const flight: Flight = { keys, done: this.writeChunk(uploadId, target, chunk, tally, letters) };
+      flights.add(flight);
+      // Awaited when it blocks a later chunk or at the end; until then a failure must not count as unhandled.
+      flight.done.then(
+        () => flights.delete(flight),
+        () => undefined,
+      );
     };
+    const written = () => Promise.all([...flights].map((f) => f.done));
 
     try {
       let chunk: Pending[] = [];
@@ -173,11 +218,11 @@ export class Ingestor {
         }
       }
       if (chunk.length > 0) await send(chunk);
-      await writing;
+      await written();
       await letters.flush();
       hash = await fileHash();
     } catch (err) {
-      await writing.catch(() => undefined);
+      await Promise.allSettled([...flights].map((f) => f.done));
       await letters.flush().catch(() => undefined);
       await finishUpload(this.deps.db, uploadId, {
         status: 'failed',
@@ -217,12 +262,17 @@ export class Ingestor {
         source_type: target.sourceType,
         source_name: target.sourceName,
         records: pending.map((p) => p.record),
+        // Back-pressure only asks whether the backlog is above the threshold.
+        backlog_count_limit: this.deps.backlogThreshold + 1,
       };
       const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
       if (outcome.kind === 'written') {
         const { results, pending_indexing } = outcome.response;
         tally.observeBacklog(pending_indexing);
         tally.written(results.slice(0, pending.length).map((r) => r.status));
+        // The ids it created or updated, in item order: what the older pipeline routes and answers are about.
+        const written = results.slice(0, pending.length).flatMap((r) => (r.status === 'skipped' ? [] : [r.id]));
+        await insertUploadRecords(this.deps.db, uploadId, pending[0]!.index, written);
         const unreported = pending.slice(results.length);
         tally.unwritten(unreported.length);
         for (const p of unreported) await letters.add(p.index, p.raw, 'not confirmed: records did not report an outcome for this record');

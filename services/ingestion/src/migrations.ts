@@ -39,4 +39,18 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'records each upload wrote',
+    // One row per written chunk (its first item's index and the ids it created or updated), for the older pipeline
+    // routes, which report and requeue "the entities of an ingestion".
+    up: `
+      create table ingestion.upload_records (
+        upload_id uuid not null references ingestion.uploads (id) on delete cascade,
+        first_index integer not null,
+        record_ids uuid[] not null,
+        primary key (upload_id, first_index)
+      );
+    `,
+  },
 ];

@@ -4,6 +4,7 @@ import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { Ingestor } from './ingestor';
 import { migrations } from './migrations';
+import { RecordsPipeline } from './records-pipeline';
 import { HttpRecordsWriter } from './records-writer';
 import type { Db } from './store/schema';
 import { StreamBuffers } from './stream-buffers';
@@ -37,7 +38,7 @@ export const ingestionModule: ServiceModule = {
       intervalMs: config.STREAM_FLUSH_INTERVAL_MS,
     });
     return {
-      app: buildApp({ config, logger, database: ctx.database, ingestor, streams }),
+      app: buildApp({ config, logger, database: ctx.database, ingestor, streams, pipeline: new RecordsPipeline(records) }),
       async start() {
         streams.start();
       },

@@ -16,6 +16,15 @@ const batch = (collection: string, body: unknown, query = '') =>
   api.post(`/upload/${collection}/product/batch${query}`).set('content-type', 'application/json').send(JSON.stringify(body));
 
 describe('POST /upload/{collection}/{record_type}/batch', () => {
+  it('reports pipeline_backpressure once the records awaiting indexing exceed INDEXING_BACKLOG_THRESHOLD', async () => {
+    const strict = as(await system.startIngestion({ INDEXING_BACKLOG_THRESHOLD: '2' }), newTenant());
+    const send = (names: string[]) =>
+      strict.post('/upload/lagging/product/batch').set('content-type', 'application/json').send(JSON.stringify({ records: names.map((name) => ({ name })) }));
+    // Nothing indexes in this test system, so every record stays pending.
+    expect((await send(['a', 'b'])).body.metadata.pipeline_backpressure).toBe(false);
+    expect((await send(['c'])).body.metadata.pipeline_backpressure).toBe(true);
+  });
+
   it('stores each record with its name, typed collection_data and source fields, and answers the upload result', async () => {
     const body = {
       records: [

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { BulkUpsertRequest } from '@trove/contracts';
 import { migrate } from '@trove/db';
 import { createLogger } from '@trove/platform';
 import { createTestDatabase, type TestDatabase } from '@trove/runtime';
 import { mapRecord } from '../src/domain/record-mapping';
-import { Ingestor, UploadAborted, type SubmittedItem } from '../src/ingestor';
+import { Ingestor, MAX_CHUNKS_IN_FLIGHT, UploadAborted, type SubmittedItem } from '../src/ingestor';
 import { migrations } from '../src/migrations';
 import type { ChunkOutcome, RecordsWriter } from '../src/records-writer';
 import type { Db } from '../src/store/schema';
@@ -27,25 +28,34 @@ class FakeRecords implements RecordsWriter {
   inFlight = 0;
   maxInFlight = 0;
   constructor(private readonly answer: (req: BulkUpsertRequest, call: number) => ChunkOutcome = (req) => created(req)) {}
+  /** Source ids two chunks in flight at the same time had in common. */
+  overlaps: string[] = [];
+  private readonly writing = new Set<BulkUpsertRequest>();
   async upsert(_identity: unknown, req: BulkUpsertRequest): Promise<ChunkOutcome> {
     this.calls.push(req);
+    for (const other of this.writing) {
+      const ids = new Set(other.records.map((r) => r.source_id));
+      this.overlaps.push(...req.records.flatMap((r) => (r.source_id != null && ids.has(r.source_id) ? [r.source_id] : [])));
+    }
+    this.writing.add(req);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     await new Promise((r) => setTimeout(r, 5));
     this.inFlight--;
+    this.writing.delete(req);
     return this.answer(req, this.calls.length - 1);
   }
 }
 
 function created(req: BulkUpsertRequest, pending = 0): ChunkOutcome {
-  return { kind: 'written', response: { results: req.records.map((_, i) => ({ status: 'created', id: `id-${i}` })), pending_indexing: pending } };
+  return { kind: 'written', response: { results: req.records.map(() => ({ status: 'created', id: randomUUID() })), pending_indexing: pending } };
 }
 
-function items(n: number, onRead?: (i: number) => void): AsyncIterable<SubmittedItem> {
+function items(n: number, onRead?: (i: number) => void, sourceId?: (i: number) => string): AsyncIterable<SubmittedItem> {
   return (async function* () {
     for (let index = 0; index < n; index++) {
       onRead?.(index);
-      const raw = { name: `r${index}` };
+      const raw = sourceId ? { name: `r${index}`, source_id: sourceId(index) } : { name: `r${index}` };
       yield { index, raw, mapped: mapRecord(raw) };
     }
   })();
@@ -73,6 +83,31 @@ describe('Ingestor', () => {
     expect(await findUpload(db, 'tenant-1', result.upload_id)).toMatchObject({ status: 'complete', accepted: 35, file_hash: 'sha256:x' });
   });
 
+  it('writes several chunks at once when every record has a source id and they share none, reading no further ahead', async () => {
+    const writer = new FakeRecords();
+    let maxAhead = 0;
+    const result = await ingestor(writer).ingest(
+      target,
+      items(45, (i) => (maxAhead = Math.max(maxAhead, i + 1 - writer.calls.length * 10)), (i) => `S-${i}`),
+      () => 'sha256:x',
+    );
+    expect(MAX_CHUNKS_IN_FLIGHT).toBeGreaterThan(1);
+    expect(writer.calls.map((c) => c.records.length)).toEqual([10, 10, 10, 10, 5]);
+    expect(writer.maxInFlight).toBe(MAX_CHUNKS_IN_FLIGHT);
+    expect(maxAhead).toBeLessThanOrEqual(10 * MAX_CHUNKS_IN_FLIGHT);
+    expect(result.summary).toEqual({ submitted: 45, accepted: 45, rejected: 0, dedup_skipped: 0 });
+  });
+
+  it('writes a chunk only after the one before when they share a source id, so the later record wins', async () => {
+    const writer = new FakeRecords();
+    // Items 5 and 15 (chunks 1 and 2) carry the same source id; chunks 3 and 4 share none with anything.
+    await ingestor(writer).ingest(target, items(40, undefined, (i) => (i === 15 ? 'S-5' : `S-${i}`)), () => 'sha256:x');
+    const overlapping = writer.calls.findIndex((c) => c.records.some((r) => r.name === 'r15'));
+    expect(overlapping).toBe(1);
+    expect(writer.overlaps).toEqual([]);
+    expect(writer.maxInFlight).toBeGreaterThan(1);
+  });
+
   it('rejects the records records refuses and sends the rest of their chunk once more', async () => {
     const writer = new FakeRecords((req, call) =>
       call === 0 ? { kind: 'refused', invalid: new Map([[1, 'name: too odd']]), reason: 'invalid' } : created(req),
@@ -96,7 +131,7 @@ describe('Ingestor', () => {
   it('counts skipped records as duplicates and reports back-pressure above the backlog threshold', async () => {
     const writer = new FakeRecords((req) => ({
       kind: 'written',
-      response: { results: req.records.map((_, i) => ({ status: i === 0 ? 'skipped' : 'updated', id: `id-${i}` })), pending_indexing: 101 },
+      response: { results: req.records.map((_, i) => ({ status: i === 0 ? 'skipped' : 'updated', id: randomUUID() })), pending_indexing: 101 },
     }));
     const result = await ingestor(writer).ingest(target, items(4), () => 'sha256:x');
     expect(result.summary).toEqual({ submitted: 4, accepted: 3, rejected: 0, dedup_skipped: 1 });

@@ -15,6 +15,8 @@ export type Mapped = { ok: true; record: UpsertItem } | { ok: false; error: stri
 export interface MappingOptions {
   /** The field that holds the record's name (CSV `name_column`); `name` by default. */
   nameColumn?: string;
+  /** The field holding explicit collection data: `collection_data`, or `vertical_data` in the older vocabulary. */
+  dataField?: 'collection_data' | 'vertical_data';
 }
 
 const NAME_MAX = 500;
@@ -65,8 +67,9 @@ function optionalText(raw: Record<string, unknown>, key: keyof typeof TEXT_FIELD
 /**
  * Maps one submitted object (a batch record, an NDJSON line, a CSV row, an XML element, a PDF page) onto a record:
  * the name from the name column, `source_id`, `description` and `source_url` as text, and everything else as
- * collection_data, an explicit `collection_data` object winning over loose fields of the same key. Anything records
- * would refuse is rejected here with a message saying why, so one bad record never fails the chunk it travels in.
+ * collection_data, an explicit `collection_data` object (`vertical_data` in the older vocabulary) winning over loose
+ * fields of the same key. Anything records would refuse is rejected here with a message saying why, so one bad record
+ * never fails the chunk it travels in.
  */
 export function mapRecord(raw: unknown, opts: MappingOptions = {}): Mapped {
   if (!isPlainObject(raw)) return { ok: false, error: 'a record must be a JSON object' };
@@ -82,11 +85,12 @@ export function mapRecord(raw: unknown, opts: MappingOptions = {}): Mapped {
     if (field.value !== undefined) texts[key] = field.value;
   }
 
-  const explicit = raw.collection_data;
+  const dataField = opts.dataField ?? 'collection_data';
+  const explicit = raw[dataField];
   if (explicit !== undefined && explicit !== null && !isPlainObject(explicit)) {
-    return { ok: false, error: 'collection_data must be an object' };
+    return { ok: false, error: `${dataField} must be an object` };
   }
-  const reserved = new Set([column, 'source_id', 'description', 'source_url', 'collection_data']);
+  const reserved = new Set([column, 'source_id', 'description', 'source_url', dataField]);
   // fromEntries defines own properties, so a key such as __proto__ stays data and never reaches a prototype.
   const collectionData = Object.fromEntries([
     ...Object.entries(raw).filter(([k]) => !reserved.has(k)),

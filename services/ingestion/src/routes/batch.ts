@@ -6,7 +6,8 @@ import type { RequestHandler } from 'express';
 import { parseJson, readRawBody, refuseLargerThan, type Request, type Response, type Router } from '../http';
 import type { Ingestor, SubmittedItem, UploadResult } from '../ingestor';
 import type { UploadSourceType } from '../store/schema';
-import { sourceNameQuery, targetParams } from './target';
+import { sourceNameQuery } from './target';
+import { CURRENT, type Vocabulary } from './vocabulary';
 
 export const BATCH_MAX_RECORDS = 10_000;
 /** Room for 10,000 records with generous collection_data; beyond it the body answers 413. */
@@ -22,46 +23,45 @@ export const refuseOversizedBatch: RequestHandler = refuseLargerThan(() => BATCH
 /** Each record is checked on its own (a bad one is a dead letter); the envelope itself must hold a list. */
 const batchBody = z.strictObject({ records: z.array(z.unknown()).max(BATCH_MAX_RECORDS) });
 
-function* submitted(records: unknown[]): Iterable<SubmittedItem> {
+function* submitted(records: unknown[], vocabulary: Vocabulary): Iterable<SubmittedItem> {
   for (let index = 0; index < records.length; index++) {
-    yield { index, raw: records[index], mapped: mapRecord(records[index]) };
+    yield { index, raw: records[index], mapped: mapRecord(records[index], vocabulary.mapping) };
   }
 }
 
-/**
- * Reads a batch body (batch and webhook uploads) from its raw bytes and ingests its records. `verify` sees the exact
- * bytes before they are parsed; file_hash is their sha256.
- */
-export async function ingestBatch(
-  ingestor: Ingestor,
-  req: Request,
-  res: Response,
-  sourceType: UploadSourceType,
-  verify: (raw: Buffer) => void = () => undefined,
-): Promise<UploadResult> {
+export interface BatchOptions {
+  sourceType: UploadSourceType;
+  /** Sees the exact bytes before they are parsed (the webhook signature). */
+  verify?: (raw: Buffer) => void;
+  vocabulary?: Vocabulary;
+}
+
+/** Reads a batch body (batch and webhook uploads) from its raw bytes and ingests its records; file_hash is their sha256. */
+export async function ingestBatch(ingestor: Ingestor, req: Request, res: Response, opts: BatchOptions): Promise<UploadResult> {
   const startedAt = performance.now();
-  const params = parseInput(targetParams, req.params, 'path');
+  const vocabulary = opts.vocabulary ?? CURRENT;
+  const target = vocabulary.target(req.params);
   const query = parseInput(sourceNameQuery, req.query, 'query');
   const raw = await readRawBody(req, res, BATCH_BODY_MAX_BYTES);
-  verify(raw);
+  opts.verify?.(raw);
   const body = parseInput(batchBody, parseJson(raw), 'body');
   return ingestor.ingest(
     {
       identity: identityOf(req),
-      collection: params.collection,
-      recordType: params.record_type,
-      sourceType,
+      collection: target.collection,
+      recordType: target.record_type,
+      sourceType: opts.sourceType,
       sourceName: query.source_name ?? null,
       requestId: req.id,
       startedAt,
     },
-    submitted(body.records),
+    submitted(body.records, vocabulary),
     () => `sha256:${createHash('sha256').update(raw).digest('hex')}`,
   );
 }
 
 export function batchRoutes(router: Router, ingestor: Ingestor): void {
-  router.post('/upload/:collection/:record_type/batch', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
-    res.status(201).json(await ingestBatch(ingestor, req, res, 'api'));
+  router.post(CURRENT.route('batch'), requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+    res.status(201).json(await ingestBatch(ingestor, req, res, { sourceType: 'api' }));
   });
 }

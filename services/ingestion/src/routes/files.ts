@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { HttpError, identityOf, parseInput, requireScope, validationError } from '@trove/platform';
 import { detectFormat, parserFor } from '../domain/parsers';
@@ -6,7 +7,7 @@ import { storableCopy } from '../domain/storable';
 import { refuseLargerThan, type Request, type Response, type Router } from '../http';
 import { submittedItems, UploadAborted, type Ingestor, type UploadResult } from '../ingestor';
 import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from '../multipart';
-import { targetParams } from './target';
+import { CURRENT, type Vocabulary } from './vocabulary';
 
 /** Parse options, from the form (fields) or the query string; a form field wins. */
 const fileOptions = z.object({
@@ -20,20 +21,20 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 const NAMES: Record<FileFormat, string> = { csv: 'CSV', json: 'JSON', ndjson: 'NDJSON', xml: 'XML', pdf: 'PDF' };
 
-interface FileKind {
+export interface FileKind {
   path: 'upload' | 'pdf';
   formats: FileFormat[];
   expected: string;
 }
 
-const RECORD_FILES: FileKind = { path: 'upload', formats: ['csv', 'json', 'ndjson', 'xml'], expected: 'CSV, JSON, NDJSON or XML' };
-const PDF_FILES: FileKind = { path: 'pdf', formats: ['pdf'], expected: 'PDF' };
+export const RECORD_FILES: FileKind = { path: 'upload', formats: ['csv', 'json', 'ndjson', 'xml'], expected: 'CSV, JSON, NDJSON or XML' };
+export const PDF_FILES: FileKind = { path: 'pdf', formats: ['pdf'], expected: 'PDF' };
 
 function fileProblem(msg: string, input: unknown, ctx: Record<string, unknown> = {}): HttpError {
   return validationError(['body', 'file'], msg, 'value_error', input, ctx);
 }
 
-function checkFormat(file: IncomingFile, kind: FileKind): FileFormat {
+function checkFormat(file: IncomingFile, kind: FileKind, vocabulary: Vocabulary): FileFormat {
   const format = detectFormat(file.fileName, file.mimeType, file.head);
   if (!format) {
     throw fileProblem(`Unrecognised file: expected ${kind.expected}`, file.fileName, { expected: kind.expected });
@@ -41,7 +42,7 @@ function checkFormat(file: IncomingFile, kind: FileKind): FileFormat {
   if (!kind.formats.includes(format)) {
     const other = kind === PDF_FILES ? RECORD_FILES : PDF_FILES;
     throw fileProblem(
-      `The file is ${NAMES[format]}; this endpoint reads ${kind.expected} (send ${NAMES[format]} files to /upload/{collection}/{record_type}/${other.path})`,
+      `The file is ${NAMES[format]}; this endpoint reads ${kind.expected} (send ${NAMES[format]} files to ${vocabulary.root}/${other.path})`,
       file.fileName,
       { format, expected: kind.expected },
     );
@@ -59,9 +60,21 @@ function sourceNameOf(fileName: string): string | null {
   return name === '' ? null : name;
 }
 
-async function ingestFile(ingestor: Ingestor, maxBytes: number, kind: FileKind, req: Request, res: Response): Promise<UploadResult> {
+export interface FileUploadOptions {
+  vocabulary?: Vocabulary;
+}
+
+export async function ingestFile(
+  ingestor: Ingestor,
+  maxBytes: number,
+  kind: FileKind,
+  req: Request,
+  res: Response,
+  opts: FileUploadOptions = {},
+): Promise<UploadResult> {
   const startedAt = performance.now();
-  const params = parseInput(targetParams, req.params, 'path');
+  const vocabulary = opts.vocabulary ?? CURRENT;
+  const params = vocabulary.target(req.params);
   const fromQuery = optionsIn(req.query as Record<string, unknown>, 'query');
   let used: FileOptions = {};
   let uploadId: string | undefined;
@@ -70,7 +83,7 @@ async function ingestFile(ingestor: Ingestor, maxBytes: number, kind: FileKind, 
     maxBytes,
     handle: async (file) => {
       used = { ...fromQuery, ...stripUndefined(optionsIn(file.fields, 'body')) };
-      const format = checkFormat(file, kind);
+      const format = checkFormat(file, kind, vocabulary);
       const parsed = parserFor(format)(file.content, { nameColumn: used.name_column, recordTag: used.record_tag, fileName: file.fileName });
       try {
         const result = await ingestor.ingest(
@@ -83,7 +96,7 @@ async function ingestFile(ingestor: Ingestor, maxBytes: number, kind: FileKind, 
             requestId: req.id,
             startedAt,
           },
-          submittedItems(parsed, { nameColumn: used.name_column }),
+          submittedItems(parsed, { nameColumn: used.name_column, ...vocabulary.mapping }),
           file.hash,
         );
         uploadId = result.upload_id;
@@ -123,17 +136,23 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/** Refuses a declared Content-Length over the file limit (and the form around the file) before the body is read. */
+export function refuseOversizedFile(maxBytes: number): RequestHandler {
+  return refuseLargerThan(() => maxBytes + FORM_OVERHEAD_BYTES, () => fileTooLarge(maxBytes));
+}
+
 /**
  * File uploads: the file is parsed while it arrives and never stored; records are written as it is read. A declared
  * Content-Length over the limit is refused before the body is read; a body that crosses the limit while streaming
  * stops there (records already written stay, and the upload is marked failed).
  */
+
 export function fileRoutes(router: Router, ingestor: Ingestor, maxBytes: number): void {
-  const refuse = refuseLargerThan(() => maxBytes + FORM_OVERHEAD_BYTES, () => fileTooLarge(maxBytes));
-  router.post('/upload/:collection/:record_type/upload', requireScope('upload'), refuse, async (req, res) => {
+  const refuse = refuseOversizedFile(maxBytes);
+  router.post(CURRENT.route('upload'), requireScope('upload'), refuse, async (req, res) => {
     res.status(201).json(await ingestFile(ingestor, maxBytes, RECORD_FILES, req, res));
   });
-  router.post('/upload/:collection/:record_type/pdf', requireScope('upload'), refuse, async (req, res) => {
+  router.post(CURRENT.route('pdf'), requireScope('upload'), refuse, async (req, res) => {
     res.status(201).json(await ingestFile(ingestor, maxBytes, PDF_FILES, req, res));
   });
 }

@@ -1,10 +1,10 @@
-import { ERRORS, identityOf, parseInput, requireScope } from '@trove/platform';
+import { ERRORS, identityOf, requireScope } from '@trove/platform';
 import { ByteMeter, formatBytes } from '../byte-meter';
 import { parserFor } from '../domain/parsers';
 import { mapRecord } from '../domain/record-mapping';
 import { refuseLargerThan, type Router } from '../http';
 import type { StreamBuffers, StreamEntry } from '../stream-buffers';
-import { targetParams } from './target';
+import { CURRENT, type Vocabulary } from './vocabulary';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
 
@@ -30,10 +30,10 @@ function bufferFull(detail: string) {
  * flushes the buffer before it answers (`flushed`, and X-Upload-Id names the flush's upload entry); otherwise the
  * timer does.
  */
-export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions): void {
+export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions, vocabulary: Vocabulary = CURRENT): void {
   const refuse = refuseLargerThan(() => opts.maxBytes, bodyTooLarge);
-  router.post('/upload/:collection/:record_type/stream', requireScope('upload'), refuse, async (req, res) => {
-    const params = parseInput(targetParams, req.params, 'path');
+  router.post(vocabulary.route('stream'), requireScope('upload'), refuse, async (req, res) => {
+    const params = vocabulary.target(req.params);
     if (!req.is(NDJSON_TYPES)) {
       throw ERRORS.unsupportedMediaType(`Content-Type must be application/x-ndjson, one JSON object per line`);
     }
@@ -47,7 +47,7 @@ export function streamRoutes(router: Router, streams: StreamBuffers, opts: Strea
     let parseErrors = 0;
     for await (const item of parserFor('ndjson')(meter, {})) {
       const entry: StreamEntry = item.ok
-        ? { raw: item.data, mapped: mapRecord(item.data) }
+        ? { raw: item.data, mapped: mapRecord(item.data, vocabulary.mapping) }
         : { raw: item.raw, mapped: { ok: false, error: item.error } };
       entries.push(entry);
       if (entry.mapped.ok) accepted++;

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { ERRORS, fields, parseInput, requireScope, tenantOf } from '@trove/platform';
 import { ERRORS_IN_RESULT } from '../domain/tally';
-import type { Router } from '../http';
+import type { Response, Router } from '../http';
+import type { DeadLetter } from '../domain/tally';
+import { olderDeadLetter, olderStatus } from './vocabulary';
 import type { Db } from '../store/schema';
 import { deadLetterPage, findUpload, type UploadRow } from '../store/uploads';
 
 const uploadParams = z.object({ upload_id: fields.uuid });
+export const ingestionParams = z.object({ ingestion_id: fields.uuid });
 
 /** Dead letters are read and written out this many at a time, so a long list never sits in memory whole. */
 const ERRORS_PAGE = 1000;
@@ -31,13 +34,32 @@ function statusView(row: UploadRow, errors: unknown[]) {
   };
 }
 
-/** Upload status and dead letters; another tenant's upload is indistinguishable from a missing one (404). */
-export function uploadRoutes(router: Router, db: Db): void {
-  const load = async (tenantId: string, id: string) => {
-    const row = await findUpload(db, tenantId, id);
-    if (!row) throw ERRORS.notFound(`Upload ${id} not found`);
-    return row;
+/** The older vocabulary's status read of an ingestion. */
+function olderStatusView(row: UploadRow) {
+  return {
+    id: row.id,
+    status: olderStatus(row.status),
+    record_count: row.accepted,
+    duplicate_count: row.dedup_skipped,
+    error_count: row.rejected,
+    created_at: iso(row.created_at),
+    completed_at: iso(row.completed_at),
   };
+}
+
+/** The tenant's upload, or 404 (another tenant's upload is indistinguishable from a missing one). */
+export async function loadUpload(db: Db, tenantId: string, id: string, noun: 'Upload' | 'Ingestion' = 'Upload'): Promise<UploadRow> {
+  const row = await findUpload(db, tenantId, id);
+  if (!row) throw ERRORS.notFound(`${noun} ${id} not found`);
+  return row;
+}
+
+/**
+ * Upload status and dead letters, under both vocabularies (/uploads and /ingestions); another tenant's upload is
+ * indistinguishable from a missing one (404).
+ */
+export function uploadRoutes(router: Router, db: Db): void {
+  const load = (tenantId: string, id: string) => loadUpload(db, tenantId, id);
 
   router.get('/uploads/:upload_id', requireScope('upload'), async (req, res) => {
     const { upload_id } = parseInput(uploadParams, req.params, 'path');
@@ -45,20 +67,36 @@ export function uploadRoutes(router: Router, db: Db): void {
     res.json(statusView(row, await deadLetterPage(db, row.id, -1, ERRORS_IN_RESULT)));
   });
 
-  router.get('/uploads/:upload_id/errors', requireScope('upload'), async (req, res) => {
-    const { upload_id } = parseInput(uploadParams, req.params, 'path');
-    const row = await load(tenantOf(req), upload_id);
-    let page = await deadLetterPage(db, row.id, -1, ERRORS_PAGE);
+  router.get('/ingestions/:ingestion_id', requireScope('upload'), async (req, res) => {
+    const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
+    res.json(olderStatusView(await load(tenantOf(req), ingestion_id)));
+  });
+
+  /** Every dead letter, read and written out a page at a time so a long list never sits in memory whole. */
+  const writeDeadLetters = async (res: Response, uploadId: string, view: (letter: DeadLetter) => unknown) => {
+    let page = await deadLetterPage(db, uploadId, -1, ERRORS_PAGE);
     res.status(200).type('application/json');
     res.write('[');
     let first = true;
     while (page.length > 0) {
-      const text = page.map((l) => JSON.stringify(l)).join(',');
+      const text = page.map((l) => JSON.stringify(view(l))).join(',');
       res.write(first ? text : `,${text}`);
       first = false;
       if (page.length < ERRORS_PAGE) break;
-      page = await deadLetterPage(db, row.id, page[page.length - 1]!.record_index, ERRORS_PAGE);
+      page = await deadLetterPage(db, uploadId, page[page.length - 1]!.record_index, ERRORS_PAGE);
     }
     res.end(']');
+  };
+
+  router.get('/uploads/:upload_id/errors', requireScope('upload'), async (req, res) => {
+    const { upload_id } = parseInput(uploadParams, req.params, 'path');
+    const row = await load(tenantOf(req), upload_id);
+    await writeDeadLetters(res, row.id, (l) => l);
+  });
+
+  router.get('/ingestions/:ingestion_id/errors', requireScope('upload'), async (req, res) => {
+    const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
+    const row = await load(tenantOf(req), ingestion_id);
+    await writeDeadLetters(res, row.id, olderDeadLetter);
   });
 }

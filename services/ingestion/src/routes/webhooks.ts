@@ -1,6 +1,6 @@
 import { ERRORS, requireScope } from '@trove/platform';
 import { isValidWebhookSignature } from '../domain/signature';
-import type { Router } from '../http';
+import type { Request, Router } from '../http';
 import type { Ingestor } from '../ingestor';
 import { ingestBatch, refuseOversizedBatch } from './batch';
 
@@ -10,11 +10,15 @@ import { ingestBatch, refuseOversizedBatch } from './batch';
  */
 export function webhookRoutes(router: Router, ingestor: Ingestor, secret: string | undefined): void {
   router.post('/webhooks/upload/:collection/:record_type', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
-    const result = await ingestBatch(ingestor, req, res, 'webhook', (raw) => {
-      if (secret && !isValidWebhookSignature(secret, raw, req.get('x-webhook-signature'))) {
-        throw ERRORS.unauthorized('Missing or invalid X-Webhook-Signature');
-      }
-    });
-    res.status(201).json(result);
+    res.status(201).json(await ingestBatch(ingestor, req, res, { sourceType: 'webhook', verify: signatureCheck(secret, req) }));
   });
+}
+
+/** With WEBHOOK_SECRET set, the raw body must carry a valid X-Webhook-Signature (401 otherwise). */
+export function signatureCheck(secret: string | undefined, req: Request): (raw: Buffer) => void {
+  return (raw) => {
+    if (secret && !isValidWebhookSignature(secret, raw, req.get('x-webhook-signature'))) {
+      throw ERRORS.unauthorized('Missing or invalid X-Webhook-Signature');
+    }
+  };
 }

@@ -34,10 +34,17 @@ export interface DeadLettersTable {
   record_data: ColumnType<Record<string, unknown>, string, string>;
 }
 
+export interface UploadRecordsTable {
+  upload_id: string;
+  first_index: number;
+  record_ids: string[];
+}
+
 /** The tables of the `ingestion` schema, as kysely sees them. */
 export interface IngestionSchema {
   'ingestion.uploads': UploadsTable;
   'ingestion.dead_letters': DeadLettersTable;
+  'ingestion.upload_records': UploadRecordsTable;
 }
 
 export type Db = Kysely<IngestionSchema>;

@@ -70,3 +70,40 @@ export async function deadLetterPage(db: Db, uploadId: string, afterIndex: numbe
     .execute();
   return rows.map((r) => ({ record_index: r.record_index, error: r.error, record_data: r.record_data }));
 }
+
+/** Keeps the ids of the records one written chunk created or updated (its items from `firstIndex` on). */
+export async function insertUploadRecords(db: Db, uploadId: string, firstIndex: number, recordIds: string[]): Promise<void> {
+  if (recordIds.length === 0) return;
+  await db.insertInto('ingestion.upload_records').values({ upload_id: uploadId, first_index: firstIndex, record_ids: recordIds }).execute();
+}
+
+/** Rows of upload_records (one per written chunk, up to 1,000 ids each) read per query. */
+const UPLOAD_RECORDS_ROWS = 10;
+
+/** The ids of the records an upload wrote, in pages of `pageSize` (the last one shorter), in item order. */
+export async function* uploadRecordIds(db: Db, uploadId: string, pageSize: number): AsyncIterable<string[]> {
+  let after = -1;
+  let page: string[] = [];
+  for (;;) {
+    const rows = await db
+      .selectFrom('ingestion.upload_records')
+      .select(['first_index', 'record_ids'])
+      .where('upload_id', '=', uploadId)
+      .where('first_index', '>', after)
+      .orderBy('first_index')
+      .limit(UPLOAD_RECORDS_ROWS)
+      .execute();
+    for (const row of rows) {
+      for (const id of row.record_ids) {
+        page.push(id);
+        if (page.length === pageSize) {
+          yield page;
+          page = [];
+        }
+      }
+    }
+    if (rows.length < UPLOAD_RECORDS_ROWS) break;
+    after = rows[rows.length - 1]!.first_index;
+  }
+  if (page.length > 0) yield page;
+}

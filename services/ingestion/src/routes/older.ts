@@ -1,0 +1,48 @@
+import { requireScope } from '@trove/platform';
+import type { Router } from '../http';
+import type { Ingestor, UploadResult } from '../ingestor';
+import type { Db } from '../store/schema';
+import { uploadRecordIds } from '../store/uploads';
+import { ingestBatch, refuseOversizedBatch } from './batch';
+import { PDF_FILES, RECORD_FILES, ingestFile, refuseOversizedFile } from './files';
+import { olderIngestionResult, OLDER } from './vocabulary';
+import { signatureCheck } from './webhooks';
+
+/** Ids read back per query; the answer holds them all. */
+const IDS_PAGE = 10_000;
+
+/**
+ * The older vocabulary's ingest routes (spec, Upload: "Older equivalents"): the same uploads as /upload, with
+ * vertical and entity_type in the path, `vertical_data` in the records, and the older ingestion result (200) as the
+ * answer. Their status and dead letters are read at /ingestions (routes/uploads.ts); the stream route is
+ * registered by streamRoutes with the older vocabulary.
+ */
+export function olderIngestRoutes(
+  router: Router,
+  ingestor: Ingestor,
+  db: Db,
+  opts: { maxBytes: number; webhookSecret: string | undefined },
+): void {
+  /** The older answer: entity_ids are the ids the ingestor kept for the upload, in item order. */
+  const answer = async (result: UploadResult) => {
+    const ids: string[] = [];
+    for await (const page of uploadRecordIds(db, result.upload_id, IDS_PAGE)) ids.push(...page);
+    return olderIngestionResult(result, ids);
+  };
+
+  router.post(OLDER.route('batch'), requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+    res.status(200).json(await answer(await ingestBatch(ingestor, req, res, { sourceType: 'api', vocabulary: OLDER })));
+  });
+
+  router.post('/webhooks/ingest/:vertical/:entity_type', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+    const verify = signatureCheck(opts.webhookSecret, req);
+    res.status(200).json(await answer(await ingestBatch(ingestor, req, res, { sourceType: 'webhook', verify, vocabulary: OLDER })));
+  });
+
+  const refuseFile = refuseOversizedFile(opts.maxBytes);
+  for (const [endpoint, kind] of [['upload', RECORD_FILES], ['pdf', PDF_FILES]] as const) {
+    router.post(OLDER.route(endpoint), requireScope('upload'), refuseFile, async (req, res) => {
+      res.status(200).json(await answer(await ingestFile(ingestor, opts.maxBytes, kind, req, res, { vocabulary: OLDER })));
+    });
+  }
+}
