@@ -3,7 +3,12 @@
  * catalogue through the gateway (batches, a CSV file, an NDJSON file), checks every record was stored, and measures
  * in the same run the floor of inserting the same rows straight into PostgreSQL.
  *
+ * Each phase starts once search has indexed everything before it, and reports both when its records were stored and
+ * when search had indexed them all; the floor is measured with search idle.
+ *
  *   node bench/dist/ingest.js [--batches 10] [--batch-size 10000] [--file-mb 50]
+ *
+ * BENCH_KEEP_DATABASE=1 leaves the database in place afterwards; system.ts lists the other BENCH_* options.
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -39,7 +44,28 @@ interface Row {
   phase: string;
   records: number;
   seconds: number;
+  /** From the first request until search had indexed every record of the phase. */
+  indexedSeconds?: number;
   note?: string;
+}
+
+const since = (t0: number, t: number | undefined) => (t === undefined ? undefined : (t - t0) / 1000);
+
+/** Whether the system runs the search service (BENCH_TARGET may leave it out; see system.ts). */
+const INDEXING = !process.env.BENCH_TARGET || /\b(all|search)\b/.test(process.env.BENCH_TARGET);
+
+/** Waits until search has acknowledged every stored record (none pending or being indexed); returns when that was. */
+async function indexingDrained(db: pg.Client, tenant: string): Promise<number | undefined> {
+  if (!INDEXING) return undefined;
+  for (;;) {
+    const { rows } = await db.query(
+      `select count(*)::int as n from records.records where tenant_id = $1 and indexing_status in ('pending', 'processing')`,
+      [tenant],
+    );
+    if (rows[0].n === 0) return performance.now();
+    // Each look counts the backlog (a few ms of PostgreSQL time at 50,000), so it is not taken more often.
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 async function main() {
@@ -51,9 +77,12 @@ async function main() {
   let system: RunningSystem | undefined;
 
   try {
-    system = await startSystem(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {});
+    system = await startSystem(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}, Boolean(process.env.BENCH_KEEP_DATABASE));
     const { child, base, dbUrl, tenant, key } = system;
     const auth = { authorization: `Bearer ${key}` };
+    // Each phase starts once search has caught up with the one before, so no phase pays for another's indexing.
+    const db = new pg.Client({ connectionString: dbUrl });
+    await db.connect();
 
     // 1. Batches: request to every record stored (the 201 answers after the last chunk committed).
     const bodies: string[] = [];
@@ -70,8 +99,9 @@ async function main() {
       if (res.status !== 201) throw new Error(`batch answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
       accepted += json.summary!.accepted;
     }
-    rows.push({ phase: `batch (${batches} × ${batchSize})`, records: accepted, seconds: (performance.now() - t0) / 1000 });
+    const batchSeconds = (performance.now() - t0) / 1000;
     if (accepted !== batches * batchSize) throw new Error(`batches accepted ${accepted} of ${batches * batchSize}`);
+    rows.push({ phase: `batch (${batches} × ${batchSize})`, records: accepted, seconds: batchSeconds, indexedSeconds: since(t0, await indexingDrained(db, tenant)) });
 
     // 2. Files: generated to the target size, uploaded as multipart through the gateway.
     const offset = batches * batchSize;
@@ -99,26 +129,26 @@ async function main() {
       const res = await fetch(`${base}/api/v1/upload/catalogue/product/upload`, { method: 'POST', headers: auth, body: form });
       const json = (await res.json()) as { summary?: { accepted: number; rejected: number } };
       const seconds = (performance.now() - t0) / 1000;
+      const peak = procStatus(child.pid!, 'VmHWM');
+      const indexedSeconds = since(t0, await indexingDrained(db, tenant));
       if (res.status !== 201) throw new Error(`${kind} upload answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
       if (json.summary!.accepted !== n) throw new Error(`${kind}: accepted ${json.summary!.accepted} of ${n} (${json.summary!.rejected} rejected)`);
-      const peak = procStatus(child.pid!, 'VmHWM');
       rows.push({
         phase: `${kind} file (${mb(statSync(path).size)})`,
         records: n,
         seconds,
+        indexedSeconds,
         note: peakReset ? `process peak RSS ${mb(peak)}, ${mb(peak - baseline)} above its ${mb(baseline)} before` : 'peak RSS not measurable',
       });
     }
 
     // Every record stored: count in the records service's table.
-    const db = new pg.Client({ connectionString: dbUrl });
-    await db.connect();
     const stored = Number((await db.query('select count(*) from records.records where tenant_id = $1', [tenant])).rows[0].count);
     const expected = rows.reduce((s, r) => s + r.records, 0);
     if (stored !== expected) throw new Error(`stored ${stored} records, expected ${expected}`);
 
     // 3. Floor: the same batch rows inserted straight into a copy of the records table (same columns and indexes),
-    // 1,000 rows per statement, one transaction per 10,000, as fast as a client reasonably can.
+    // 1,000 rows per statement, one transaction per 10,000, as fast as a client reasonably can, with search idle.
     await db.query('create table public.bench_floor (like records.records including all)');
     const template = (await db.query('select * from records.records where tenant_id = $1 limit 1', [tenant])).rows[0];
     const columns = (
@@ -155,11 +185,12 @@ async function main() {
     const rate = (r: Row) => r.records / r.seconds;
     const floor = rate(rows[rows.length - 1]!);
     console.log(`\nTrove ingestion benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${mb(totalmem())} RAM`);
-    console.log('| phase | records | seconds | records/s | of floor | notes |');
-    console.log('|---|---:|---:|---:|---:|---|');
+    console.log('| phase | records | seconds to stored | records/s stored | of floor | seconds to indexed | records/s indexed | notes |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---|');
     for (const r of rows) {
+      const indexed = r.indexedSeconds === undefined ? ['—', '—'] : [r.indexedSeconds.toFixed(2), Math.round(r.records / r.indexedSeconds)];
       console.log(
-        `| ${r.phase} | ${r.records} | ${r.seconds.toFixed(2)} | ${Math.round(rate(r))} | ${((100 * rate(r)) / floor).toFixed(0)} % | ${r.note ?? ''} |`,
+        `| ${r.phase} | ${r.records} | ${r.seconds.toFixed(2)} | ${Math.round(rate(r))} | ${((100 * rate(r)) / floor).toFixed(0)} % | ${indexed.join(' | ')} | ${r.note ?? ''} |`,
       );
     }
   } finally {

@@ -1,4 +1,11 @@
-/** Starting the whole system (--target=all) on a fresh PostgreSQL database for a benchmark run, and tearing it down. */
+/**
+ * Starting the whole system (--target=all) on a fresh PostgreSQL database for a benchmark run, and tearing it down.
+ *
+ * For finding where time goes, not for reported figures:
+ * - BENCH_TARGET: another --target, e.g. `auth,records,ingestion,gateway` to store without indexing;
+ * - BENCH_NODE_FLAGS: flags for the system's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
+ * - BENCH_PG_LOG=1: PostgreSQL logs every statement of the bench database with its duration.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
@@ -40,6 +47,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
   const admin = new pg.Client({ connectionString: SERVER_URL });
   await admin.connect();
   await admin.query(`create database ${dbName}`);
+  if (process.env.BENCH_PG_LOG) await admin.query(`alter database ${dbName} set log_min_duration_statement = 0`);
   const dbUrl = new URL(SERVER_URL);
   dbUrl.pathname = `/${dbName}`;
   let child: ChildProcess | undefined;
@@ -63,7 +71,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       ...extraEnv,
     };
     for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
-    child = spawn(process.execPath, [LAUNCHER, '--target=all'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), LAUNCHER, `--target=${process.env.BENCH_TARGET ?? 'all'}`], { env, stdio: ['ignore', 'inherit', 'inherit'] });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
       if (i > 600) throw new Error('system did not become ready');
