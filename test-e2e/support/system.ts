@@ -31,12 +31,29 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
+/** How often a start is tried again when a port picked for it was taken before the system bound it. */
+const START_ATTEMPTS = 3;
+
 /**
  * Starts the whole system as the README's first command does (`--target=all`, embedded PGlite and event log),
- * on free ports, and resolves once the gateway reports ready.
+ * on free ports, and resolves once the gateway reports ready. A port found free can be taken before the system binds
+ * it (by another test's process, or as the local port of an outgoing connection); such a start is tried again on
+ * other ports.
  */
 export async function startTrove(opts: StartOptions = {}): Promise<Trove> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'trove-e2e-'));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(dataDir, opts);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     ENV: 'development',
@@ -59,9 +76,12 @@ export async function startTrove(opts: StartOptions = {}): Promise<Trove> {
   const deadline = Date.now() + 60_000;
   let ready = false;
   while (!ready && Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`Trove exited with ${child.exitCode} during start:\n${output}`);
+    if (child.exitCode !== null) {
+      const message = `Trove exited with ${child.exitCode} during start:\n${output}`;
+      throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+    }
     try {
-      ready = (await fetch(`${baseUrl}/health/ready`)).status === 200;
+      ready = (await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) })).status === 200;
     } catch {
       // not listening yet
     }
