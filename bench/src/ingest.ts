@@ -59,7 +59,7 @@ async function indexingDrained(db: pg.Client, tenant: string): Promise<number | 
   if (!INDEXING) return undefined;
   for (;;) {
     const { rows } = await db.query(
-      `select count(*)::int as n from records.records where tenant_id = $1 and indexing_status in ('pending', 'processing')`,
+      `select count(*)::int as n from records.indexing where tenant_id = $1 and status in ('pending', 'processing')`,
       [tenant],
     );
     if (rows[0].n === 0) return performance.now();

@@ -74,14 +74,14 @@ export class IndexingWaiter {
     try {
       const ids = [...this.waiters.keys()];
       const rows = await this.db
-        .selectFrom('records.records')
-        .select(['id', 'tenant_id', 'version', 'indexing_status'])
-        .where('id', 'in', ids)
+        .selectFrom('records.indexing')
+        .select(['record_id', 'tenant_id', 'version', 'status'])
+        .where('record_id', 'in', ids)
         .execute();
       for (const row of rows) {
-        if (row.indexing_status !== 'indexed' && row.indexing_status !== 'failed') continue;
-        for (const w of [...(this.waiters.get(row.id) ?? [])]) {
-          if (w.tenantId === row.tenant_id && w.version === row.version) w.resolve(row.indexing_status);
+        if (row.status !== 'indexed' && row.status !== 'failed') continue;
+        for (const w of [...(this.waiters.get(row.record_id) ?? [])]) {
+          if (w.tenantId === row.tenant_id && w.version === row.version) w.resolve(row.status);
         }
       }
     } catch (err) {

@@ -13,6 +13,8 @@ import { migrate, sql } from '@trove/db';
 import { describeRecord } from '../src';
 import { contentHash } from '../src/domain/content-hash';
 import { migrations } from '../src/migrations';
+import { countIndexingBacklog, findRecord } from '../src/store/records';
+import type { Db } from '../src/store/schema';
 import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
 
 let h: Harness;
@@ -474,6 +476,28 @@ describe('migration of stored records', () => {
       await migrate(db.database, 'records', migrations);
       const rows = await sql<{ content_hash: string }>`select content_hash from records.records`.execute(db.database.db);
       expect(rows.rows).toEqual([{ content_hash: contentHash({ name: 'Old', collection_data: data }) }]);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('keeps the indexing status of records stored before it moved to a table of its own', async () => {
+    const db = await createTestDatabase();
+    try {
+      await migrate(db.database, 'records', migrations.filter((m) => m.version < 3));
+      await sql`
+        insert into records.records (id, tenant_id, name, description_llm, collection, record_type, source_type, name_tsv,
+          content_hash, indexing_status, version)
+        values
+          ('00000000-0000-4000-8000-000000000001', 't', 'Indexed', 'd', 'c', 'r', 'api', ''::tsvector, 'h1', 'indexed', 3),
+          ('00000000-0000-4000-8000-000000000002', 't', 'Waiting', 'd', 'c', 'r', 'api', ''::tsvector, 'h2', 'pending', 1)
+      `.execute(db.database.db);
+      await migrate(db.database, 'records', migrations);
+
+      const store = db.database.db as unknown as Db;
+      expect(await findRecord(store, 't', '00000000-0000-4000-8000-000000000001')).toMatchObject({ indexing_status: 'indexed', version: 3 });
+      expect(await findRecord(store, 't', '00000000-0000-4000-8000-000000000002')).toMatchObject({ indexing_status: 'pending', version: 1 });
+      expect(await countIndexingBacklog(store, 't')).toBe(1);
     } finally {
       await db.drop();
     }

@@ -12,6 +12,7 @@ export async function publicRecords(db: Executor, ids: string[]) {
   const rows = await db
     .selectFrom('records.records as r')
     .innerJoin('records.collections as c', (j) => j.onRef('c.tenant_id', '=', 'r.tenant_id').onRef('c.name', '=', 'r.collection'))
+    .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
     .select([
       'r.id',
       'r.tenant_id',
@@ -21,7 +22,7 @@ export async function publicRecords(db: Executor, ids: string[]) {
       'r.collection',
       'r.record_type',
       'r.collection_data',
-      'r.indexing_status',
+      'i.status as indexing_status',
       'r.status',
       'r.visibility',
       'r.generation',

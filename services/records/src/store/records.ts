@@ -1,16 +1,19 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { RecordDto } from '@trove/contracts';
 import { contentHash } from '../domain/content-hash';
 import { nameVector } from '../domain/search-terms';
 import type { ListPosition } from '../domain/cursor';
-import type { Executor, RecordsTable, Trx } from './schema';
+import type { Executor, IndexingStatus, RecordsSchema, RecordsTable, Trx } from './schema';
 
-/** A record as the service handles it: the search vector and the content hash are derived and stay in the store. */
-export type RecordRow = Omit<Selectable<RecordsTable>, 'name_tsv' | 'content_hash'>;
+/**
+ * A record as the service handles it: the search vector and the content hash are derived and stay in the store; the
+ * indexing status comes from records.indexing.
+ */
+export type RecordRow = Omit<Selectable<RecordsTable>, 'name_tsv' | 'content_hash'> & { indexing_status: IndexingStatus };
 
 const TABLE = 'records.records';
 
-/** Every column but the derived ones (search vector, content hash), which never leave the store. */
+/** Every column of the records table but the derived ones (search vector, content hash), which never leave the store. */
 const COLUMNS = [
   'id',
   'tenant_id',
@@ -20,7 +23,6 @@ const COLUMNS = [
   'collection',
   'record_type',
   'collection_data',
-  'indexing_status',
   'status',
   'visibility',
   'generation',
@@ -33,7 +35,36 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-const RETURNING = sql.raw(COLUMNS.map((c) => `r.${c}`).join(', '));
+const QUALIFIED = COLUMNS.map((c) => `r.${c}` as const);
+
+/** What a write returns of the records it changed: every write sets their indexing back to pending (markPending). */
+const RETURNING = sql.raw(`${QUALIFIED.join(', ')}, 'pending' as indexing_status`);
+const PENDING = sql<IndexingStatus>`'pending'`.as('indexing_status');
+const WRITTEN = [...COLUMNS, PENDING] as const;
+
+/** Records with their indexing status, for reading. */
+function selectRecords(db: Executor) {
+  return db
+    .selectFrom('records.records as r')
+    .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
+    .select([...QUALIFIED, 'i.status as indexing_status']);
+}
+
+/**
+ * Sets the indexing of records a write just created or changed to pending at the version it gave them, so search's
+ * acknowledgement of that version (and no older one) settles it. Every write that changes a record calls it.
+ */
+async function markPending<T extends Pick<RecordRow, 'id' | 'version'>>(trx: Trx, tenantId: string, rows: T[]): Promise<T[]> {
+  if (rows.length === 0) return rows;
+  await sql`
+    insert into records.indexing (record_id, tenant_id, version, status)
+    select x.id, ${tenantId}, x.version, 'pending'
+    from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.version)}::integer[]) as x(id, version)
+    order by x.id
+    on conflict (record_id) do update set version = excluded.version, status = 'pending'
+  `.execute(trx);
+  return rows;
+}
 
 let lastDate: Date | undefined;
 let lastIso = '';
@@ -113,12 +144,12 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
   await sql`
     insert into records.records (
       id, tenant_id, name, name_tsv, description, description_llm, collection, record_type, collection_data,
-      content_hash, indexing_status, status, visibility, generation, source_name, source_id, source_url, source_type,
+      content_hash, status, visibility, generation, source_name, source_id, source_url, source_type,
       version, created_at, updated_at
     )
     select
       x.id, ${shared.tenant_id}, x.name, x.name_tsv::tsvector, x.description, x.description_llm,
-      ${shared.collection}, ${shared.record_type}, x.collection_data, x.content_hash, 'pending', ${shared.status},
+      ${shared.collection}, ${shared.record_type}, x.collection_data, x.content_hash, ${shared.status},
       ${shared.visibility}, ${shared.generation}::integer, ${shared.source_name}, x.source_id, x.source_url, ${shared.source_type},
       1, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
@@ -129,7 +160,7 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
     -- for the other instead of both deadlocking.
     order by x.source_id
   `.execute(trx);
-  return records.map((r) => ({
+  const created = records.map((r) => ({
     id: r.id,
     tenant_id: shared.tenant_id,
     name: r.name,
@@ -149,7 +180,8 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
     version: 1,
     created_at: now,
     updated_at: now,
-  }));
+  })) satisfies RecordRow[];
+  return markPending(trx, shared.tenant_id, created);
 }
 
 /**
@@ -257,7 +289,6 @@ export async function replaceContents(trx: Trx, tenantId: string, replacements: 
       description_llm = x.description_llm,
       description = coalesce(x.description, r.description),
       source_url = coalesce(x.source_url, r.source_url),
-      indexing_status = 'pending',
       version = r.version + 1,
       updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
@@ -267,7 +298,7 @@ export async function replaceContents(trx: Trx, tenantId: string, replacements: 
     where r.tenant_id = ${tenantId} and r.id = x.id and r.status <> 'archived'
     returning ${RETURNING}
   `.execute(trx);
-  return result.rows;
+  return markPending(trx, tenantId, result.rows);
 }
 
 /**
@@ -277,8 +308,8 @@ export async function replaceContents(trx: Trx, tenantId: string, replacements: 
 export async function countIndexingBacklog(db: Executor, tenantId: string, limit?: number): Promise<number> {
   const result = await sql<{ n: number }>`
     select count(*)::integer as n from (
-      select 1 from records.records
-      where tenant_id = ${tenantId} and indexing_status in ('pending', 'processing')
+      select 1 from records.indexing
+      where tenant_id = ${tenantId} and status in ('pending', 'processing')
       ${limit === undefined ? sql`` : sql`limit ${limit}`}
     ) as backlog
   `.execute(db);
@@ -286,20 +317,13 @@ export async function countIndexingBacklog(db: Executor, tenantId: string, limit
 }
 
 export async function findRecord(db: Executor, tenantId: string, id: string): Promise<RecordRow | undefined> {
-  return db.selectFrom(TABLE).select(COLUMNS).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+  return selectRecords(db).where('r.tenant_id', '=', tenantId).where('r.id', '=', id).executeTakeFirst();
 }
 
 /** The tenant's records among `ids`, locked until the transaction ends; ids of other tenants are simply absent. */
 export async function lockRecords(trx: Trx, tenantId: string, ids: string[]): Promise<RecordRow[]> {
   if (ids.length === 0) return [];
-  return trx
-    .selectFrom(TABLE)
-    .select(COLUMNS)
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+  return selectRecords(trx).where('r.tenant_id', '=', tenantId).where('r.id', 'in', ids).orderBy('r.id').forUpdate('r').execute();
 }
 
 /**
@@ -335,7 +359,6 @@ export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): 
       status = x.status,
       source_name = x.source_name,
       source_url = x.source_url,
-      indexing_status = 'pending',
       version = r.version + 1,
       updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x(
@@ -345,46 +368,41 @@ export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): 
     where r.tenant_id = ${tenantId} and r.id = x.id
     returning ${RETURNING}
   `.execute(trx);
-  return result.rows;
+  return markPending(trx, tenantId, result.rows);
 }
 
 /** Archives the tenant's records among `ids` that are not archived yet; returns those it archived. */
 export async function archiveRecords(trx: Trx, tenantId: string, ids: string[]): Promise<RecordRow[]> {
   if (ids.length === 0) return [];
-  return trx
+  const rows = await trx
     .updateTable(TABLE)
-    .set({ status: 'archived', indexing_status: 'pending', version: sql`version + 1`, updated_at: sql`now()` })
+    .set({ status: 'archived', version: sql`version + 1`, updated_at: sql`now()` })
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', ids)
     .where('status', '<>', 'archived')
-    .returning(COLUMNS)
+    .returning(WRITTEN)
     .execute();
+  return markPending(trx, tenantId, rows);
 }
 
 /** Sets the visibility of the tenant's live records among `ids` that have another one; returns those it changed. */
 export async function setVisibility(trx: Trx, tenantId: string, ids: string[], visibility: RecordRow['visibility']): Promise<RecordRow[]> {
   if (ids.length === 0) return [];
-  return trx
+  const rows = await trx
     .updateTable(TABLE)
-    .set({ visibility, indexing_status: 'pending', version: sql`version + 1`, updated_at: sql`now()` })
+    .set({ visibility, version: sql`version + 1`, updated_at: sql`now()` })
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', ids)
     .where('status', '<>', 'archived')
     .where('visibility', '<>', visibility)
-    .returning(COLUMNS)
+    .returning(WRITTEN)
     .execute();
+  return markPending(trx, tenantId, rows);
 }
 
 /** Sends the tenant's live records whose indexing failed back to pending, each with a new version to index. */
 export async function resetFailed(trx: Trx, tenantId: string): Promise<RecordRow[]> {
-  return trx
-    .updateTable(TABLE)
-    .set({ indexing_status: 'pending', version: sql`version + 1` })
-    .where('tenant_id', '=', tenantId)
-    .where('indexing_status', '=', 'failed')
-    .where('status', '<>', 'archived')
-    .returning(COLUMNS)
-    .execute();
+  return bumpVersions(trx, tenantId, (q) => q.where('id', 'in', indexingAt(trx, tenantId, ['failed'])));
 }
 
 export interface Acknowledgement {
@@ -402,13 +420,13 @@ export interface Acknowledgement {
 export async function acknowledgeIndexing(db: Executor, acks: Acknowledgement[]): Promise<Acknowledgement[]> {
   if (acks.length === 0) return [];
   const rows = acks.map((a) => ({ tenant_id: a.tenantId, id: a.recordId, version: a.version, status: a.status }));
-  const result = await sql<{ id: string; version: number; indexing_status: 'indexed' | 'failed'; tenant_id: string }>`
-    update records.records r set indexing_status = a.status
+  const result = await sql<{ record_id: string; version: number; status: 'indexed' | 'failed'; tenant_id: string }>`
+    update records.indexing i set status = a.status
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(tenant_id text, id uuid, version integer, status text)
-    where r.tenant_id = a.tenant_id and r.id = a.id and r.version = a.version and r.indexing_status is distinct from a.status
-    returning r.tenant_id, r.id, r.version, r.indexing_status
+    where i.record_id = a.id and i.tenant_id = a.tenant_id and i.version = a.version and i.status is distinct from a.status
+    returning i.tenant_id, i.record_id, i.version, i.status
   `.execute(db);
-  return result.rows.map((r) => ({ tenantId: r.tenant_id, recordId: r.id, version: r.version, status: r.indexing_status }));
+  return result.rows.map((r) => ({ tenantId: r.tenant_id, recordId: r.record_id, version: r.version, status: r.status }));
 }
 
 export interface ListFilter {
@@ -427,19 +445,20 @@ export type ListRow = Pick<RecordRow, 'id' | 'name' | 'collection' | 'record_typ
 /** Newest first, by (created_at, id), starting after a position: keyset pagination, stable under inserts. */
 export async function listRecords(db: Executor, filter: ListFilter): Promise<ListRow[]> {
   let query = db
-    .selectFrom(TABLE)
-    .select(['id', 'name', 'collection', 'record_type', 'indexing_status', 'created_at', 'updated_at'])
-    .where('tenant_id', '=', filter.tenantId)
-    .where('status', '=', filter.status);
-  if (filter.collection !== undefined) query = query.where('collection', '=', filter.collection);
-  if (filter.recordType !== undefined) query = query.where('record_type', '=', filter.recordType);
-  if (filter.nameQuery !== undefined) query = query.where(sql<boolean>`name_tsv @@ ${filter.nameQuery}::tsquery`);
+    .selectFrom('records.records as r')
+    .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
+    .select(['r.id', 'r.name', 'r.collection', 'r.record_type', 'i.status as indexing_status', 'r.created_at', 'r.updated_at'])
+    .where('r.tenant_id', '=', filter.tenantId)
+    .where('r.status', '=', filter.status);
+  if (filter.collection !== undefined) query = query.where('r.collection', '=', filter.collection);
+  if (filter.recordType !== undefined) query = query.where('r.record_type', '=', filter.recordType);
+  if (filter.nameQuery !== undefined) query = query.where(sql<boolean>`r.name_tsv @@ ${filter.nameQuery}::tsquery`);
   if (filter.after) {
     const { createdAt, id } = filter.after;
     // Passed as text: a Date parameter depends on the driver's serialiser, and the cast states the type either way.
-    query = query.where(sql<boolean>`(created_at, id) < (${createdAt.toISOString()}::timestamptz, ${id}::uuid)`);
+    query = query.where(sql<boolean>`(r.created_at, r.id) < (${createdAt.toISOString()}::timestamptz, ${id}::uuid)`);
   }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(filter.limit).execute();
 }
 
 /**
@@ -447,36 +466,37 @@ export async function listRecords(db: Executor, filter: ListFilter): Promise<Lis
  * new version, so its records.changed event flows through the normal pipeline. Archived records stay as they are.
  */
 export async function resetForReindex(trx: Trx, tenantId: string, scope: { collection: string } | { id: string }): Promise<RecordRow[]> {
-  let query = trx
-    .updateTable(TABLE)
-    .set({ indexing_status: 'pending', version: sql`version + 1` })
-    .where('tenant_id', '=', tenantId)
-    .where('status', '<>', 'archived');
-  query = 'collection' in scope ? query.where('collection', '=', scope.collection) : query.where('id', '=', scope.id);
-  return query.returning(COLUMNS).execute();
+  return bumpVersions(trx, tenantId, (q) => ('collection' in scope ? q.where('collection', '=', scope.collection) : q.where('id', '=', scope.id)));
 }
 
 /** How many of the tenant's records among `ids` are at each indexing status (archived ones included). */
 export async function countIndexingStatuses(db: Executor, tenantId: string, ids: string[]): Promise<Record<RecordRow['indexing_status'], number>> {
   const counts = { pending: 0, processing: 0, indexed: 0, failed: 0 };
-  const result = await sql<{ indexing_status: RecordRow['indexing_status']; n: number }>`
-    select indexing_status, count(*)::int as n from records.records
-    where tenant_id = ${tenantId} and id = any(${ids}::uuid[])
-    group by indexing_status
+  const result = await sql<{ status: IndexingStatus; n: number }>`
+    select status, count(*)::int as n from records.indexing
+    where tenant_id = ${tenantId} and record_id = any(${ids}::uuid[])
+    group by status
   `.execute(db);
-  for (const row of result.rows) counts[row.indexing_status] = row.n;
+  for (const row of result.rows) counts[row.status] = row.n;
   return counts;
 }
 
 /** Queues the tenant's live records among `ids` that are pending or failed for indexing again, each with a new version. */
 export async function requeueRecords(trx: Trx, tenantId: string, ids: string[]): Promise<RecordRow[]> {
-  return trx
-    .updateTable(TABLE)
-    .set({ indexing_status: 'pending', version: sql`version + 1` })
-    .where('tenant_id', '=', tenantId)
-    .where(sql<boolean>`id = any(${ids}::uuid[])`)
-    .where('indexing_status', 'in', ['pending', 'failed'])
-    .where('status', '<>', 'archived')
-    .returning(COLUMNS)
-    .execute();
+  return bumpVersions(trx, tenantId, (q) =>
+    q.where('id', 'in', indexingAt(trx, tenantId, ['pending', 'failed']).where(sql<boolean>`record_id = any(${ids}::uuid[])`)),
+  );
+}
+
+type RecordsUpdate = UpdateQueryBuilder<RecordsSchema, typeof TABLE, typeof TABLE, UpdateResult>;
+
+/** Gives the tenant's live records that `scope` selects a new version to index, pending; returns them. */
+async function bumpVersions(trx: Trx, tenantId: string, scope: (query: RecordsUpdate) => RecordsUpdate): Promise<RecordRow[]> {
+  const query = trx.updateTable(TABLE).set({ version: sql`version + 1` }).where('tenant_id', '=', tenantId).where('status', '<>', 'archived');
+  return markPending(trx, tenantId, await scope(query).returning(WRITTEN).execute());
+}
+
+/** The ids of the tenant's records whose indexing is at one of `statuses`, as a subquery. */
+function indexingAt(db: Executor, tenantId: string, statuses: IndexingStatus[]) {
+  return db.selectFrom('records.indexing').select('record_id').where('tenant_id', '=', tenantId).where('status', 'in', statuses);
 }

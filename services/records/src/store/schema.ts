@@ -11,7 +11,6 @@ export interface RecordsTable {
   collection: string;
   record_type: string;
   collection_data: ColumnType<Record<string, unknown>, string, string>;
-  indexing_status: 'pending' | 'processing' | 'indexed' | 'failed';
   status: 'active' | 'archived' | 'draft';
   visibility: 'private' | 'public';
   generation: number;
@@ -27,6 +26,19 @@ export interface RecordsTable {
   updated_at: Timestamp;
 }
 
+export type IndexingStatus = 'pending' | 'processing' | 'indexed' | 'failed';
+
+/**
+ * Where search stands with each record: the status of the record's current version (writes set it back to pending
+ * with the version they create; search's acknowledgement of that version sets it to indexed or failed).
+ */
+export interface IndexingTable {
+  record_id: string;
+  tenant_id: string;
+  version: number;
+  status: IndexingStatus;
+}
+
 export interface CollectionsTable {
   tenant_id: string;
   name: string;
@@ -40,6 +52,7 @@ export interface CollectionsTable {
 export interface RecordsSchema {
   'records.records': RecordsTable;
   'records.collections': CollectionsTable;
+  'records.indexing': IndexingTable;
 }
 
 export type Db = Kysely<RecordsSchema>;
