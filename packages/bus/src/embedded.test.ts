@@ -75,3 +75,47 @@ describe('embedded log offsets', () => {
     await waitUntil('the live subscription still receives events', () => live.has(events.map(idOf)));
   });
 });
+
+describe('embedded log retention', () => {
+  async function payloadIds(topic: string): Promise<string[]> {
+    const rows = await sql<{ id: string }>`select payload->>'id' as id from bus.events where topic = ${topic} order by position`.execute(test.database.db);
+    return rows.rows.map((r) => r.id);
+  }
+
+  async function age(topic: string, ids: string[], interval: string): Promise<void> {
+    await sql`
+      update bus.events set published_at = now() - ${interval}::interval where topic = ${topic} and payload->>'id' = any(${ids}::text[])
+    `.execute(test.database.db);
+  }
+
+  it('deletes events older than the retention period and keeps the rest, which are still delivered', async () => {
+    const topic = uniqueTopic('retention');
+    const events = makeEvents(topic, 4);
+    await bus.publish(events);
+    await age(topic, ['e-0', 'e-1'], '2 hours');
+    const kept = new EmbeddedEventBus(test.database, logger, { retentionMs: 60 * 60_000 });
+
+    expect(await kept.pruneExpired()).toBeGreaterThanOrEqual(2);
+
+    expect(await payloadIds(topic)).toEqual(['e-2', 'e-3']);
+    const recorder = new Recorder();
+    await kept.subscribe({ group: `retention-${topic}`, topics: [topic], handler: recorder.handler });
+    await waitUntil('the kept events were delivered', () => recorder.has(['e-2', 'e-3']));
+    expect(recorder.ids()).toEqual(['e-2', 'e-3']);
+    await kept.close();
+  });
+
+  it('deletes expired events on its own once started, and keeps everything without a retention period', async () => {
+    const topic = uniqueTopic('retention-timer');
+    await bus.publish(makeEvents(topic, 2));
+    await age(topic, ['e-0', 'e-1'], '10 days');
+
+    expect(await bus.pruneExpired()).toBe(0);
+    expect(await payloadIds(topic)).toEqual(['e-0', 'e-1']);
+
+    const kept = new EmbeddedEventBus(test.database, logger, { retentionMs: 2_000 });
+    await kept.start();
+    await waitUntil('the expired events are gone', async () => (await payloadIds(topic)).length === 0, 10_000);
+    await kept.close();
+  });
+});

@@ -22,6 +22,18 @@ const EPHEMERAL_PREFIX = 'ephemeral:';
 const EPHEMERAL_ABANDONED = '1 hour';
 /** How often a live ephemeral subscription marks its row, idle or not, so it is never taken for abandoned. */
 const EPHEMERAL_KEEPALIVE_MS = 5 * 60_000;
+/** Expired events are deleted this many at a time, so no delete holds its locks for long. */
+const PRUNE_BATCH = 10_000;
+/** The longest wait between two looks for expired events. */
+const MAX_PRUNE_INTERVAL_MS = 10 * 60_000;
+
+export interface EmbeddedEventBusOptions {
+  /**
+   * How long events stay in the log (EVENT_RETENTION_HOURS), like a Kafka topic's retention: older ones are deleted
+   * whether or not every group has read them. Without it the log keeps everything.
+   */
+  retentionMs?: number;
+}
 
 interface EventRow {
   position: number;
@@ -45,10 +57,13 @@ interface EventRow {
 export class EmbeddedEventBus implements EventBus {
   readonly kind = 'embedded' as const;
   private readonly subscriptions = new Set<EmbeddedSubscription>();
+  private pruneTimer?: NodeJS.Timeout;
+  private pruning?: Promise<unknown>;
 
   constructor(
     private readonly database: Database,
     private readonly logger: Logger,
+    private readonly opts: EmbeddedEventBusOptions = {},
   ) {}
 
   async publishInTransaction(trx: Transaction<any>, events: OutgoingEvent[]): Promise<void> {
@@ -102,9 +117,45 @@ export class EmbeddedEventBus implements EventBus {
     return group;
   }
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    const retention = this.opts.retentionMs;
+    if (retention === undefined || this.pruneTimer) return;
+    const every = Math.max(1_000, Math.min(retention / 10, MAX_PRUNE_INTERVAL_MS));
+    this.pruneTimer = setInterval(() => {
+      this.pruning ??= this.pruneExpired()
+        .catch((err) => this.logger.warn({ err }, 'deleting expired events failed; trying again later'))
+        .finally(() => (this.pruning = undefined));
+    }, every);
+    this.pruneTimer.unref();
+  }
+
+  /**
+   * Deletes the events older than the retention period, oldest first; returns how many. Events are appended in
+   * position order, so the expired ones are the first positions: each pass looks at the first PRUNE_BATCH events only.
+   */
+  async pruneExpired(): Promise<number> {
+    const retention = this.opts.retentionMs;
+    if (retention === undefined) return 0;
+    const cutoff = new Date(Date.now() - retention).toISOString();
+    let deleted = 0;
+    for (;;) {
+      const result = await sql`
+        delete from bus.events e
+        using (select position from bus.events order by position limit ${PRUNE_BATCH}) as first
+        where e.position = first.position and e.published_at < ${cutoff}::timestamptz
+      `.execute(this.database.db);
+      const n = Number(result.numAffectedRows ?? 0);
+      deleted += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    if (deleted > 0) this.logger.info({ deleted }, 'deleted expired events from the log');
+    return deleted;
+  }
 
   async close(): Promise<void> {
+    clearInterval(this.pruneTimer);
+    this.pruneTimer = undefined;
+    await this.pruning;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
   }
 }

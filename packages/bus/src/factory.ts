@@ -12,6 +12,8 @@ export interface CreateEventBusOptions {
   /** Kafka brokers; without them the embedded log is used. */
   kafkaBrokers?: string[];
   kafkaClientId?: string;
+  /** How long the embedded log keeps events (Kafka topics have their own retention); unset keeps them all. */
+  eventRetentionMs?: number;
 }
 
 /** Chooses the adapter once from configuration. */
@@ -25,5 +27,5 @@ export async function createEventBus(opts: CreateEventBusOptions): Promise<Event
       clientId: opts.kafkaClientId ?? 'trove',
     });
   }
-  return new EmbeddedEventBus(opts.database, opts.logger);
+  return new EmbeddedEventBus(opts.database, opts.logger, { retentionMs: opts.eventRetentionMs });
 }

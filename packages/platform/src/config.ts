@@ -74,6 +74,8 @@ export const configSchema = z
       .optional()
       .transform((v) => (v ? v.split(',').map((b) => b.trim()).filter(Boolean) : undefined)),
     KAFKA_CLIENT_ID: z.string().default('trove'),
+    /** How long the embedded event log keeps events; older ones are deleted, read or not (as a Kafka topic's retention). */
+    EVENT_RETENTION_HOURS: z.coerce.number().positive().max(87_600).default(168),
     INTERNAL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     INTERNAL_TOKEN_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
     API_KEY_SALT: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -44,7 +44,13 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
         poolSize: config.DATABASE_POOL_SIZE,
         onError: (err) => logger.error({ err }, 'database connection error'),
       });
-      const bus = await createEventBus({ database, logger, kafkaBrokers: config.KAFKA_BROKERS, kafkaClientId: config.KAFKA_CLIENT_ID });
+      const bus = await createEventBus({
+        database,
+        logger,
+        kafkaBrokers: config.KAFKA_BROKERS,
+        kafkaClientId: config.KAFKA_CLIENT_ID,
+        eventRetentionMs: config.EVENT_RETENTION_HOURS * 3_600_000,
+      });
       await bus.start();
       logger.info({ bus: bus.kind, database: database.kind }, 'storage and event bus ready');
       s = { database, bus };
