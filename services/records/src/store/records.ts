@@ -42,6 +42,9 @@ const RETURNING = sql.raw(`${QUALIFIED.join(', ')}, 'pending' as indexing_status
 const PENDING = sql<IndexingStatus>`'pending'`.as('indexing_status');
 const WRITTEN = [...COLUMNS, PENDING] as const;
 
+/** Orders rows by id: multi-record writes lock in this order, so concurrent ones do not deadlock. */
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** Records with their indexing status, for reading. */
 function selectRecords(db: Executor) {
   return db
@@ -279,7 +282,7 @@ export async function replaceContents(trx: Trx, tenantId: string, replacements: 
       description: r.description,
       source_url: r.source_url,
     }))
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort(byId);
   const result = await sql<RecordRow>`
     update records.records as r set
       name = x.name,
@@ -419,7 +422,10 @@ export interface Acknowledgement {
  */
 export async function acknowledgeIndexing(db: Executor, acks: Acknowledgement[]): Promise<Acknowledgement[]> {
   if (acks.length === 0) return [];
-  const rows = acks.map((a) => ({ tenant_id: a.tenantId, id: a.recordId, version: a.version, status: a.status }));
+  // In id order, the order writes mark records pending in (markPending), so the two never wait on each other in a circle.
+  const rows = acks
+    .map((a) => ({ tenant_id: a.tenantId, id: a.recordId, version: a.version, status: a.status }))
+    .sort(byId);
   const result = await sql<{ record_id: string; version: number; status: 'indexed' | 'failed'; tenant_id: string }>`
     update records.indexing i set status = a.status
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(tenant_id text, id uuid, version integer, status text)
