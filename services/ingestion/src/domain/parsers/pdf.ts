@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { layoutDocument, type TextRun } from './pdf-layout';
 import { UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
@@ -134,10 +135,14 @@ let pdfjsModule: Promise<PdfJs> | undefined;
 /**
  * pdf.js is an ES module only. tsc keeps `import()` in CommonJS output, but the jest transform (swc) turns it into
  * `require()`, which cannot load one; an import() inside a Function body is left alone by both.
+ *
+ * The Function's source is unique to this module instance: V8 reuses the compilation of an identical source, and
+ * Node 20 then resolves its import() with the loader of the context that compiled it first. Under jest, each test file
+ * is such a context, so a second test file loading pdf.js went through the first one's loader, torn down by then.
  */
 function loadPdfJs(): Promise<PdfJs> {
   pdfjsModule ??= (async () => {
-    const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+    const importModule = new Function('specifier', `return import(specifier); // ${randomUUID()}`) as (specifier: string) => Promise<unknown>;
     const url = (path: string) => pathToFileURL(require.resolve(path)).href;
     const pdfjs = (await importModule(url('pdfjs-dist/legacy/build/pdf.mjs'))) as PdfJs;
     // In Node pdf.js runs its worker on the main thread, loading this module; a path relative to pdf.mjs would depend
