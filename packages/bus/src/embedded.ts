@@ -3,7 +3,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '@trove/db';
 import type { Logger } from '@trove/platform';
 import { insertEventRows } from './rows';
-import { Waker } from './waker';
+import { runPolling, Waker } from './waker';
 import type { DeliveredEvent, EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './port';
 
 export const NOTIFY_CHANNEL = 'trove_bus';
@@ -15,7 +15,6 @@ const IDLE_POLL_MS = 500;
  */
 const RECHECK_MS = 25;
 const RECHECK_WINDOW_MS = 1_000;
-const MAX_BACKOFF_MS = 30_000;
 /** Offset rows of ephemeral groups are named with this prefix, so rows left by a crashed process can be found. */
 const EPHEMERAL_PREFIX = 'ephemeral:';
 /** An ephemeral group untouched for this long belongs to a process that is gone. */
@@ -195,25 +194,17 @@ class EmbeddedSubscription implements Subscription {
     this.loop = this.run();
   }
 
-  private async run(): Promise<void> {
-    let backoff = 100;
-    while (this.running) {
-      try {
-        this.waker.reset();
+  private run(): Promise<void> {
+    return runPolling(this.waker, {
+      running: () => this.running,
+      pass: async () => {
         const handled = await this.pollOnce();
         if (this.opts.ephemeral) await this.keepAlive();
-        backoff = 100;
-        if (!handled) {
-          const recentlyNotified = Date.now() - this.lastNotifiedAt < RECHECK_WINDOW_MS;
-          await this.waker.sleep(recentlyNotified ? RECHECK_MS : IDLE_POLL_MS, { untilNotified: true });
-        }
-      } catch (err) {
-        if (!this.running) break;
-        this.logger.error({ err }, 'event batch failed; it will be delivered again');
-        await this.waker.sleep(backoff, { untilNotified: false });
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
-    }
+        if (handled) return 0;
+        return Date.now() - this.lastNotifiedAt < RECHECK_WINDOW_MS ? RECHECK_MS : IDLE_POLL_MS;
+      },
+      onError: (err) => this.logger.error({ err }, 'event batch failed; it will be delivered again'),
+    });
   }
 
   private async keepAlive(): Promise<void> {

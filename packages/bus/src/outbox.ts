@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '@trove/db';
 import { insertEventRows } from './rows';
-import { Waker } from './waker';
+import { runPolling, Waker } from './waker';
 import type { Logger } from '@trove/platform';
 import type { OutgoingEvent } from './port';
 
@@ -9,7 +9,6 @@ import type { OutgoingEvent } from './port';
 export const OUTBOX_CHANNEL = 'trove_bus_outbox';
 /** Only one relay sends at a time, so events of one key reach the broker in the order they were written. */
 const RELAY_LOCK = 'trove.bus.outbox-relay';
-const MAX_BACKOFF_MS = 30_000;
 
 /** An outbox row on its way to the broker; `payload` is the JSON text stored in the row. */
 export interface OutboxMessage {
@@ -104,21 +103,12 @@ export class OutboxRelay {
     });
   }
 
-  private async run(): Promise<void> {
-    let backoff = 100;
-    while (this.running) {
-      try {
-        this.waker.reset();
-        const sent = await this.relayOnce();
-        backoff = 100;
-        if (sent < this.batchSize) await this.waker.sleep(this.pollIntervalMs, { untilNotified: true });
-      } catch (err) {
-        if (!this.running) break;
-        this.opts.logger.error({ err }, 'outbox relay failed; the rows stay in the outbox and are sent again');
-        await this.waker.sleep(backoff, { untilNotified: false });
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
-    }
+  private run(): Promise<void> {
+    return runPolling(this.waker, {
+      running: () => this.running,
+      pass: async () => ((await this.relayOnce()) < this.batchSize ? this.pollIntervalMs : 0),
+      onError: (err) => this.opts.logger.error({ err }, 'outbox relay failed; the rows stay in the outbox and are sent again'),
+    });
   }
 
 }

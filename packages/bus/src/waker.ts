@@ -47,3 +47,36 @@ export class Waker {
     });
   }
 }
+
+const FIRST_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 30_000;
+
+/** One polling loop: what it does each pass and what it does with a failure. */
+export interface Polling {
+  /** Whether to go on; checked before each pass, and after a failure before reporting it. */
+  running(): boolean;
+  /** One pass; answers how long to wait before the next (a notification ends the wait early), or 0 to go on at once. */
+  pass(): Promise<number>;
+  onError(err: unknown): void;
+}
+
+/**
+ * Runs passes until stopped. A failed pass is reported and followed by a back-off that doubles up to 30 s and that
+ * only `interrupt` ends; a pass that succeeds resets it.
+ */
+export async function runPolling(waker: Waker, polling: Polling): Promise<void> {
+  let backoff = FIRST_BACKOFF_MS;
+  while (polling.running()) {
+    try {
+      waker.reset();
+      const idleMs = await polling.pass();
+      backoff = FIRST_BACKOFF_MS;
+      if (idleMs > 0) await waker.sleep(idleMs, { untilNotified: true });
+    } catch (err) {
+      if (!polling.running()) break;
+      polling.onError(err);
+      await waker.sleep(backoff, { untilNotified: false });
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+    }
+  }
+}
