@@ -34,12 +34,13 @@ export function buildApp({ config, logger, database, ingestor, streams, pipeline
     rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//],
     readiness: { database: () => database.ping() },
     routes: (router) => {
+      const streamLimits = { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT };
       batchRoutes(router, ingestor);
       fileRoutes(router, ingestor, config.UPLOAD_MAX_BYTES);
-      streamRoutes(router, streams, { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT });
+      streamRoutes(router, streams, streamLimits);
       webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
       olderIngestRoutes(router, ingestor, database.db as Db, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
-      streamRoutes(router, streams, { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT }, OLDER);
+      streamRoutes(router, streams, streamLimits, OLDER);
       uploadRoutes(router, database.db as Db);
       pipelineRoutes(router, database.db as Db, pipeline);
     },

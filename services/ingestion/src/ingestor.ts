@@ -268,10 +268,11 @@ export class Ingestor {
       const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
       if (outcome.kind === 'written') {
         const { results, pending_indexing } = outcome.response;
+        const reported = results.slice(0, pending.length);
         tally.observeBacklog(pending_indexing);
-        tally.written(results.slice(0, pending.length).map((r) => r.status));
+        tally.written(reported.map((r) => r.status));
         // The ids it created or updated, in item order: what the older pipeline routes and answers are about.
-        const written = results.slice(0, pending.length).flatMap((r) => (r.status === 'skipped' ? [] : [r.id]));
+        const written = reported.flatMap((r) => (r.status === 'skipped' ? [] : [r.id]));
         await insertUploadRecords(this.deps.db, uploadId, pending[0]!.index, written);
         const unreported = pending.slice(results.length);
         tally.unwritten(unreported.length);

@@ -11,16 +11,16 @@ import { activeGenerations, ensureCollection, setDefaultVisibility } from './sto
 import {
   archiveRecords,
   countIndexingBacklog,
+  countIndexingStatuses,
   findLiveByContentHashes,
   findLiveBySourceIds,
   findRecord,
   insertRecords,
   listRecords,
-  countIndexingStatuses,
   lockCollectionWrites,
-  requeueRecords,
   lockRecords,
   replaceContents,
+  requeueRecords,
   resetFailed,
   resetForReindex,
   saveEdits,
@@ -340,7 +340,6 @@ export class RecordsService {
     await setDefaultVisibility(this.db, tenantId, collection, visibility);
   }
 
-  /** Queues every live record of a collection for indexing again; 404 when the tenant has no such collection. */
   /** How the tenant's records among `ids` stand in indexing (the older pipeline status of an upload). */
   async indexingSummary(tenantId: string, ids: string[]): Promise<IndexingSummary> {
     const counts = await countIndexingStatuses(this.db, tenantId, ids);
@@ -352,6 +351,7 @@ export class RecordsService {
     return this.write(async (trx, announce) => announce('upserted', await requeueRecords(trx, tenantId, ids)).length);
   }
 
+  /** Queues every live record of a collection for indexing again; 404 when the tenant has no such collection. */
   async reindexCollection(tenantId: string, collection: string): Promise<number> {
     return this.write(async (trx, announce) => {
       const reset = announce('upserted', await resetForReindex(trx, tenantId, { collection }));

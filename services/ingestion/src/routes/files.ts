@@ -146,7 +146,6 @@ export function refuseOversizedFile(maxBytes: number): RequestHandler {
  * Content-Length over the limit is refused before the body is read; a body that crosses the limit while streaming
  * stops there (records already written stay, and the upload is marked failed).
  */
-
 export function fileRoutes(router: Router, ingestor: Ingestor, maxBytes: number): void {
   const refuse = refuseOversizedFile(maxBytes);
   router.post(CURRENT.route('upload'), requireScope('upload'), refuse, async (req, res) => {

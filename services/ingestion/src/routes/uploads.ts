@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { ERRORS, fields, parseInput, requireScope, tenantOf } from '@trove/platform';
-import { ERRORS_IN_RESULT } from '../domain/tally';
+import { ERRORS_IN_RESULT, type DeadLetter } from '../domain/tally';
 import type { Response, Router } from '../http';
-import type { DeadLetter } from '../domain/tally';
 import { olderDeadLetter, olderStatus } from './vocabulary';
 import type { Db } from '../store/schema';
 import { deadLetterPage, findUpload, type UploadRow } from '../store/uploads';
