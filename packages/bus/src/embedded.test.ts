@@ -76,6 +76,31 @@ describe('embedded log offsets', () => {
   });
 });
 
+describe('embedded log order', () => {
+  it('delivers by transaction id as a number, one event at a time, across a change in its number of digits', async () => {
+    const topic = uniqueTopic('order');
+    // Transaction ids written directly (far below any running transaction, so all readable): in text order "10" and
+    // "11" come before "9", and a batch taken in that order committed a position past the events of transaction 9.
+    const rows = [
+      ['9', 'e-0'],
+      ['10', 'e-1'],
+      ['10', 'e-2'],
+      ['11', 'e-3'],
+    ];
+    for (const [txid, id] of rows) {
+      await sql`insert into bus.events (txid, topic, key, payload) values (${txid}::xid8, ${topic}, 'k', ${JSON.stringify({ id })}::json)`.execute(
+        test.database.db,
+      );
+    }
+    const recorder = new Recorder();
+
+    await bus.subscribe({ group: `order-${topic}`, topics: [topic], handler: recorder.handler, maxBatchSize: 1 });
+
+    await waitUntil('every event was delivered', () => recorder.has(['e-0', 'e-1', 'e-2', 'e-3']));
+    expect(recorder.ids()).toEqual(['e-0', 'e-1', 'e-2', 'e-3']);
+  });
+});
+
 describe('embedded log retention', () => {
   async function payloadIds(topic: string): Promise<string[]> {
     const rows = await sql<{ id: string }>`select payload->>'id' as id from bus.events where topic = ${topic} order by position`.execute(test.database.db);

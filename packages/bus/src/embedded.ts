@@ -251,14 +251,24 @@ class EmbeddedSubscription implements Subscription {
       from bus.consumer_offsets o
       where o.grp = ${this.opts.group}
         and (o.lease_owner is null or o.lease_owner = ${this.owner} or o.lease_until < now())
-        and exists (
-          select 1 from bus.events e
-          where e.topic = any(${[...this.topics]}::text[])
-            and (e.txid, e.position) > (o.txid, o.position)
-            and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+        and (
+          exists (select 1 from bus.events e where ${this.topicIs()} and e.txid = o.txid and e.position > o.position)
+          or exists (
+            select 1 from bus.events e
+            where ${this.topicIs()} and e.txid > o.txid and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+          )
         )
     `.execute(this.database.db);
     return found.rows.length > 0;
+  }
+
+  /**
+   * The topic condition on `e`: with one topic an equality, so each read is an ordered walk of the
+   * (topic, txid, position) index that stops at the batch size, however far the group lags.
+   */
+  private topicIs() {
+    const topics = [...this.topics];
+    return topics.length === 1 ? sql`e.topic = ${topics[0]}` : sql`e.topic = any(${topics}::text[])`;
   }
 
   /** Claims the group's lease, handles one batch, and commits its position. Returns whether it handled anything. */
@@ -268,15 +278,25 @@ class EmbeddedSubscription implements Subscription {
     const claimed = await this.claimLease();
     if (!claimed) return false;
 
-    // payload as text: drivers would parse json themselves, and a payload that is a JSON string must not be parsed twice.
+    // After the committed position: the rest of its own transaction's events, then those of transactions after it that
+    // no running transaction precedes. Two plain ranges rather than one row comparison: each is a simple bounded walk
+    // of the index. Sorted by the columns themselves (`e.`): the output column `txid` is text, and ordering by it put
+    // 1000 before 999, so a batch could end past events it never delivered. Payload as text: drivers would parse json
+    // themselves, and a payload that is a JSON string must not be parsed twice.
+    const limit = this.opts.maxBatchSize ?? 500;
     const rows = await sql<EventRow>`
-      select position, txid::text as txid, topic, key, payload::text as payload, published_at
-      from bus.events
-      where topic = any(${[...this.topics]}::text[])
-        and (txid, position) > (${claimed.txid}::xid8, ${claimed.position}::bigint)
-        and txid < pg_snapshot_xmin(pg_current_snapshot())
-      order by txid, position
-      limit ${this.opts.maxBatchSize ?? 500}
+      select e.position, e.txid::text as txid, e.topic, e.key, e.payload::text as payload, e.published_at
+      from (
+        (select * from bus.events e
+          where ${this.topicIs()} and e.txid = ${claimed.txid}::xid8 and e.position > ${claimed.position}::bigint
+          order by e.position limit ${limit})
+        union all
+        (select * from bus.events e
+          where ${this.topicIs()} and e.txid > ${claimed.txid}::xid8 and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+          order by e.txid, e.position limit ${limit})
+      ) e
+      order by e.txid, e.position
+      limit ${limit}
     `.execute(db);
     if (rows.rows.length === 0) return false;
 
