@@ -219,6 +219,29 @@ function describeContract(adapter: Adapter, describeFn: jest.Describe): void {
       }
     });
 
+    it('hands every event over exactly once while many transactions commit concurrently and it reads small batches', async () => {
+      const topic = uniqueTopic('concurrent');
+      const recorder = new Recorder();
+      await subscribe({ group: 'concurrent', topics: [topic], handler: recorder.handler, maxBatchSize: 7 });
+      const writers = 8;
+      const transactionsEach = 10;
+      const events = makeEvents(topic, writers * transactionsEach * 3, { keys: ['a', 'b', 'c', 'd'] });
+
+      // Each writer commits its share three events at a time, racing the others and the reads.
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let t = 0; t < transactionsEach; t++) {
+            const start = (w * transactionsEach + t) * 3;
+            await publishCommitted(events.slice(start, start + 3));
+          }
+        }),
+      );
+
+      await wait('every event arrived', () => recorder.has(events.map(idOf)));
+      await sleep(200);
+      expect(recorder.ids().sort()).toEqual(events.map(idOf).sort());
+    });
+
     it('resumes a restarted consumer from its committed position, redelivering nothing it handled and losing nothing', async () => {
       const topic = uniqueTopic('restart');
       const before = makeEvents(topic, 5, { label: 'before' });
