@@ -7,9 +7,11 @@ let trove: Trove;
 let api: ReturnType<typeof client>;
 let key: string;
 const SECRET = 'e2e-webhook-secret';
+/** A small upload limit, so the over-limit cases send megabytes rather than the default's 50. */
+const UPLOAD_MAX_BYTES = 1024 * 1024;
 
 beforeAll(async () => {
-  trove = await startTrove({ env: { WEBHOOK_SECRET: SECRET } });
+  trove = await startTrove({ env: { WEBHOOK_SECRET: SECRET, UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES) } });
   api = client(trove.baseUrl);
   const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'e2e', scopes: ['admin'] } });
   key = res.body.key;
@@ -95,6 +97,24 @@ describe('ingestion through the gateway', () => {
     expect(signed.status).toBe(201);
     const stored = await recordsOf('hooks');
     expect(stored).toEqual([expect.objectContaining({ name: 'hooked', source_type: 'webhook' })]);
+  });
+
+  it('answers 413 to files and streams over the upload limit, each time, and stores none of them', async () => {
+    const line = (i: number) => `{"name":"big-${i}","pad":"${'x'.repeat(100)}"}\n`;
+    const ndjson = Array.from({ length: Math.ceil((8 * UPLOAD_MAX_BYTES) / line(0).length) }, (_, i) => line(i)).join('');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const file = await upload('/api/v1/upload/oversize/product/upload', ndjson, 'big.ndjson', 'application/x-ndjson');
+      expect([attempt, file.status]).toEqual([attempt, 413]);
+      expect(file.body.detail).toMatch(/exceeds the upload limit/);
+      const stream = await api('POST', '/api/v1/upload/oversize/product/stream', {
+        headers: { ...bearer(key), 'content-type': 'application/x-ndjson' },
+        raw: ndjson,
+      });
+      expect([attempt, stream.status]).toEqual([attempt, 413]);
+    }
+    expect(await recordsOf('oversize')).toEqual([]);
+    const small = await upload('/api/v1/upload/oversize/product/upload', line(0), 'small.ndjson', 'application/x-ndjson');
+    expect(small.status).toBe(201);
   });
 
   it('accepts an NDJSON stream and flushes it into records', async () => {

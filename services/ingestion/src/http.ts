@@ -3,18 +3,25 @@ import { bodyParserError, jsonDecodeError } from '@trove/platform';
 
 export type { Request, Response, Router } from 'express';
 
+/** How long the rest of a refused body is read and thrown away after the answer before the connection is dropped. */
+const LINGER_MS = 30_000;
+
 /**
- * Refuses a request whose declared length is over the limit before reading a byte of its body. The connection is
- * closed after the answer, as the client may still be sending a body nobody will read.
+ * Refuses a request whose declared length is over the limit before reading a byte of its body. The rest of the body
+ * is then read and thrown away as it arrives (Node's server does that for a request nobody read), never held: closing
+ * the connection while the client (or the gateway) is still sending resets it, and the client loses the 413 with it.
+ * A client that goes on sending for more than LINGER_MS after the answer has its connection dropped.
  */
 export function refuseLargerThan(maxBytes: () => number, tooLarge: (max: number) => Error): RequestHandler {
   return (req, res, next) => {
     const declared = Number(req.get('content-length'));
-    if (Number.isFinite(declared) && declared > maxBytes()) {
-      res.setHeader('Connection', 'close');
-      return next(tooLarge(maxBytes()));
-    }
-    next();
+    if (!Number.isFinite(declared) || declared <= maxBytes()) return next();
+    res.once('finish', () => {
+      if (req.complete) return;
+      const drop = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+      req.once('close', () => clearTimeout(drop));
+    });
+    next(tooLarge(maxBytes()));
   };
 }
 
@@ -23,8 +30,7 @@ export function readRawBody(req: Request, res: Response, limit: number): Promise
   const parse = express.raw({ type: () => true, limit });
   return new Promise((resolve, reject) => {
     parse(req, res, (err?: unknown) => {
-      // The rest of an over-limit body is not read: close the connection after the answer rather than drain it.
-      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') res.setHeader('Connection', 'close');
+      // The rest of an over-limit body is thrown away as it arrives (see refuseLargerThan).
       if (err) return reject(bodyParserError(err));
       resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     });

@@ -1,4 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { ERRORS, validationError } from '@trove/platform';
@@ -83,7 +89,7 @@ class StreamingStorage<T> implements multer.StorageEngine {
   }
 
   private async run(req: Request, file: Express.Multer.File): Promise<T> {
-    const source = file.stream;
+    const source = file.stream as Readable & { truncated?: boolean };
     const meter = new ByteMeter(this.maxBytes, () => fileTooLarge(this.maxBytes));
     source.on('error', (err) => meter.destroy(err));
     // Past the limit (or once the handler gives up) the rest of the part is drained, so multer reaches its end.
@@ -92,8 +98,37 @@ class StreamingStorage<T> implements multer.StorageEngine {
       source.resume();
     });
     source.pipe(meter);
-    const chunks = meter[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    try {
+      if (Number(req.get('content-length')) <= this.maxBytes) return await this.handle(req, file, meter, () => meter.digest());
+      // The request's length does not show that the file fits (it is chunked, or within the form's margin of the
+      // limit): the file goes to a temporary file first and is read only once all of it has come within the limit,
+      // so an upload that turns out too large has stored nothing.
+      const spool = await spoolToTempFile(meter);
+      try {
+        // busboy stops a file at multer's fileSize limit and marks it truncated.
+        if (source.truncated) throw fileTooLarge(this.maxBytes);
+        const digest = meter.digest();
+        const spooled = createReadStream(spool.path);
+        try {
+          return await this.handle(req, file, spooled, () => digest);
+        } finally {
+          spooled.destroy();
+        }
+      } finally {
+        await spool.remove();
+      }
+    } finally {
+      if (!meter.readableEnded) {
+        source.unpipe(meter);
+        source.resume();
+        meter.destroy();
+      }
+    }
+  }
 
+  /** Reads the look-ahead from `input` (the file's bytes), then hands the file to the job while the rest streams. */
+  private async handle(req: Request, file: Express.Multer.File, input: Readable, digest: () => string): Promise<T> {
+    const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const parts: Buffer[] = [];
     let size = 0;
     let ended = false;
@@ -124,7 +159,7 @@ class StreamingStorage<T> implements multer.StorageEngine {
     const hash = async () => {
       if (!ended) for (let next = await chunks.next(); !next.done; next = await chunks.next());
       ended = true;
-      return meter.digest();
+      return digest();
     };
     try {
       return await this.job.handle({
@@ -137,13 +172,21 @@ class StreamingStorage<T> implements multer.StorageEngine {
       });
     } finally {
       content.destroy();
-      if (!meter.readableEnded) {
-        source.unpipe(meter);
-        source.resume();
-        meter.destroy();
-      }
     }
   }
+}
+
+/** Writes a stream to a new temporary file; fails (and leaves no file) when the stream fails. */
+async function spoolToTempFile(input: Readable): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = join(tmpdir(), `trove-upload-${randomUUID()}`);
+  const remove = () => rm(path, { force: true });
+  try {
+    await pipeline(input, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { path, remove };
 }
 
 /** Maps multer's and busboy's own errors (a malformed or over-limit form) onto the API's answers. */
