@@ -91,6 +91,8 @@ export const configSchema = z
     UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
     /** Records per call and per transaction when ingestion writes to records. */
     INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
+    /** An upload still processing whose process has not renewed it for this long is failed (its process is gone). */
+    UPLOAD_STALE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
     STREAM_BUFFER_LIMIT: z.coerce.number().int().min(1).default(10_000),
     STREAM_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     /** A tenant's records awaiting indexing above which uploads report pipeline_backpressure. */

@@ -163,7 +163,14 @@ class DeadLetterSink {
  * upload marks it failed and is thrown as UploadAborted.
  */
 export class Ingestor {
+  /** The uploads this process is running, whose heartbeat UploadWatch renews. */
+  private readonly running = new Set<string>();
+
   constructor(private readonly deps: IngestorDeps) {}
+
+  runningUploads(): string[] {
+    return [...this.running];
+  }
 
   async ingest(
     target: UploadTarget,
@@ -172,6 +179,21 @@ export class Ingestor {
   ): Promise<UploadResult> {
     const startedAt = target.startedAt ?? performance.now();
     const uploadId = randomUUID();
+    this.running.add(uploadId);
+    try {
+      return await this.run(uploadId, target, items, fileHash, startedAt);
+    } finally {
+      this.running.delete(uploadId);
+    }
+  }
+
+  private async run(
+    uploadId: string,
+    target: UploadTarget,
+    items: AsyncIterable<SubmittedItem> | Iterable<SubmittedItem>,
+    fileHash: () => string | Promise<string>,
+    startedAt: number,
+  ): Promise<UploadResult> {
     await createUpload(this.deps.db, {
       id: uploadId,
       tenant_id: target.identity.tenantId,

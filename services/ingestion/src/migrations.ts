@@ -53,4 +53,14 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'heartbeats of running uploads',
+    // A process renews the uploads it runs; one whose heartbeat stops (the process died mid-upload) is failed by a
+    // sweep instead of reading as processing forever. Rows already there start from the migration's time.
+    up: `
+      alter table ingestion.uploads add column heartbeat_at timestamptz(3) not null default now();
+      create index uploads_running on ingestion.uploads (heartbeat_at) where status = 'processing';
+    `,
+  },
 ];

@@ -8,6 +8,7 @@ import { RecordsPipeline } from './records-pipeline';
 import { HttpRecordsWriter } from './records-writer';
 import type { Db } from './store/schema';
 import { StreamBuffers } from './stream-buffers';
+import { UploadWatch } from './upload-watch';
 
 /** The ingestion service: batch, file, PDF, stream and webhook uploads, written to records in chunks. */
 export const ingestionModule: ServiceModule = {
@@ -37,15 +38,23 @@ export const ingestionModule: ServiceModule = {
       chunkSize: config.INGEST_CHUNK_SIZE,
       intervalMs: config.STREAM_FLUSH_INTERVAL_MS,
     });
+    const watch = new UploadWatch({
+      db: ctx.database.db as Db,
+      ingestor,
+      logger: logger.child({ component: 'upload-watch' }),
+      staleSeconds: config.UPLOAD_STALE_SECONDS,
+    });
     return {
       app: buildApp({ config, logger, database: ctx.database, ingestor, streams, pipeline: new RecordsPipeline(records) }),
       async start() {
         streams.start();
+        watch.start();
       },
       // Runs after the HTTP server has drained and before records stops (it depends on records), so what the stream
       // buffers hold is written before the process goes.
       async stop() {
         await streams.stop();
+        await watch.stop();
         records.shutdown();
       },
     };

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { sql } from 'kysely';
 import { listen } from '@trove/platform';
 import type { TestService } from '@trove/runtime';
 import { as, countOf, newTenant, startSystem, type System } from './helpers';
@@ -152,5 +154,42 @@ describe('uploads whose length is not declared', () => {
     expect(res.status).toBe(201);
     expect(res.body.summary).toEqual({ submitted: rows, accepted: rows, rejected: 0, dedup_skipped: 0 });
     expect(await countOf(system, tenant, 'unsized-ok')).toBe(rows);
+  });
+});
+
+describe('an upload whose ingestion process stopped', () => {
+  let watching: TestService;
+
+  beforeAll(async () => {
+    watching = await system.startIngestion({ UPLOAD_STALE_SECONDS: '1' });
+  });
+
+  it('reads as failed with what it wrote and rejected, instead of processing forever', async () => {
+    const tenant = newTenant();
+    const id = randomUUID();
+    const db = system.records.database.db;
+    // What a process that died after one written chunk of two records and one dead letter leaves behind.
+    await sql`
+      insert into ingestion.uploads (id, tenant_id, collection, record_type, source_type, created_at, heartbeat_at)
+      values (${id}, ${tenant}, 'crashed', 'product', 'api', now() - interval '1 hour', now() - interval '1 hour')
+    `.execute(db);
+    await sql`insert into ingestion.upload_records (upload_id, first_index, record_ids) values (${id}, 0, ${[randomUUID(), randomUUID()]}::uuid[])`.execute(db);
+    await sql`insert into ingestion.dead_letters (upload_id, record_index, error, record_data) values (${id}, 2, 'name is required', '{}')`.execute(db);
+    const api = as(watching, tenant);
+
+    let status = (await api.get(`/uploads/${id}`)).body;
+    for (let i = 0; i < 50 && status.status === 'processing'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await api.get(`/uploads/${id}`)).body;
+    }
+
+    expect(status).toMatchObject({
+      id,
+      status: 'failed',
+      summary: { submitted: 3, accepted: 2, rejected: 1, dedup_skipped: 0 },
+      metadata: { reconciliation_passed: false },
+    });
+    expect(Date.parse(status.completed_at)).toBeGreaterThan(Date.parse(status.created_at));
+    expect((await api.get(`/uploads/${id}/errors`)).body).toEqual([{ record_index: 2, error: 'name is required', record_data: {} }]);
   });
 });

@@ -9,6 +9,7 @@ import { migrations } from '../src/migrations';
 import type { ChunkOutcome, RecordsWriter } from '../src/records-writer';
 import type { Db } from '../src/store/schema';
 import { findUpload, deadLetterPage } from '../src/store/uploads';
+import { UploadWatch } from '../src/upload-watch';
 
 let tdb: TestDatabase;
 let db: Db;
@@ -151,5 +152,40 @@ describe('Ingestor', () => {
     expect(writer.calls.map((c) => c.records.length)).toEqual([10]);
     expect(await findUpload(db, 'tenant-1', err.uploadId)).toMatchObject({ status: 'failed', submitted: 12, accepted: 10, reconciliation_passed: false });
     expect(await deadLetterPage(db, err.uploadId, -1, 10)).toEqual([]);
+  });
+});
+
+describe('UploadWatch', () => {
+  it('keeps an upload that is still running processing however long it takes, and it completes', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let writing!: () => void;
+    const started = new Promise<void>((resolve) => (writing = resolve));
+    const writer: RecordsWriter = {
+      async upsert(_identity, req) {
+        writing();
+        await held;
+        return created(req);
+      },
+    };
+    const ing = ingestor(writer);
+    const watch = new UploadWatch({ db, ingestor: ing, logger: createLogger({ level: 'silent' }), staleSeconds: 1 });
+    watch.start();
+    try {
+      const upload = ing.ingest(target, items(3), () => 'sha256:x');
+      await started;
+      const [id] = ing.runningUploads();
+
+      await new Promise((r) => setTimeout(r, 2_500));
+
+      expect(await findUpload(db, 'tenant-1', id!)).toMatchObject({ status: 'processing' });
+      release();
+      expect((await upload).summary).toEqual({ submitted: 3, accepted: 3, rejected: 0, dedup_skipped: 0 });
+      expect(await findUpload(db, 'tenant-1', id!)).toMatchObject({ status: 'complete', accepted: 3 });
+      expect(ing.runningUploads()).toEqual([]);
+    } finally {
+      release();
+      await watch.stop();
+    }
   });
 });

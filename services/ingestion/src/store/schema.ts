@@ -21,6 +21,8 @@ export interface UploadsTable {
   file_hash: Defaulted<string | null>;
   processing_time_ms: Defaulted<number | null>;
   reconciliation_passed: Defaulted<boolean | null>;
+  /** Renewed while a process runs the upload (UploadWatch). */
+  heartbeat_at: Defaulted<Date>;
   pipeline_backpressure: Defaulted<boolean | null>;
   failure: Defaulted<string | null>;
   created_at: Timestamp;

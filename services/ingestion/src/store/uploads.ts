@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { DeadLetter, UploadSummary } from '../domain/tally';
 import type { Db, UploadsTable } from './schema';
 
@@ -42,6 +42,47 @@ export async function finishUpload(db: Db, id: string, outcome: UploadOutcome): 
     .returning('completed_at')
     .executeTakeFirstOrThrow();
   return row.completed_at!;
+}
+
+/** Renews the heartbeat of the uploads a process is running, so no sweep takes them for abandoned. */
+export async function renewUploads(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('ingestion.uploads')
+    .set({ heartbeat_at: sql`now()` })
+    .where('id', 'in', ids)
+    .where('status', '=', 'processing')
+    .execute();
+}
+
+/** Why a failed upload stopped, when the process running it stopped first. */
+export const INTERRUPTED = 'interrupted: the ingestion service running the upload stopped before it finished';
+
+/**
+ * Fails the uploads still processing whose heartbeat is older than `staleSeconds`: the process running them is gone.
+ * Their counts are what they left: accepted the records their written chunks kept, rejected their dead letters.
+ * Returns their ids.
+ */
+export async function failAbandonedUploads(db: Db, staleSeconds: number): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    with abandoned as (
+      select u.id,
+        (select coalesce(sum(cardinality(r.record_ids)), 0) from ingestion.upload_records r where r.upload_id = u.id)::int as accepted,
+        (select count(*) from ingestion.dead_letters d where d.upload_id = u.id)::int as rejected
+      from ingestion.uploads u
+      where u.status = 'processing' and u.heartbeat_at < now() - make_interval(secs => ${staleSeconds})
+      for update of u skip locked
+    )
+    update ingestion.uploads u
+    set status = 'failed', failure = ${INTERRUPTED}, completed_at = now(),
+        accepted = a.accepted, rejected = a.rejected, submitted = a.accepted + a.rejected,
+        processing_time_ms = extract(epoch from now() - u.created_at) * 1000,
+        reconciliation_passed = false, pipeline_backpressure = coalesce(u.pipeline_backpressure, false)
+    from abandoned a
+    where u.id = a.id
+    returning u.id
+  `.execute(db);
+  return result.rows.map((r) => r.id);
 }
 
 export async function findUpload(db: Db, tenantId: string, id: string): Promise<UploadRow | undefined> {
