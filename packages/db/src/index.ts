@@ -1,4 +1,5 @@
 export * from './database';
+export { copyInto, type CopyValue } from './copy';
 export * from './migrate';
 export { sql } from 'kysely';
 export type { Kysely, Transaction, Selectable, Insertable, Updateable } from 'kysely';

@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { CopyRows } from './copy';
 
 const COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'SELECT']);
 
@@ -18,6 +19,12 @@ export class PGlitePool implements PostgresPool {
     let released = false;
     const client = {
       query: async (sql: string, parameters: ReadonlyArray<unknown>) => {
+        const copy = parameters.length === 1 && parameters[0] instanceof CopyRows ? parameters[0] : undefined;
+        if (copy) {
+          // PGlite reads COPY data from the blob it is handed, under this device name.
+          const result = await this.pg.query(copy.statement(`'/dev/blob'`), [], { blob: new Blob([copy.data]) });
+          return { command: 'INSERT', rowCount: result.affectedRows ?? copy.rowCount, rows: [] };
+        }
         // Parameterless SQL may hold several statements (migrations); only the simple protocol runs those.
         const result =
           parameters.length === 0 && /;\s*\S/.test(sql)
