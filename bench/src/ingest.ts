@@ -1,10 +1,10 @@
 /**
  * Ingestion benchmark: starts the whole system (--target=all) on a fresh PostgreSQL database, uploads a generated
  * catalogue through the gateway (batches, a CSV file, an NDJSON file), checks every record was stored, and measures
- * in the same run the floor of inserting the same rows straight into PostgreSQL.
+ * in the same run two floors of inserting the same rows straight into PostgreSQL (INSERT statements, and COPY).
  *
  * Each phase starts once search has indexed everything before it, and reports both when its records were stored and
- * when search had indexed them all; the floor is measured with search idle.
+ * when search had indexed them all; the floors are measured with search idle.
  *
  *   node bench/dist/ingest.js [--batches 10] [--batch-size 10000] [--file-mb 50]
  *
@@ -15,6 +15,7 @@ import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statS
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { copyInto, openDatabase, type CopyValue } from '@trove/db';
 import { catalogue, csvHeader, csvLine, ndjsonLine, type CatalogueRecord } from './catalogue';
 import { startSystem, type RunningSystem } from './system';
 
@@ -147,50 +148,68 @@ async function main() {
     const expected = rows.reduce((s, r) => s + r.records, 0);
     if (stored !== expected) throw new Error(`stored ${stored} records, expected ${expected}`);
 
-    // 3. Floor: the same batch rows inserted straight into a copy of the records table (same columns and indexes),
-    // 1,000 rows per statement, one transaction per 10,000, as fast as a client reasonably can, with search idle.
-    await db.query('create table public.bench_floor (like records.records including all)');
+    // 3. Floors: the same batch rows inserted straight into a copy of the records table (same columns and indexes), one
+    // transaction per 10,000, with search idle; once with 1,000-row INSERT statements reading a JSON parameter, once
+    // with 1,000-row COPYs as records itself writes them (copyInto, the same encoding and driver).
     const template = (await db.query('select * from records.records where tenant_id = $1 limit 1', [tenant])).rows[0];
-    const columns = (
+    const columns: string[] = (
       await db.query(
         `select column_name from information_schema.columns
          where table_schema = 'records' and table_name = 'records' and is_generated = 'NEVER' order by ordinal_position`,
       )
-    ).rows
-      .map((r: { column_name: string }) => `"${r.column_name}"`)
-      .join(', ');
+    ).rows.map((r: { column_name: string }) => r.column_name);
+    const quoted = columns.map((c) => `"${c}"`).join(', ');
     const floorRecords: CatalogueRecord[] = [];
     for (let b = 0; b < batches; b++) floorRecords.push(...catalogue(batchSize, 1000 + b, b * batchSize));
-    t0 = performance.now();
-    for (let i = 0; i < floorRecords.length; i += 10_000) {
+    const floorChunks = (from: number) => {
+      const chunks: Record<string, unknown>[][] = [];
+      for (let j = from; j < Math.min(from + 10_000, floorRecords.length); j += 1000) {
+        chunks.push(floorRecords.slice(j, j + 1000).map((r) => ({ ...template, id: randomUUID(), name: r.name, source_id: r.source_id, collection_data: r.collection_data })));
+      }
+      return chunks;
+    };
+    /** Seconds to write every floor record, `transaction` taking the 1,000-row chunks of each 10,000. */
+    const floor = async (table: string, transaction: (chunks: Record<string, unknown>[][]) => Promise<unknown>) => {
+      await db.query(`create table ${table} (like records.records including all)`);
+      const started = performance.now();
+      for (let i = 0; i < floorRecords.length; i += 10_000) await transaction(floorChunks(i));
+      return (performance.now() - started) / 1000;
+    };
+    const insertSeconds = await floor('public.bench_floor', async (chunks) => {
       await db.query('begin');
-      for (let j = i; j < Math.min(i + 10_000, floorRecords.length); j += 1000) {
-        const chunk = floorRecords.slice(j, j + 1000).map((r) => ({
-          ...template,
-          id: randomUUID(),
-          name: r.name,
-          source_id: r.source_id,
-          collection_data: r.collection_data,
-        }));
-        await db.query(
-          `insert into public.bench_floor (${columns}) select ${columns} from jsonb_populate_recordset(null::public.bench_floor, $1::jsonb)`,
-          [JSON.stringify(chunk)],
-        );
+      for (const chunk of chunks) {
+        await db.query(`insert into public.bench_floor (${quoted}) select ${quoted} from jsonb_populate_recordset(null::public.bench_floor, $1::jsonb)`, [
+          JSON.stringify(chunk),
+        ]);
       }
       await db.query('commit');
+    });
+    const copier = await openDatabase({ url: dbUrl, poolSize: 1 });
+    try {
+      const copySeconds = await floor('public.bench_floor_copy', (chunks) =>
+        copier.db.transaction().execute(async (trx) => {
+          for (const chunk of chunks) await copyInto(trx, 'public.bench_floor_copy', columns, chunk.map((r) => columns.map((c) => (r[c] ?? null) as CopyValue)));
+        }),
+      );
+      rows.push(
+        { phase: 'floor: straight INSERT', records: floorRecords.length, seconds: insertSeconds },
+        { phase: 'floor: straight COPY', records: floorRecords.length, seconds: copySeconds },
+      );
+    } finally {
+      await copier.close();
     }
-    rows.push({ phase: 'floor: straight INSERT', records: floorRecords.length, seconds: (performance.now() - t0) / 1000 });
     await db.end();
 
     const rate = (r: Row) => r.records / r.seconds;
-    const floor = rate(rows[rows.length - 1]!);
-    console.log(`\nTrove ingestion benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${mb(totalmem())} RAM`);
-    console.log('| phase | records | seconds to stored | records/s stored | of floor | seconds to indexed | records/s indexed | notes |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---|');
+    const percent = (r: Row, floor: Row) => `${((100 * rate(r)) / rate(floor)).toFixed(0)} %`;
+    const [insertFloor, copyFloor] = rows.slice(-2) as [Row, Row];
+    console.log(`\nTrove ingestion benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${mb(totalmem())} RAM, --target=${process.env.BENCH_TARGET ?? 'all'}`);
+    console.log('| phase | records | seconds to stored | records/s stored | of INSERT floor | of COPY floor | seconds to indexed | records/s indexed | notes |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
     for (const r of rows) {
       const indexed = r.indexedSeconds === undefined ? ['—', '—'] : [r.indexedSeconds.toFixed(2), Math.round(r.records / r.indexedSeconds)];
       console.log(
-        `| ${r.phase} | ${r.records} | ${r.seconds.toFixed(2)} | ${Math.round(rate(r))} | ${((100 * rate(r)) / floor).toFixed(0)} % | ${indexed.join(' | ')} | ${r.note ?? ''} |`,
+        `| ${r.phase} | ${r.records} | ${r.seconds.toFixed(2)} | ${Math.round(rate(r))} | ${percent(r, insertFloor)} | ${percent(r, copyFloor)} | ${indexed.join(' | ')} | ${r.note ?? ''} |`,
       );
     }
   } finally {

@@ -2,7 +2,9 @@
  * Starting the whole system (--target=all) on a fresh PostgreSQL database for a benchmark run, and tearing it down.
  *
  * For finding where time goes, not for reported figures:
- * - BENCH_TARGET: another --target, e.g. `auth,records,ingestion,gateway` to store without indexing;
+ * - BENCH_TARGET: another --target, e.g. `auth,records,ingestion,gateway` to store without indexing; groups separated by
+ *   `;` run as processes of their own, e.g. `search;records;auth,ingestion,gateway,open,mcp` (the scaled shape's
+ *   process per service, on one machine);
  * - BENCH_NODE_FLAGS: flags for the system's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
  * - BENCH_PG_LOG=1: PostgreSQL logs every statement of the bench database with its duration.
  */
@@ -26,7 +28,10 @@ export async function freePort(): Promise<number> {
 }
 
 export interface RunningSystem {
+  /** The process running ingestion (or every service), whose memory a benchmark watches. */
   child: ChildProcess;
+  /** Every process of the system, one per `;`-separated group of BENCH_TARGET. */
+  children: ChildProcess[];
   /** The gateway, e.g. http://127.0.0.1:PORT. */
   base: string;
   /** The fresh database every service (and the PostgreSQL search engine) uses. */
@@ -50,12 +55,11 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
   if (process.env.BENCH_PG_LOG) await admin.query(`alter database ${dbName} set log_min_duration_statement = 0`);
   const dbUrl = new URL(SERVER_URL);
   dbUrl.pathname = `/${dbName}`;
-  let child: ChildProcess | undefined;
+  const children: ChildProcess[] = [];
   const stop = async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child!.once('exit', r));
-    }
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+    for (const c of running) c.kill('SIGTERM');
+    await Promise.all(running.map((c) => new Promise((r) => c.once('exit', r))));
     if (keepDatabase) console.error(`kept the database ${dbUrl.toString()}`);
     else await admin.query(`drop database if exists ${dbName} with (force)`);
     await admin.end();
@@ -71,18 +75,14 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       ...extraEnv,
     };
     for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
-    child = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), LAUNCHER, `--target=${process.env.BENCH_TARGET ?? 'all'}`], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if (i > 600) throw new Error('system did not become ready');
-      if (child.exitCode !== null) throw new Error(`system exited with ${child.exitCode}`);
-      try {
-        if ((await fetch(`${base}/health/ready`)).ok) break;
-      } catch {
-        /* starting */
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    const groups = (process.env.BENCH_TARGET ?? 'all').split(';');
+    for (const [i, group] of groups.entries()) {
+      children.push(spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), LAUNCHER, `--target=${group}`], { env, stdio: ['ignore', 'inherit', 'inherit'] }));
+      // Each process runs its services' migrations; one after the other, they never wait on each other's locks.
+      if (i < groups.length - 1) await ready(`http://127.0.0.1:${env[`${group.split(',')[0]!.toUpperCase()}_PORT`] ?? port}/health`, children);
     }
+    const base = `http://127.0.0.1:${port}`;
+    await ready(`${base}/health/ready`, children);
     const tenant = randomUUID();
     const keyRes = await fetch(`${base}/api/v1/auth/keys`, {
       method: 'POST',
@@ -91,9 +91,25 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
     });
     if (!keyRes.ok) throw new Error(`key creation answered ${keyRes.status}: ${await keyRes.text()}`);
     const key = ((await keyRes.json()) as { key: string }).key;
-    return { child, base, dbUrl: dbUrl.toString(), tenant, key, stop };
+    const child = children[groups.findIndex((g) => /\b(all|ingestion)\b/.test(g))] ?? children[0]!;
+    return { child, children, base, dbUrl: dbUrl.toString(), tenant, key, stop };
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/** Waits until `url` answers 2xx, failing if one of the processes exits first. */
+async function ready(url: string, children: ChildProcess[]): Promise<void> {
+  for (let i = 0; ; i++) {
+    if (i > 600) throw new Error(`${url} did not become ready`);
+    const exited = children.find((c) => c.exitCode !== null);
+    if (exited) throw new Error(`a system process exited with ${exited.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* starting */
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
