@@ -1,6 +1,7 @@
 import { UnparseableFileError } from './types';
 import { parsePdf } from './pdf';
 import { byteStream, collect, fixtureBytes, fixtureStream } from '../../../test/fixtures/fixtures';
+import { buildPdf, layout } from '../../../test/fixtures/make-pdfs.js';
 
 const read = (name: string) => collect(parsePdf(fixtureStream(name), { fileName: name }));
 
@@ -122,5 +123,25 @@ describe('parsePdf', () => {
     expect(items).toEqual([]);
     expect(error).toBeInstanceOf(UnparseableFileError);
     expect(error!.message).toContain(message);
+  });
+
+  it('gives the event loop a turn for every page, so a long PDF does not hold up the other requests of the process', async () => {
+    const pages = Array.from({ length: 40 }, (_, i) => layout([{ heading: `Part ${i + 1}`, size: 16 }, { paragraph: [`Text of page ${i + 1}.`] }]));
+    let turns = 0;
+    let parsing = true;
+    const turn = () => {
+      if (!parsing) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+
+    const result = await collect(parsePdf(byteStream(buildPdf({ pages })), { fileName: 'long.pdf' }));
+    parsing = false;
+
+    expect(result.items).toHaveLength(40);
+    expect(result.items[39]).toMatchObject({ ok: true, data: { name: 'Part 40', page: 40, page_count: 40 } });
+    // Two turns a page at least: one after reading its text, one after laying it out.
+    expect(turns).toBeGreaterThanOrEqual(80);
   });
 });
