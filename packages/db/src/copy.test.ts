@@ -73,7 +73,7 @@ function copyCases(open: () => Promise<{ database: Database; done: () => Promise
 
     const read = await sql<{ label: string }>`select label from copied order by position`.execute(database.db);
     expect(read.rows.map((r) => r.label)).toEqual(['taken']);
-    // The connection is usable after the failed COPY.
+    // The connection is usable after the failed COPY (both adapters have a single one here).
     await expect(copyInto(database.db, 'copied', ['label'], [['after']])).resolves.toBe(1);
   });
 
@@ -87,7 +87,15 @@ function copyCases(open: () => Promise<{ database: Database; done: () => Promise
 describe('copyInto on PostgreSQL', () => {
   copyCases(async () => {
     const test: TestDatabase = await createTestDatabase();
-    return { database: test.database, done: () => test.drop() };
+    // One connection, so every case after a failed COPY runs on the connection that failed.
+    const database = await openDatabase({ url: test.url, poolSize: 1 });
+    return {
+      database,
+      done: async () => {
+        await database.close();
+        await test.drop();
+      },
+    };
   });
 });
 
