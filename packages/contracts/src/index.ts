@@ -5,3 +5,4 @@ export * from './vocabulary';
 export * from './auth';
 export * from './ingest';
 export * from './search';
+export * from './storable';

@@ -1,3 +1,4 @@
+import { isStorableText, replaceUnstorable } from '@trove/contracts';
 import type { IndexChange, IndexDocument } from './port';
 
 /** Helpers both engines use to read documents the same way. */
@@ -58,15 +59,12 @@ export function changeProblem(change: IndexChange): string | undefined {
   return undefined;
 }
 
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
-
 /**
  * The string without what JSON stores and PostgreSQL refuses: NUL characters are dropped, unpaired UTF-16
  * surrogates (a string cut in the middle of an emoji) become U+FFFD.
  */
 export function cleanText(text: string): string {
-  return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\uFFFD')) : text;
+  return replaceUnstorable(text, (c) => (c === '\u0000' ? '' : '\uFFFD'));
 }
 
 /** A JSON value with every string and key cleaned (see cleanText); the value itself when nothing needed cleaning. */
@@ -75,10 +73,10 @@ export function cleanJson<T>(value: T): T {
 }
 
 function needsCleaning(value: unknown): boolean {
-  if (typeof value === 'string') return UNSTORABLE.test(value);
+  if (typeof value === 'string') return !isStorableText(value);
   if (!value || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some(needsCleaning);
-  return Object.entries(value).some(([k, v]) => UNSTORABLE.test(k) || needsCleaning(v));
+  return Object.entries(value).some(([k, v]) => !isStorableText(k) || needsCleaning(v));
 }
 
 function clean(value: unknown): unknown {

@@ -1,5 +1,5 @@
-import { bulkUpsertItem } from '@trove/contracts';
-import { isStorableText, unstorablePart } from './storable';
+import { bulkUpsertItem, isStorableText } from '@trove/contracts';
+import { unstorablePart } from './storable';
 
 /** A record as ingestion sends it to records' bulk upsert. */
 export interface UpsertItem {

@@ -1,16 +1,4 @@
-/**
- * PostgreSQL cannot store NUL characters or unpaired UTF-16 surrogates in text or jsonb. Records refuses them (422),
- * so ingestion finds them first and rejects only the record that carries them. Same rules as the records service.
- */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const UNSTORABLE_ALL = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** How deep records lets collection_data nest (the object itself is level 1). */
-export const MAX_DEPTH = 32;
-
-export function isStorableText(text: string): boolean {
-  return !UNSTORABLE.test(text);
-}
+import { COLLECTION_DATA_MAX_DEPTH as MAX_DEPTH, isStorableText, replaceUnstorable } from '@trove/contracts';
 
 /**
  * The first part of a JSON value that records would refuse to store, as a message naming its path, or undefined.
@@ -44,14 +32,14 @@ export function unstorablePart(value: unknown, path: string, depth = 1): string 
  * by U+FFFD, and nesting beyond what PostgreSQL accepts comfortably is cut off as a string.
  */
 export function storableCopy(value: unknown, depth = 1): unknown {
-  if (typeof value === 'string') return value.replace(UNSTORABLE_ALL, '\uFFFD');
+  if (typeof value === 'string') return replaceUnstorable(value, () => '\uFFFD');
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (value === null || typeof value === 'boolean') return value;
   if (value === undefined) return null;
   if (depth > 100) return '[nested too deeply]';
   if (Array.isArray(value)) return value.map((v) => storableCopy(v, depth + 1));
   if (typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(UNSTORABLE_ALL, '\uFFFD'), storableCopy(v, depth + 1)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [replaceUnstorable(k, () => '\uFFFD'), storableCopy(v, depth + 1)]));
   }
   return String(value);
 }

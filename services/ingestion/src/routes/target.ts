@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { collectionName, recordType } from '@trove/contracts';
-import { isStorableText } from '../domain/storable';
+import { collectionName, isStorableText, recordType } from '@trove/contracts';
 
 const notBlank = (s: string) => s.trim().length > 0;
 const storable = { error: 'String should not contain NUL characters or unpaired surrogates' };

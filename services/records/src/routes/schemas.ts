@@ -1,20 +1,11 @@
 import { z } from 'zod';
-import { collectionName, recordName, recordType, visibility } from '@trove/contracts';
+import { COLLECTION_DATA_MAX_DEPTH, collectionName, isStorableText as storable, recordName, recordType, visibility } from '@trove/contracts';
 import { fields } from '@trove/platform';
 
 /** Ids a bulk call may name at once (the specification's bulk-visibility limit, applied to every bulk call). */
 export const BULK_LIMIT = 1000;
-const COLLECTION_DATA_MAX_DEPTH = 32;
 
 /** PostgreSQL cannot store NUL characters or unpaired surrogates; they are refused as input, never a 500. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** A plain scan for the characters UNSTORABLE looks at: most text has none, and then the costlier test is skipped. */
-const SUSPECT = /[\u0000\uD800-\uDFFF]/;
-
-function storable(text: string): boolean {
-  return !SUSPECT.test(text) || !UNSTORABLE.test(text);
-}
-
 const STORABLE = { error: 'String should not contain NUL characters or unpaired surrogates' };
 
 /** A string PostgreSQL can store, of at most `max` characters. */
