@@ -103,6 +103,11 @@ describe('identifiersOf', () => {
     expect(ids).not.toContain('2015');
   });
 
+  it('finds standards in free text in any case, Unicode case folding included, and nothing in text without digits', () => {
+    const ids = identifiersOf(doc('Steel rod', { note: 'nach aiſi 304, dazu din-933 und Iso 4017', material: 'stainless steel', brand: 'ISO Parts' }));
+    expect(ids).toEqual(['AISI304', 'DIN933', 'ISO4017']);
+  });
+
   it('deduplicates and caps the list', () => {
     const many = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, `SKU-${i}A`]));
     const ids = identifiersOf(doc('SKU-1A sku-1a', many));
