@@ -55,8 +55,9 @@ function selectRecords(db: Executor) {
 }
 
 /**
- * Sets the indexing of records a write just created or changed to pending at the version it gave them, so search's
- * acknowledgement of that version (and no older one) settles it. Every write that changes a record calls it.
+ * Sets the indexing of records a write just changed to pending at the version it gave them, so search's
+ * acknowledgement of that version (and no older one) settles it. Every write that changes a record calls it;
+ * insertRecords writes the first indexing row of the records it creates itself.
  */
 async function markPending<T extends Pick<RecordRow, 'id' | 'version'>>(trx: Trx, tenantId: string, rows: T[]): Promise<T[]> {
   if (rows.length === 0) return rows;
@@ -190,12 +191,12 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
     created_at: now,
     updated_at: now,
   })) satisfies RecordRow[];
-  // New records have no indexing row yet, so theirs are plain inserts, in id order as markPending's.
+  // New records have no indexing row yet, and no other transaction can hold one of their ids: plain inserts.
   await copyInto(
     trx,
     'records.indexing',
     ['record_id', 'tenant_id', 'version', 'status'],
-    created.map((r) => r.id).sort().map((id) => [id, shared.tenant_id, 1, 'pending']),
+    created.map((r) => [r.id, shared.tenant_id, 1, 'pending']),
   );
   return created;
 }
