@@ -21,6 +21,8 @@ async function freePort(): Promise<number> {
 export interface Trove {
   baseUrl: string;
   dataDir: string;
+  /** The system's process id (for reading its memory, or killing it as a crash would). */
+  pid: number;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   stop(): Promise<void>;
@@ -95,6 +97,7 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   return {
     baseUrl,
     dataDir,
+    pid: child.pid!,
     output: () => output,
     async stop() {
       if (child.exitCode === null) {
