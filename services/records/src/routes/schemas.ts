@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { COLLECTION_DATA_MAX_DEPTH, collectionName, isStorableText as storable, recordName, recordType, visibility } from '@trove/contracts';
+import {
+  COLLECTION_DATA_MAX_DEPTH,
+  COLLECTION_DATA_MAX_FIELDS,
+  FIELD_NAME_MAX_LENGTH,
+  collectionName,
+  fieldLimitProblem,
+  isStorableText as storable,
+  recordName,
+  recordType,
+  visibility,
+} from '@trove/contracts';
 import { fields } from '@trove/platform';
 
 /** Ids a bulk call may name at once (the specification's bulk-visibility limit, applied to every bulk call). */
@@ -66,14 +76,25 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Free-form structured data: a JSON object, passed through as parsed (no copy: an upload carries a thousand of them).
- * The allocation-free check runs first; only a value that fails it is walked again to name the offending part.
+ * The allocation-free check runs first; only a value that fails it is walked again to name the offending part. Then the
+ * field limits: at most COLLECTION_DATA_MAX_FIELDS fields over every nested level, names of at most
+ * FIELD_NAME_MAX_LENGTH characters.
  */
 export const collectionData = z.custom<Record<string, unknown>>(() => true).superRefine((data, ctx) => {
   if (!isObject(data)) {
     ctx.addIssue({ code: 'invalid_type', expected: 'object', input: data, message: 'Input should be a valid dictionary' });
     return;
   }
-  if (!jsonStorable(data, 1)) checkJson(data, [], 1, ctx);
+  if (!jsonStorable(data, 1)) {
+    checkJson(data, [], 1, ctx);
+    return;
+  }
+  const problem = fieldLimitProblem(data);
+  if (problem?.reason === 'name_too_long') {
+    ctx.addIssue({ code: 'custom', path: problem.path, input: problem.path.at(-1), message: `Key should be at most ${FIELD_NAME_MAX_LENGTH} characters` });
+  } else if (problem) {
+    ctx.addIssue({ code: 'custom', path: [], input: null, message: `Value should have at most ${COLLECTION_DATA_MAX_FIELDS} fields, counted over every nested level` });
+  }
 });
 
 export const recordId = fields.uuid;
