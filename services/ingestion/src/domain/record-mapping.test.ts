@@ -85,6 +85,17 @@ describe('mapRecord', () => {
     expect(rejection({ name: 'ok', deep })).toMatch(/nested more than 32 levels/);
   });
 
+  it('rejects collection_data of more than 1,000 fields over every nested level, or with a field name over 256 characters', () => {
+    const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i]));
+    // name, source_id and description are record fields, not collection_data.
+    expect(mapRecord({ name: 'ok', source_id: 's', description: 'd', ...fields(1000) }).ok).toBe(true);
+    expect(rejection({ name: 'wide', ...fields(100_000) })).toBe('collection_data has more than 1000 fields, counted over every nested level');
+    expect(rejection({ name: 'wide', spec: fields(600), collection_data: { more: fields(600) } })).toMatch(/more than 1000 fields/);
+    expect(rejection({ name: 'long', tags: [{ ['k'.repeat(257)]: 1 }] })).toMatch(
+      /^collection_data\.tags\[0\] has a field name longer than 256 characters \("k{40}…"\)$/,
+    );
+  });
+
   it('keeps a __proto__ key as data', () => {
     const raw = JSON.parse('{"name":"x","__proto__":{"polluted":true}}');
     const r = record(raw);

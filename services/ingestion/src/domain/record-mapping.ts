@@ -1,5 +1,5 @@
 import { bulkUpsertItem, isStorableText } from '@trove/contracts';
-import { unstorablePart } from './storable';
+import { fieldLimitBreach, unstorablePart } from './storable';
 
 /** A record as ingestion sends it to records' bulk upsert. */
 export interface UpsertItem {
@@ -98,6 +98,8 @@ export function mapRecord(raw: unknown, opts: MappingOptions = {}): Mapped {
   ]);
   const unstorable = unstorablePart(collectionData, 'collection_data');
   if (unstorable) return { ok: false, error: unstorable };
+  const tooWide = fieldLimitBreach(collectionData);
+  if (tooWide) return { ok: false, error: tooWide };
 
   const record: UpsertItem = { name: name.value, ...texts, collection_data: collectionData };
   // The contract records validates against; checked here so records never refuses what ingestion let through.

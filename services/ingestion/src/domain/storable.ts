@@ -1,4 +1,11 @@
-import { COLLECTION_DATA_MAX_DEPTH as MAX_DEPTH, isStorableText, replaceUnstorable } from '@trove/contracts';
+import {
+  COLLECTION_DATA_MAX_DEPTH as MAX_DEPTH,
+  COLLECTION_DATA_MAX_FIELDS,
+  FIELD_NAME_MAX_LENGTH,
+  fieldLimitProblem,
+  isStorableText,
+  replaceUnstorable,
+} from '@trove/contracts';
 
 /**
  * The first part of a JSON value that records would refuse to store, as a message naming its path, or undefined.
@@ -25,6 +32,21 @@ export function unstorablePart(value: unknown, path: string, depth = 1): string 
     }
   }
   return undefined;
+}
+
+/**
+ * Why collection_data breaks the field limits records applies (too many fields over every nested level, a field name
+ * too long), as a message, or undefined. Expects data that unstorablePart accepted.
+ */
+export function fieldLimitBreach(data: Record<string, unknown>): string | undefined {
+  const problem = fieldLimitProblem(data);
+  if (!problem) return undefined;
+  if (problem.reason === 'too_many_fields') {
+    return `collection_data has more than ${COLLECTION_DATA_MAX_FIELDS} fields, counted over every nested level`;
+  }
+  const at = problem.path.slice(0, -1).map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('');
+  const key = String(problem.path.at(-1));
+  return `collection_data${at} has a field name longer than ${FIELD_NAME_MAX_LENGTH} characters ("${key.slice(0, 40)}…")`;
 }
 
 /**
