@@ -1,5 +1,5 @@
 import { UnparseableFileError } from './types';
-import { parsePdf } from './pdf';
+import { parsePdf, pdfParserWithLimits, PDF_LIMITS } from './pdf';
 import { byteStream, collect, fixtureBytes, fixtureStream } from '../../../test/fixtures/fixtures';
 import { buildPdf, layout } from '../../../test/fixtures/make-pdfs.js';
 
@@ -143,5 +143,53 @@ describe('parsePdf', () => {
     expect(result.items[39]).toMatchObject({ ok: true, data: { name: 'Part 40', page: 40, page_count: 40 } });
     // Two turns a page at least: one after reading its text, one after laying it out.
     expect(turns).toBeGreaterThanOrEqual(80);
+  });
+
+  describe('damaged page trees and bounds', () => {
+    const page = (text: string) => layout([{ paragraph: [text] }]);
+    const rejection = async (bytes: Buffer, parser = parsePdf) => {
+      const { items, error } = await collect(parser(byteStream(bytes), { fileName: 'bad.pdf' }));
+      expect(items).toEqual([]);
+      expect(error).toBeInstanceOf(UnparseableFileError);
+      return error!.message;
+    };
+
+    it.each([
+      ['a /Pages node whose /Kids holds itself', ({ pagesId }: { pagesId: number }) => `<< /Type /Pages /Kids [${pagesId} 0 R] /Count 3 >>`],
+      [
+        'a /Pages node whose /Kids holds itself beside a page',
+        ({ pagesId, pageIds }: { pagesId: number; pageIds: number[] }) => `<< /Type /Pages /Kids [${pagesId} 0 R ${pageIds[0]} 0 R] /Count 2 >>`,
+      ],
+      [
+        'two /Pages nodes holding each other',
+        ({ pagesId, add }: { pagesId: number; add: (body: string) => number }) => {
+          const other = add(`<< /Type /Pages /Parent ${pagesId} 0 R /Kids [${pagesId} 0 R] /Count 2 >>`);
+          return `<< /Type /Pages /Kids [${other} 0 R] /Count 2 >>`;
+        },
+      ],
+    ])('rejects %s as damaged', async (_case, tree) => {
+      const bytes = buildPdf({ pages: [page('Looping.')], tree });
+      expect(await rejection(bytes)).toMatch(/^the PDF is damaged: .*circular/i);
+    });
+
+    it('rejects a PDF of more pages than the limit before reading them', async () => {
+      expect(PDF_LIMITS.pages).toBe(2000);
+      const bytes = buildPdf({ pages: Array.from({ length: 6 }, (_, i) => page(`Page ${i + 1}.`)) });
+      expect(await rejection(bytes, pdfParserWithLimits({ pages: 5 }))).toBe('the PDF has 6 pages; at most 5 can be read');
+      expect((await collect(pdfParserWithLimits({ pages: 6 })(byteStream(bytes), {}))).items).toHaveLength(6);
+    });
+
+    it('rejects a page or a document holding more text than the limits', async () => {
+      const lines = Array.from({ length: 30 }, (_, i) => `Line ${i + 1} of the page.`);
+      const bytes = buildPdf({ pages: [layout([{ paragraph: lines }]), layout([{ paragraph: lines }])] });
+      expect(await rejection(bytes, pdfParserWithLimits({ runsPerPage: 20 }))).toBe('page 1 of the PDF holds more than 20 pieces of text');
+      expect(await rejection(bytes, pdfParserWithLimits({ runs: 50 }))).toBe('the PDF holds more than 50 pieces of text');
+      expect(await rejection(bytes, pdfParserWithLimits({ characters: 1000 }))).toBe('the PDF holds more than 1000 characters of text');
+    });
+
+    it('rejects a PDF that takes longer than the time limit', async () => {
+      const pages = Array.from({ length: 30 }, (_, i) => page(`Page ${i + 1}.`));
+      expect(await rejection(buildPdf({ pages }), pdfParserWithLimits({ timeoutMs: 1 }))).toBe('the PDF takes longer than 0.001 s to read');
+    });
   });
 });

@@ -13,6 +13,32 @@ export const WHOLE_DOCUMENT_PAGES = 3;
 const NAME_LIMIT = 200;
 
 /**
+ * What reading one PDF may cost. Every page's text is held until the document is laid out (body size and headings
+ * are measured over all pages), so text is bounded per page and for the whole document; a page's text is read in
+ * pieces and reading stops as soon as a bound is crossed. Crossing any bound makes the file unparseable (422).
+ */
+export interface PdfLimits {
+  /** Pages of the document. */
+  pages: number;
+  /** Pieces of text (pdf.js text items) on one page; a dense page of prose has a few hundred. */
+  runsPerPage: number;
+  /** Pieces of text in the whole document (about 100 bytes of memory each). */
+  runs: number;
+  /** Characters of text in the whole document. */
+  characters: number;
+  /** Time to read the whole document, in milliseconds. */
+  timeoutMs: number;
+}
+
+export const PDF_LIMITS: PdfLimits = {
+  pages: 2000,
+  runsPerPage: 50_000,
+  runs: 1_000_000,
+  characters: 20_000_000,
+  timeoutMs: 120_000,
+};
+
+/**
  * A PDF's text as markdown (layout rules in pdf-layout.ts), read with pdf.js from the whole file in memory.
  *
  * - 1 to 3 pages: one item for the document, data {name, description, page_count, title?}.
@@ -21,12 +47,18 @@ const NAME_LIMIT = 200;
  * - name: the document title (Info Title, else XMP dc:title), else its first heading, else its first line, else the
  *   file name without extension. A page's item is named by the page's own first heading, else "<name> (page N)".
  *   `title` is present when the document has one.
- * - UnparseableFileError: not a PDF, a damaged PDF, a password-protected PDF, a file over 50 MB, or a document with
- *   no text at all (scanned pages would need OCR).
+ * - UnparseableFileError: not a PDF, a damaged PDF (a page tree that loops back on itself included), a
+ *   password-protected PDF, a file over 50 MB, a document with no text at all (scanned pages would need OCR), one
+ *   beyond PDF_LIMITS (pages, text, time), and anything else pdf.js throws while reading it.
  */
-export const parsePdf: Parser = (input, opts) => pdfItems(input, opts);
+export const parsePdf: Parser = (input, opts) => pdfItems(input, opts, PDF_LIMITS);
 
-async function* pdfItems(input: AsyncIterable<Buffer | string>, opts: ParseOptions): AsyncGenerator<ParsedItem> {
+/** parsePdf with other limits, so tests need not build huge PDFs or wait minutes to reach them. */
+export function pdfParserWithLimits(limits: Partial<PdfLimits>): Parser {
+  return (input, opts) => pdfItems(input, opts, { ...PDF_LIMITS, ...limits });
+}
+
+async function* pdfItems(input: AsyncIterable<Buffer | string>, opts: ParseOptions, limits: PdfLimits): AsyncGenerator<ParsedItem> {
   const bytes = await readAll(input);
   if (!bytes.subarray(0, 1024).includes('%PDF-')) {
     throw new UnparseableFileError('the file is not a PDF (no %PDF- header)');
@@ -39,30 +71,82 @@ async function* pdfItems(input: AsyncIterable<Buffer | string>, opts: ParseOptio
     disableFontFace: true,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
+  const clock = new Deadline(limits.timeoutMs);
   try {
-    const document = await task.promise.catch((error: unknown) => {
+    const document = await clock.race(task.promise).catch((error: unknown) => {
       throw openError(error);
     });
-    const title = await documentTitle(document);
+    if (document.numPages > limits.pages) {
+      throw new UnparseableFileError(`the PDF has ${document.numPages} pages; at most ${limits.pages} can be read`);
+    }
+    const title = await clock.race(documentTitle(document));
+    const budget = { runs: limits.runs, characters: limits.characters };
     const pages: TextRun[][] = [];
     for (let n = 1; n <= document.numPages; n++) {
-      const page = await document.getPage(n);
-      const content = await page.getTextContent();
-      pages.push(
-        content.items.flatMap((item) =>
-          'str' in item
-            ? [{ text: item.str, x: item.transform[4], y: item.transform[5], width: item.width, size: Math.hypot(item.transform[2], item.transform[3]) }]
-            : [],
-        ),
-      );
-      page.cleanup();
+      pages.push(await clock.race(pageRuns(document, n, limits, budget)));
       // pdf.js parses on this thread, a few milliseconds a page; without a turn of the event loop between pages, a
       // 1,000-page PDF kept every service of the process from answering for 2.5 s (and a 50 MB one for far longer).
       await nextTurn();
     }
-    yield* toItems(await layoutDocument(pages, nextTurn), title, opts.fileName);
+    yield* toItems(await clock.race(layoutDocument(pages, nextTurn)), title, opts.fileName);
+  } catch (error) {
+    // pdf.js reports a damaged file in many ways (a page tree that contains itself is an UnknownErrorException); none
+    // of them is the server's fault.
+    if (error instanceof UnparseableFileError) throw error;
+    throw new UnparseableFileError(`the PDF is damaged: ${errorMessage(error).replace(/\.$/, '')}`);
   } finally {
+    clock.stop();
     await task.destroy();
+  }
+}
+
+/** The text runs of page `n`, read in pieces so that a page or document over its text bounds stops early. */
+async function pageRuns(document: PdfDocument, n: number, limits: PdfLimits, budget: { runs: number; characters: number }): Promise<TextRun[]> {
+  const page = await document.getPage(n);
+  const reader = page.streamTextContent().getReader();
+  const runs: TextRun[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (const item of (value as TextContent).items) {
+        if (!('str' in item)) continue;
+        runs.push({ text: item.str, x: item.transform[4], y: item.transform[5], width: item.width, size: Math.hypot(item.transform[2], item.transform[3]) });
+        budget.characters -= item.str.length;
+      }
+      budget.runs -= value.items.length;
+      if (runs.length > limits.runsPerPage) {
+        throw new UnparseableFileError(`page ${n} of the PDF holds more than ${limits.runsPerPage} pieces of text`);
+      }
+      if (budget.runs < 0) throw new UnparseableFileError(`the PDF holds more than ${limits.runs} pieces of text`);
+      if (budget.characters < 0) throw new UnparseableFileError(`the PDF holds more than ${limits.characters} characters of text`);
+    }
+  } finally {
+    reader.releaseLock();
+    page.cleanup();
+  }
+  return runs;
+}
+
+/** One timer for a whole document: each wait on pdf.js loses the race once the time is up. */
+class Deadline {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly expired: Promise<never>;
+
+  constructor(ms: number) {
+    this.expired = new Promise<never>((_, reject) => {
+      this.timer = setTimeout(() => reject(new UnparseableFileError(`the PDF takes longer than ${ms / 1000} s to read`)), ms);
+    });
+    // Rejected only while a race is waiting on it, or after the document is done: never unhandled.
+    this.expired.catch(() => undefined);
+  }
+
+  race<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.expired]);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
   }
 }
 
@@ -116,6 +200,7 @@ async function readAll(input: AsyncIterable<Buffer | string>): Promise<Buffer> {
 }
 
 type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+type TextContent = Awaited<ReturnType<Awaited<ReturnType<PdfDocument['getPage']>>['getTextContent']>>;
 
 async function documentTitle(document: PdfDocument): Promise<string | undefined> {
   const { info, metadata } = await document.getMetadata();
