@@ -2,12 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '@trove/db';
 import type { Logger } from '@trove/platform';
+import { holderIsGone, thisProcess, type LeaseHolder, type MemberIdentity } from './member';
 import { insertEventRows } from './rows';
 import { runPolling, Waker } from './waker';
 import type { DeliveredEvent, EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './port';
 
 export const NOTIFY_CHANNEL = 'trove_bus';
-const LEASE_SECONDS = 30;
+/**
+ * A group's lease, and how often its holder renews it while it holds it, busy or idle: a holder that stops renewing
+ * (its process died, its host is gone) is replaced by another member within about the lease time. Three renewals fit
+ * in one lease, so one late renewal (a busy pool, a paused event loop) does not lose it.
+ */
+export const LEASE_SECONDS = 6;
+export const LEASE_RENEW_MS = 2_000;
 const IDLE_POLL_MS = 500;
 /**
  * A notified event can still be unreadable for a moment, while any older transaction (even a lease update elsewhere)
@@ -32,6 +39,8 @@ export interface EmbeddedEventBusOptions {
    * whether or not every group has read them. Without it the log keeps everything.
    */
   retentionMs?: number;
+  /** Who this process is, as written in the leases it takes; this process unless a test stands in for another. */
+  member?: MemberIdentity;
 }
 
 interface EventRow {
@@ -51,19 +60,24 @@ interface EventRow {
  * which a plain sequence would allow when two writers commit out of order.
  *
  * A consumer group holds a lease on its offset row, so among replicas one member consumes at a time; the lease
- * needs no transaction held open while the handler runs.
+ * needs no transaction held open while the handler runs. The holder renews it while it runs, and names itself in it
+ * (host, pid, incarnation): a process restarted on the same host takes over from its dead predecessor at once, and
+ * members elsewhere when the lease runs out.
  */
 export class EmbeddedEventBus implements EventBus {
   readonly kind = 'embedded' as const;
   private readonly subscriptions = new Set<EmbeddedSubscription>();
   private pruneTimer?: NodeJS.Timeout;
   private pruning?: Promise<unknown>;
+  private readonly member: MemberIdentity;
 
   constructor(
     private readonly database: Database,
     private readonly logger: Logger,
     private readonly opts: EmbeddedEventBusOptions = {},
-  ) {}
+  ) {
+    this.member = opts.member ?? thisProcess();
+  }
 
   async publishInTransaction(trx: Transaction<any>, events: OutgoingEvent[]): Promise<void> {
     if (events.length === 0) return;
@@ -77,7 +91,7 @@ export class EmbeddedEventBus implements EventBus {
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     const group = opts.ephemeral ? await this.createEphemeralGroup(opts.group) : await this.joinGroup(opts.group);
-    const sub = new EmbeddedSubscription(this.database, this.logger.child({ consumerGroup: group }), { ...opts, group }, () =>
+    const sub = new EmbeddedSubscription(this.database, this.logger.child({ consumerGroup: group }), { ...opts, group }, this.member, () =>
       this.subscriptions.delete(sub),
     );
     this.subscriptions.add(sub);
@@ -165,6 +179,13 @@ async function appendEvents(trx: Transaction<any>, events: OutgoingEvent[]): Pro
   for (const topic of topics) await sql`select pg_notify(${NOTIFY_CHANNEL}, ${topic})`.execute(trx);
 }
 
+/** A group's lease as a member finds it: who holds it, and whether this member may simply take it. */
+interface GroupLease extends LeaseHolder {
+  lease_owner: string | null;
+  /** Nobody holds it, this member does, or it ran out. */
+  lease_free: boolean;
+}
+
 class EmbeddedSubscription implements Subscription {
   private running = false;
   private loop?: Promise<void>;
@@ -174,11 +195,16 @@ class EmbeddedSubscription implements Subscription {
   private unlisten?: () => Promise<void>;
   private readonly owner = randomUUID();
   private readonly topics: Set<string>;
+  private renewTimer?: NodeJS.Timeout;
+  private renewing?: Promise<void>;
+  /** Counts the claims, so a renewal that found the lease gone does not stop the renewals of a later claim. */
+  private claims = 0;
 
   constructor(
     private readonly database: Database,
     private readonly logger: Logger,
     private readonly opts: SubscribeOptions,
+    private readonly member: MemberIdentity,
     private readonly onStopped: () => void,
   ) {
     this.topics = new Set(opts.topics);
@@ -218,39 +244,86 @@ class EmbeddedSubscription implements Subscription {
     if (Number(touched.numUpdatedRows) === 0) this.logger.warn('the ephemeral group position is gone; this subscription receives nothing more');
   }
 
-  /** Takes or renews the group's lease; returns the committed position when this member holds it. */
-  private claimLease() {
-    return this.database.db
+  /**
+   * Takes or renews the group's lease, and from then on renews it until it is lost or this member stops; returns the
+   * committed position when this member holds it. `goneHolder` names a holder found to be a dead process: its lease is
+   * taken only if that holder still has it, so of two members that found it dead one takes it.
+   */
+  private async claimLease(goneHolder?: string) {
+    const m = this.member;
+    const claimed = await this.database.db
       .updateTable('bus.consumer_offsets')
-      .set({ lease_owner: this.owner, lease_until: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
+      .set({
+        lease_owner: this.owner,
+        lease_until: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
+        lease_host: m.host,
+        lease_pid_namespace: m.pidNamespace,
+        lease_pid: m.pid,
+        lease_incarnation: m.incarnation,
+      })
       .where('grp', '=', this.opts.group)
-      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', this.owner), eb('lease_until', '<', sql<Date>`now()`)]))
+      .where((eb) =>
+        eb.or([
+          eb('lease_owner', 'is', null),
+          eb('lease_owner', 'in', goneHolder ? [this.owner, goneHolder] : [this.owner]),
+          eb('lease_until', '<', sql<Date>`now()`),
+        ]),
+      )
       .returning(['txid', 'position'])
       .executeTakeFirst();
-  }
-
-  /** Runs the handler while renewing the lease, so a slow batch is not taken over by another member mid-way. */
-  private async handleHoldingLease(events: DeliveredEvent[]): Promise<void> {
-    const renew = setInterval(() => {
-      this.claimLease().catch((err: unknown) => this.logger.warn({ err }, 'could not renew the consumer lease'));
-    }, (LEASE_SECONDS * 1000) / 3);
-    try {
-      await this.opts.handler(events);
-    } finally {
-      clearInterval(renew);
+    if (claimed) {
+      this.claims++;
+      this.keepRenewing();
     }
+    return claimed;
   }
 
   /**
-   * Whether there is something this member could handle now. A read-only look first, so idle members write nothing
-   * (no lease update, no transaction id) on every poll; an idle holder's lease simply runs out.
+   * Renews the lease every LEASE_RENEW_MS while this member holds it, idle or busy: a write every couple of seconds
+   * per held group, where renewing on every poll would be one every half second, and letting an idle holder's lease
+   * run out would let its replacement after a crash wait for the lease instead of the crash.
+   * Ephemeral groups have one member, and no one to keep out.
    */
-  private async hasWork(): Promise<boolean> {
-    const found = await sql<{ found: number }>`
-      select 1 as found
+  private keepRenewing(): void {
+    if (this.renewTimer || this.opts.ephemeral || !this.running) return;
+    this.renewTimer = setInterval(() => {
+      this.renewing ??= this.renewLease()
+        .catch((err: unknown) => this.logger.warn({ err }, 'could not renew the consumer lease'))
+        .finally(() => (this.renewing = undefined));
+    }, LEASE_RENEW_MS);
+    this.renewTimer.unref();
+  }
+
+  private stopRenewing(): void {
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
+  private async renewLease(): Promise<void> {
+    const claims = this.claims;
+    const renewed = await this.database.db
+      .updateTable('bus.consumer_offsets')
+      .set({ lease_until: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
+      .where('grp', '=', this.opts.group)
+      .where('lease_owner', '=', this.owner)
+      .executeTakeFirst();
+    if (Number(renewed.numUpdatedRows) > 0 || claims !== this.claims) return;
+    this.stopRenewing();
+    if (this.running) this.logger.warn('the consumer lease ran out and another member took the group');
+  }
+
+  /**
+   * When there is something this member could handle now, who holds the group's lease: a read-only look first, so
+   * idle members write nothing (no lease update, no transaction id) on every poll. Holders on this host are included
+   * whatever their lease, for this member to judge whether they are gone.
+   */
+  private async findWork(): Promise<GroupLease | undefined> {
+    const found = await sql<GroupLease>`
+      select o.lease_owner, o.lease_host, o.lease_pid_namespace, o.lease_pid, o.lease_incarnation,
+        (o.lease_owner is null or o.lease_owner = ${this.owner} or o.lease_until < now()) as lease_free
       from bus.consumer_offsets o
       where o.grp = ${this.opts.group}
-        and (o.lease_owner is null or o.lease_owner = ${this.owner} or o.lease_until < now())
+        and (o.lease_owner is null or o.lease_owner = ${this.owner} or o.lease_until < now() or o.lease_host = ${this.member.host})
         and (
           exists (select 1 from bus.events e where ${this.topicIs()} and e.txid = o.txid and e.position > o.position)
           or exists (
@@ -259,7 +332,16 @@ class EmbeddedSubscription implements Subscription {
           )
         )
     `.execute(this.database.db);
-    return found.rows.length > 0;
+    return found.rows[0];
+  }
+
+  /** Claims the lease when it is free, ours, run out, or held by a process that is gone; otherwise undefined. */
+  private async claimIfMine(holder: GroupLease) {
+    if (holder.lease_free) return this.claimLease();
+    if (!holderIsGone(holder, this.member)) return undefined;
+    const claimed = await this.claimLease(holder.lease_owner!);
+    if (claimed) this.logger.info({ previousPid: holder.lease_pid }, 'took the consumer group over from a process that is gone');
+    return claimed;
   }
 
   /**
@@ -274,8 +356,9 @@ class EmbeddedSubscription implements Subscription {
   /** Claims the group's lease, handles one batch, and commits its position. Returns whether it handled anything. */
   private async pollOnce(): Promise<boolean> {
     const db = this.database.db;
-    if (!(await this.hasWork())) return false;
-    const claimed = await this.claimLease();
+    const holder = await this.findWork();
+    if (!holder) return false;
+    const claimed = await this.claimIfMine(holder);
     if (!claimed) return false;
 
     // After the committed position: the rest of its own transaction's events, then those of transactions after it that
@@ -307,7 +390,7 @@ class EmbeddedSubscription implements Subscription {
       offset: `${r.txid}:${r.position}`,
       publishedAt: new Date(r.published_at).toISOString(),
     }));
-    await this.handleHoldingLease(events);
+    await this.opts.handler(events);
     const last = rows.rows[rows.rows.length - 1]!;
     const committed = await db
       .updateTable('bus.consumer_offsets')
@@ -324,12 +407,14 @@ class EmbeddedSubscription implements Subscription {
     this.running = false;
     this.waker.interrupt();
     await this.loop;
+    this.stopRenewing();
+    await this.renewing;
     await this.unlisten?.();
     const release = this.opts.ephemeral
       ? this.database.db.deleteFrom('bus.consumer_offsets').where('grp', '=', this.opts.group)
       : this.database.db
           .updateTable('bus.consumer_offsets')
-          .set({ lease_owner: null, lease_until: null })
+          .set({ lease_owner: null, lease_until: null, lease_host: null, lease_pid_namespace: null, lease_pid: null, lease_incarnation: null })
           .where('grp', '=', this.opts.group)
           .where('lease_owner', '=', this.owner);
     await release.execute().catch(() => undefined);

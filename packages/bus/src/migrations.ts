@@ -51,4 +51,17 @@ export const busMigrations: Migration[] = [
       alter table bus.outbox alter column payload type json using payload::json;
     `,
   },
+  {
+    version: 4,
+    name: 'lease holder identity',
+    // Who holds a group's lease (embedded.ts, member.ts): a restarted process on the same host sees that the holder
+    // is gone and takes the group at once instead of waiting for the lease to run out.
+    up: `
+      alter table bus.consumer_offsets
+        add column lease_host text,
+        add column lease_pid_namespace text,
+        add column lease_pid integer,
+        add column lease_incarnation text;
+    `,
+  },
 ];

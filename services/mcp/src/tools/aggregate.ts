@@ -39,7 +39,7 @@ export function registerAggregate(server: McpServer, backend: Backend, logger: L
       inputSchema: input,
       annotations: { readOnlyHint: true },
     },
-    guarded<Args>(logger, 'trove_aggregate', async (args) => {
+    guarded<Args>(logger, 'trove_aggregate', 'Narrow with filters, or ask for fewer stats.', async (args) => {
       const answer = await backend.aggregate({
         collection: args.collection,
         filters: args.filters ?? {},

@@ -55,7 +55,7 @@ export function registerCollections(server: McpServer, backend: Backend, logger:
       },
       annotations: { readOnlyHint: true },
     },
-    guarded<Args>(logger, 'trove_collections', async (args) => {
+    guarded<Args>(logger, 'trove_collections', 'Narrow with query or category, or a smaller limit.', async (args) => {
       const { found, complete } = await discover(backend);
       const query = args.query?.toLowerCase();
       const names = [...found.keys()].filter((n) => !query || n.toLowerCase().includes(query)).sort();

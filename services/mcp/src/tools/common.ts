@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
+import { capAnswer } from '../domain/answer';
 import { parseDataFilters, type DataFilter, type FilterValue } from '../domain/data-filters';
 import { ToolError } from '../domain/tool-error';
 
@@ -38,14 +39,15 @@ export function text(body: string): CallToolResult {
 
 /**
  * Runs a tool body; a ToolError becomes an `isError` result with its message, anything unexpected is logged and
- * reported without internals, so a tool never fails the MCP request.
+ * reported without internals, so a tool never fails the MCP request. Either answer is cut to ANSWER_LIMIT, with a
+ * note ending in `narrow`: how to ask this tool for less.
  */
-export function guarded<A>(logger: Logger, name: string, body: (args: A) => Promise<string>): (args: A) => Promise<CallToolResult> {
+export function guarded<A>(logger: Logger, name: string, narrow: string, body: (args: A) => Promise<string>): (args: A) => Promise<CallToolResult> {
   return async (args) => {
     try {
-      return text(await body(args));
+      return text(capAnswer(await body(args), narrow));
     } catch (err) {
-      if (err instanceof ToolError) return { content: [{ type: 'text', text: err.message }], isError: true };
+      if (err instanceof ToolError) return { content: [{ type: 'text', text: capAnswer(err.message, narrow) }], isError: true };
       logger.error({ err, tool: name }, 'tool failed');
       return { content: [{ type: 'text', text: `${name} failed unexpectedly; try again shortly.` }], isError: true };
     }

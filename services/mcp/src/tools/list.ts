@@ -70,7 +70,7 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
       },
       annotations: { readOnlyHint: true },
     },
-    guarded<Args>(logger, 'trove_list', async (args) => {
+    guarded<Args>(logger, 'trove_list', 'Narrow with q, record_type or filters, or a smaller limit.', async (args) => {
       const start = args.cursor === undefined ? { after: null, skip: 0 } : decodeListCursor(args.cursor);
       if (!start) throw new ToolError('cursor: pass the "Next cursor" value of a previous trove_list answer unchanged, or leave it out for the first page.');
       const nameQuery = args.q === undefined ? undefined : parseNameQuery(args.q);

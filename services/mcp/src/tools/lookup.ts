@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
+import { describeCuts, fitted } from '../domain/answer';
 import { compact, yaml } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
 import type { Backend, FullRecord } from '../upstreams';
@@ -10,10 +11,18 @@ export const recordId = z
   .uuid({ error: 'record_id must be a record id (a UUID such as 3f2b8c1e-…) as trove_search or trove_list return it' })
   .describe('The record id (UUID) from a trove_search or trove_list result');
 
-/** The full record, trimmed for a model's context: long strings and arrays are cut with a marker. */
-export function recordView(record: FullRecord): Record<string, unknown> {
+/**
+ * The full record as text, trimmed for a model's context: long strings, long arrays, objects with many keys and deep
+ * nesting are cut with a marker, and the YAML ends with a comment saying what was left out. JSON stays parseable.
+ */
+export function recordText(record: FullRecord, format: 'yaml' | 'json'): string {
   const { tenant_id: _tenant, ...rest } = record;
-  return compact(rest) as Record<string, unknown>;
+  return fitted((budget) => {
+    const { value, cuts } = compact(rest, budget);
+    if (format === 'json') return JSON.stringify(value, null, 2);
+    const cut = describeCuts(cuts);
+    return cut === undefined ? yaml(value) : `${yaml(value)}\n# Cut to fit: ${cut}. Filter on these fields with trove_search or trove_list to find records by them.`;
+  });
 }
 
 export async function recordOrFail(backend: Backend, id: string): Promise<FullRecord> {
@@ -36,9 +45,8 @@ export function registerLookup(server: McpServer, backend: Backend, logger: Logg
       },
       annotations: { readOnlyHint: true },
     },
-    guarded<{ record_id: string; format: 'markdown' | 'json' }>(logger, 'trove_lookup', async (args) => {
-      const view = recordView(await recordOrFail(backend, args.record_id));
-      return args.format === 'json' ? JSON.stringify(view, null, 2) : yaml(view);
+    guarded<{ record_id: string; format: 'markdown' | 'json' }>(logger, 'trove_lookup', 'The record is too large to show whole; find records by these fields with trove_search filters instead.', async (args) => {
+      return recordText(await recordOrFail(backend, args.record_id), args.format === 'json' ? 'json' : 'yaml');
     }),
   );
 }

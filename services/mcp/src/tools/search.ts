@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
+import { describeCuts, fitted } from '../domain/answer';
 import { compact, keyData, table } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
 import type { Backend, Json } from '../upstreams';
@@ -49,7 +50,7 @@ export function registerSearch(server: McpServer, backend: Backend, logger: Logg
       inputSchema: input,
       annotations: { readOnlyHint: true },
     },
-    guarded<Args>(logger, 'trove_search', async (args) => {
+    guarded<Args>(logger, 'trove_search', 'Narrow with filters or a smaller limit; trove_lookup shows one result in full.', async (args) => {
       if (args.query === undefined && Object.keys(args.filters ?? {}).length === 0) {
         throw new ToolError('Give a query, filters, or both (for example query "hex bolt" or filters {"material": "steel"}).');
       }
@@ -93,13 +94,27 @@ function searchMarkdown(args: Args, answer: SearchAnswer): string {
   return lines.join('\n');
 }
 
+/** Results as JSON, each given an equal share of the compaction budget so that one wide record cannot crowd out the rest. */
 function searchJson(answer: SearchAnswer): string {
   const { timings: _timings, ...metadata } = answer.metadata;
-  return JSON.stringify({
-    results: answer.results.map((r) => compact(r)),
-    pagination: answer.pagination,
-    total: answer.metadata.total_estimate,
-    metadata,
-    ...(answer.metadata.zero_result_fallback_used ? { note: FALLBACK_NOTE } : {}),
+  return fitted((budget) => {
+    const share = Math.floor(budget / Math.max(1, answer.results.length));
+    const cuts = { fields: 0, items: 0, values: 0 };
+    const results = answer.results.map((r) => {
+      const c = compact(r, share);
+      cuts.fields += c.cuts.fields;
+      cuts.items += c.cuts.items;
+      cuts.values += c.cuts.values;
+      return c.value;
+    });
+    const cut = describeCuts(cuts);
+    return JSON.stringify({
+      results,
+      pagination: answer.pagination,
+      total: answer.metadata.total_estimate,
+      metadata,
+      ...(answer.metadata.zero_result_fallback_used ? { note: FALLBACK_NOTE } : {}),
+      ...(cut === undefined ? {} : { cut: `To fit the answer, ${cut}. Ask for fewer results (limit) to see more of each; trove_lookup shows one record in full.` }),
+    });
   });
 }
