@@ -26,3 +26,14 @@ export type Parser = (input: Readable, opts: ParseOptions) => AsyncIterable<Pars
 export class UnparseableFileError extends Error {
   override name = 'UnparseableFileError';
 }
+
+/**
+ * What one record read from a file may hold, so a parser never keeps more than this of it: about 1 MB of text (keys,
+ * values and markup, counted in characters). A larger JSON or XML record is a dead letter whose rest is skipped without
+ * being kept; a CSV row is refused with the file (csv.ts).
+ */
+export const MAX_RECORD_CHARACTERS = 1024 * 1024;
+/** Levels of nesting below a record's own (JSON object or XML element): deeper records are dead letters. */
+export const MAX_RECORD_DEPTH = 64;
+/** Levels of nesting anywhere in a JSON or XML file: a deeper file is unparseable (the tokenizer holds every level). */
+export const MAX_FILE_DEPTH = 100;

@@ -158,4 +158,41 @@ describe('parseXml', () => {
     expect(rest).toHaveLength(500);
     expect(rest[499]).toEqual({ index: 1499, ok: true, data: { name: 'P1499', note: 'n'.repeat(60) } });
   });
+
+  describe('bounds', () => {
+    const nested = (levels: number, leaf = 'x') => `${'<n>'.repeat(levels)}${leaf}${'</n>'.repeat(levels)}`;
+
+    it('refuses a file nested 100,000 levels deep after the records before it, holding no deeper stack', async () => {
+      const text = `<catalog><item><name>ok</name></item><item><name>deep</name>${nested(100_000)}</item></catalog>`;
+      const { items, error } = await xml(text);
+      expect(dataOf(items)).toEqual([{ name: 'ok' }]);
+      expect(error).toBeInstanceOf(UnparseableFileError);
+      expect(error!.message).toBe('elements are nested more than 100 levels deep (line 1)');
+    });
+
+    it('makes a record nested more than 64 levels below its element a dead letter and reads on', async () => {
+      const { items, error } = await xml(`<catalog><item id="1"><name>deep</name>${nested(70)}</item><item><name>next</name></item></catalog>`);
+      expect(error).toBeUndefined();
+      expect(failuresOf(items)).toEqual([
+        { index: 0, error: '<item> starting at line 1: elements are nested more than 64 levels below <item>', raw: { id: 1 } },
+      ]);
+      expect(dataOf(items)).toEqual([{ name: 'next' }]);
+    });
+
+    it('makes a record over 1 MB a dead letter without keeping it, and reads on', async () => {
+      const big = `<item sku="B"><name>big</name>${'<part>abcdefghij</part>'.repeat(60_000)}</item>`;
+      const { items, error } = await xml(`<catalog><item><name>a</name></item>${big}<item><name>c</name></item></catalog>`);
+      expect(error).toBeUndefined();
+      expect(failuresOf(items)).toEqual([{ index: 1, error: '<item> starting at line 1: the record is larger than 1 MB', raw: { sku: 'B' } }]);
+      expect(dataOf(items)).toEqual([{ name: 'a' }, { name: 'c' }]);
+    });
+
+    it('takes a lone wrapper over 1 MB for the container of its records rather than one large record', async () => {
+      const products = Array.from({ length: 400 }, (_, i) => `<product><name>P${i}</name><text>${'t'.repeat(3000)}</text></product>`);
+      const { items, error } = await xml(`<catalog><products>${products.join('')}</products></catalog>`);
+      expect(error).toBeUndefined();
+      expect(items.every((item) => item.ok)).toBe(true);
+      expect(dataOf(items).map((d) => d.name)).toEqual(products.map((_, i) => `P${i}`));
+    });
+  });
 });

@@ -1,6 +1,14 @@
 import sax from 'sax';
 import { decodeText } from './decode';
-import { UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
+import {
+  MAX_FILE_DEPTH,
+  MAX_RECORD_CHARACTERS,
+  MAX_RECORD_DEPTH,
+  UnparseableFileError,
+  type ParsedItem,
+  type ParseOptions,
+  type Parser,
+} from './types';
 import { castScalar, setField } from './values';
 
 /**
@@ -8,6 +16,8 @@ import { castScalar, setField } from './values';
  * records stream instead of waiting in memory for the decision below.
  */
 const PROBE_CHILDREN = 1000;
+/** What an element costs besides its name, attributes and text, in characters of a record's size. */
+const ELEMENT_COST = 16;
 
 /**
  * XML, streamed through sax in strict mode (no DTD is read, no entity beyond the five predefined ones expands, nothing
@@ -31,6 +41,11 @@ const PROBE_CHILDREN = 1000;
  * never closes but a sibling of the same name opens inside it, that sibling starts the next record. Any error before
  * the first record, text after the root element, a file that ends before its root element closes, or no element at all
  * is an UnparseableFileError; so is a recordTag that matches nothing.
+ *
+ * Bounds (types.ts): a record larger than MAX_RECORD_CHARACTERS (names, attributes and text) or with elements more
+ * than MAX_RECORD_DEPTH levels below its own is one {ok: false} item, its raw data the record element's attributes;
+ * the rest of it is skipped without being kept. Elements nested more than MAX_FILE_DEPTH levels anywhere make the file
+ * an UnparseableFileError, so neither sax's stack of open elements nor ours grows with a hostile file.
  */
 export const parseXml: Parser = (input, opts) => xmlItems(input, opts);
 
@@ -46,6 +61,12 @@ interface XmlNode {
 interface RecordBuild {
   /** Open elements of the record, the record element first. */
   stack: XmlNode[];
+  /** Characters of the record read so far (ELEMENT_COST an element, names, attributes, text). */
+  size: number;
+  /** The record broke a bound: its content is dropped and what remains of it is skipped. */
+  full: boolean;
+  /** Open elements of a full record that were skipped. */
+  skipping: number;
 }
 
 async function* xmlItems(input: AsyncIterable<Buffer | string>, opts: ParseOptions): AsyncGenerator<ParsedItem> {
@@ -110,6 +131,9 @@ class RecordReader {
 
   private openElement(name: string, attributes: Record<string, string>): void {
     this.depth++;
+    if (this.depth > MAX_FILE_DEPTH) {
+      throw new UnparseableFileError(`elements are nested more than ${MAX_FILE_DEPTH} levels deep (line ${this.parser.line + 1})`);
+    }
     const node: XmlNode = { name, attributes, children: [], text: '', line: this.parser.line + 1 };
     if (this.depth === 1) this.rootName = name;
     const current = this.current;
@@ -125,6 +149,10 @@ class RecordReader {
       return;
     }
     const record = current.stack[0]!;
+    if (current.full) {
+      current.skipping++;
+      return;
+    }
     if (record.error !== undefined && name === record.name) {
       // A broken record that never closed: a sibling opened inside it, so the broken one ends here.
       if (this.recordTag === undefined) this.containerDepth = this.depth - 1;
@@ -132,15 +160,44 @@ class RecordReader {
       this.startRecord(node);
       return;
     }
+    if (current.stack.length > MAX_RECORD_DEPTH) {
+      this.fill(current, `elements are nested more than ${MAX_RECORD_DEPTH} levels below <${record.name}>`);
+      current.skipping++;
+      return;
+    }
     current.stack[current.stack.length - 1]!.children.push(node);
     current.stack.push(node);
     if (record === this.probe && current.stack.length === 2) this.probeChildAdded();
+    this.grow(elementSize(node));
+  }
+
+  /** Counts characters into the open record, which becomes full (a dead letter) past MAX_RECORD_CHARACTERS. */
+  private grow(characters: number): void {
+    const current = this.current;
+    if (!current || current.full) return;
+    current.size += characters;
+    if (current.size <= MAX_RECORD_CHARACTERS) return;
+    // The root's first child may be the wrapper of the records rather than one large record.
+    if (current.stack[0] === this.probe && this.settleProbe()) return;
+    this.fill(this.current!, `the record is larger than ${MAX_RECORD_CHARACTERS / (1024 * 1024)} MB`);
+  }
+
+  private fill(current: RecordBuild, error: string): void {
+    const record = current.stack[0]!;
+    current.full = true;
+    record.error ??= error;
+    record.children = [];
+    record.text = '';
   }
 
   private closeElement(): void {
     this.settleTagError();
     this.depth--;
     const current = this.current;
+    if (current && current.skipping > 0) {
+      current.skipping--;
+      return;
+    }
     if (current) {
       const record = current.stack[0]!;
       current.stack.pop();
@@ -168,7 +225,9 @@ class RecordReader {
   private addText(text: string): void {
     this.settleTagError();
     const current = this.current;
-    if (current) current.stack[current.stack.length - 1]!.text += text;
+    if (!current || current.full) return;
+    current.stack[current.stack.length - 1]!.text += text;
+    this.grow(text.length);
   }
 
   private fail(error: Error): void {
@@ -228,7 +287,7 @@ class RecordReader {
 
   private startRecord(node: XmlNode): void {
     this.recordsStarted = true;
-    this.current = { stack: [node] };
+    this.current = { stack: [node], size: elementSize(node), full: false, skipping: 0 };
     if (this.recordTag === undefined && this.containerDepth === undefined) {
       this.probe = node;
       this.probeChildren = 0;
@@ -236,14 +295,23 @@ class RecordReader {
   }
 
   private probeChildAdded(): void {
+    if (++this.probeChildren > PROBE_CHILDREN) this.settleProbe();
+  }
+
+  /**
+   * That many alike children, or that much text in them: the first child is the container if it looks like one. Its
+   * finished children go out, the open one is read on as a record. Whether it was taken as the container.
+   */
+  private settleProbe(): boolean {
     const probe = this.probe!;
-    if (++this.probeChildren <= PROBE_CHILDREN || !isContainer(probe, true)) return;
-    // That many alike children: the first child is the container. Its finished children go out, the open one is read on.
+    if (!isContainer(probe, true)) return false;
     this.containerDepth = 2;
     this.probe = undefined;
-    for (const child of probe.children.slice(0, -1)) this.emit(child);
+    const stack = this.current!.stack.slice(1);
+    for (const child of probe.children) if (child !== stack[0]) this.emit(child);
     probe.children = [];
-    this.current = { stack: this.current!.stack.slice(1) };
+    this.current = stack.length > 0 ? { stack, size: treeSize(stack[0]!), full: false, skipping: 0 } : undefined;
+    return true;
   }
 
   private endRecord(record: XmlNode): void {
@@ -265,6 +333,19 @@ class RecordReader {
       });
     }
   }
+}
+
+function elementSize(node: XmlNode): number {
+  let size = ELEMENT_COST + node.name.length + node.text.length;
+  for (const [key, value] of Object.entries(node.attributes)) size += key.length + value.length;
+  return size;
+}
+
+/** The size of an element and everything in it (at most MAX_FILE_DEPTH levels). */
+function treeSize(node: XmlNode): number {
+  let size = elementSize(node);
+  for (const child of node.children) size += treeSize(child);
+  return size;
 }
 
 /**
