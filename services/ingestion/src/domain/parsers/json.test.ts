@@ -93,4 +93,35 @@ describe('parseJson', () => {
     input.destroy(failure);
     expect((await read(input)).error).toBe(failure);
   });
+
+  describe('bounds', () => {
+    const nested = (levels: number) => `${'{"n":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const json = (text: string) => read(byteStream(text));
+
+    it('refuses a file nested 100,000 levels deep after the records before it', async () => {
+      const { items, error } = await json(`[{"name": "ok"}, {"name": "deep", "d": ${nested(100_000)}}, {"name": "never"}]`);
+      expect(dataOf(items)).toEqual([{ name: 'ok' }]);
+      expect(error).toBeInstanceOf(UnparseableFileError);
+      expect(error!.message).toBe('the JSON document is nested more than 100 levels deep (after 1 record)');
+    });
+
+    it('makes an element nested more than 64 levels below its object a dead letter and reads on', async () => {
+      const { items, error } = await json(`{"records": [{"name": "deep", "d": ${nested(70)}}, {"name": "next", "d": ${nested(60)}}]}`);
+      expect(error).toBeUndefined();
+      expect(failuresOf(items)).toEqual([{ index: 0, error: 'element 0 is nested more than 64 levels deep', raw: null }]);
+      expect(dataOf(items).map((d) => d.name)).toEqual(['next']);
+    });
+
+    it('makes an element over 1 MB a dead letter without keeping it, and reads on', async () => {
+      const wide = `{"name": "big", ${Array.from({ length: 60_000 }, (_, i) => `"k${i}": "abcdefghij"`).join(', ')}}`;
+      const long = JSON.stringify('x'.repeat(1024 * 1024 + 1));
+      const { items, error } = await json(`[{"name": "a"}, ${wide}, ${long}, {"name": "d"}]`);
+      expect(error).toBeUndefined();
+      expect(failuresOf(items)).toEqual([
+        { index: 1, error: 'element 1 is larger than 1 MB', raw: null },
+        { index: 2, error: 'element 2 is larger than 1 MB', raw: null },
+      ]);
+      expect(dataOf(items)).toEqual([{ name: 'a' }, { name: 'd' }]);
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parser as jsonTokens } from 'stream-json';
 import { decodeText } from './decode';
-import { UnparseableFileError, type ParsedItem, type Parser } from './types';
+import { MAX_FILE_DEPTH, MAX_RECORD_CHARACTERS, MAX_RECORD_DEPTH, UnparseableFileError, type ParsedItem, type Parser } from './types';
 import { errorMessage, setField, truncate } from './values';
 
 /**
@@ -16,6 +16,10 @@ import { errorMessage, setField, truncate } from './values';
  *   and invalid JSON anywhere ("invalid JSON after 2 records: expected an object key"). JSON cannot be resynchronised
  *   after a syntax error, so one ends the file: the records read before it go out first, then the error; the route
  *   decides what becomes of them.
+ * - Bounds (types.ts): an element larger than MAX_RECORD_CHARACTERS (keys and values, counted in characters) or nested
+ *   more than MAX_RECORD_DEPTH levels below its own object is one {ok: false} item; the rest of it is counted, not
+ *   kept. A document nested more than MAX_FILE_DEPTH levels anywhere is an UnparseableFileError, since the tokenizer
+ *   holds every open level. One string is held whole while it is read, so it is bounded by the upload's size limit.
  */
 export const parseJson: Parser = (input) => jsonItems(input);
 
@@ -26,6 +30,8 @@ interface Token {
 
 // Parsed items waiting to be read beyond which the tokenizer is paused.
 const QUEUE_LIMIT = 1000;
+// What a token costs besides its text, in characters of an element's size.
+const TOKEN_COST = 8;
 
 async function* jsonItems(input: Readable): AsyncGenerator<ParsedItem> {
   let sawText = false;
@@ -107,6 +113,7 @@ class RecordPicker {
   private skipDepth = 0;
   private element: ValueBuilder | undefined;
   private elementIndex = 0;
+  private depth = 0;
 
   get queued(): number {
     return this.queue.length;
@@ -125,6 +132,14 @@ class RecordPicker {
   }
 
   consume(token: Token): void {
+    if (token.name === 'startObject' || token.name === 'startArray') {
+      if (++this.depth > MAX_FILE_DEPTH) {
+        const where = this.items === 0 ? '' : ` (after ${this.items} record${this.items === 1 ? '' : 's'})`;
+        throw new UnparseableFileError(`the JSON document is nested more than ${MAX_FILE_DEPTH} levels deep${where}`);
+      }
+    } else if (token.name === 'endObject' || token.name === 'endArray') {
+      this.depth--;
+    }
     switch (this.phase) {
       case 'start':
         if (token.name === 'startArray') {
@@ -183,10 +198,12 @@ class RecordPicker {
     this.element ??= new ValueBuilder();
     this.element.consume(token);
     if (!this.element.done) return;
-    const value = this.element.value;
+    const { value, overflow } = this.element;
     this.element = undefined;
     const position = this.elementIndex++;
-    if (isObject(value)) {
+    if (overflow !== undefined) {
+      this.queue.push({ index: this.items++, ok: false, error: `element ${position} ${overflow}`, raw: null });
+    } else if (isObject(value)) {
       this.queue.push({ index: this.items++, ok: true, data: value });
     } else {
       const raw = typeof value === 'string' ? truncate(value) : value;
@@ -207,15 +224,36 @@ class RecordPicker {
   }
 }
 
-/** Builds one value from its tokens (stream-json's Assembler, but without letting a "__proto__" key set a prototype). */
+/**
+ * Builds one value from its tokens (stream-json's Assembler, but without letting a "__proto__" key set a prototype).
+ * A value over MAX_RECORD_CHARACTERS or MAX_RECORD_DEPTH is dropped with the reason in `overflow`; its remaining tokens
+ * are only counted until it ends.
+ */
 class ValueBuilder {
   value: unknown;
   done = false;
-  private readonly containers: (Record<string, unknown> | unknown[])[] = [];
-  private readonly keys: string[] = [];
+  overflow: string | undefined;
+  private containers: (Record<string, unknown> | unknown[])[] = [];
+  private keys: string[] = [];
   private key = '';
+  private size = 0;
+  private depth = 0;
 
   consume(token: Token): void {
+    if (token.name === 'startObject' || token.name === 'startArray') this.depth++;
+    else if (token.name === 'endObject' || token.name === 'endArray') this.depth--;
+    if (this.overflow !== undefined) {
+      if (this.depth === 0) this.done = true;
+      return;
+    }
+    this.size += TOKEN_COST + (typeof token.value === 'string' ? token.value.length : 0);
+    // The element's own object is level 1.
+    if (this.depth > MAX_RECORD_DEPTH + 1) this.drop(`is nested more than ${MAX_RECORD_DEPTH} levels deep`);
+    else if (this.size > MAX_RECORD_CHARACTERS) this.drop(`is larger than ${MAX_RECORD_CHARACTERS / (1024 * 1024)} MB`);
+    if (this.overflow !== undefined) {
+      if (this.depth === 0) this.done = true;
+      return;
+    }
     switch (token.name) {
       case 'startObject':
       case 'startArray':
@@ -248,6 +286,12 @@ class ValueBuilder {
         this.add(false);
         return;
     }
+  }
+
+  private drop(reason: string): void {
+    this.overflow = reason;
+    this.containers = [];
+    this.keys = [];
   }
 
   private add(value: unknown): void {
