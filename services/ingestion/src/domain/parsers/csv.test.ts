@@ -2,6 +2,7 @@ import { UnparseableFileError } from './types';
 import { csvParserWithRowLimit, parseCsv } from './csv';
 import { byteStream, collect, dataOf, failuresOf, fixtureBytes, fixtureStream } from '../../../test/fixtures/fixtures';
 
+const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i + 1}`).join(',');
 const read = (input: Parameters<typeof parseCsv>[0], opts = {}) => collect(parseCsv(input, opts));
 
 describe('parseCsv', () => {
@@ -151,11 +152,28 @@ describe('parseCsv', () => {
     ['a header naming a column twice', 'name,price,price\n', 'the CSV header names the column "price" twice'],
     ['a binary file', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), 'the file is binary, not CSV'],
     ['a broken header row', 'name,"pri"ce\nBolt,1\n', 'the CSV header row is malformed'],
+    ['a header of 1,001 columns', `name,${columns(1000)}\nBolt${',1'.repeat(1000)}\n`, 'the CSV header has 1001 columns; a record holds at most 1000 fields'],
+    ['a header of 100,000 columns', `name,${columns(99_999)}\n`, 'the CSV header has 100000 columns; a record holds at most 1000 fields'],
+    ['a column name of 257 characters', `name,${'c'.repeat(257)}\nBolt,1\n`, `the CSV header names column 2 with more than 256 characters ("${'c'.repeat(40)}…")`],
   ])('rejects %s as unparseable', async (_case, content, message) => {
     const { items, error } = await read(byteStream(content));
     expect(items).toEqual([]);
     expect(error).toBeInstanceOf(UnparseableFileError);
     expect(error!.message).toContain(message);
+  });
+
+  it('reads a header of 1,000 columns', async () => {
+    const { items, error } = await read(byteStream(`name,${columns(999)}\nBolt${',1'.repeat(999)}\n`));
+    expect(error).toBeUndefined();
+    expect(Object.keys(dataOf(items)[0]!)).toHaveLength(1000);
+  });
+
+  it('gives up on a row over 1 MB, after the rows before it', async () => {
+    const csv = `name,note\nfirst,ok\nsecond,${'x'.repeat(1024 * 1024)}\nthird,3\n`;
+    const { items, error } = await read(byteStream(csv));
+    expect(dataOf(items)).toEqual([{ name: 'first', note: 'ok' }]);
+    expect(error).toBeInstanceOf(UnparseableFileError);
+    expect(error!.message).toBe('line 3: a row runs on for more than 1 MB (a quote left open?)');
   });
 
   it('gives up on a row that runs on past the row size limit, after the rows before it', async () => {

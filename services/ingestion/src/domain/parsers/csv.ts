@@ -1,15 +1,17 @@
 import { Readable } from 'node:stream';
+import { COLLECTION_DATA_MAX_FIELDS, FIELD_NAME_MAX_LENGTH } from '@trove/contracts';
 import { pipeline } from 'node:stream/promises';
 import { parse, type CsvError } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { decodeText } from './decode';
-import { UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
+import { MAX_RECORD_CHARACTERS, UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
 import { castScalar, setField, truncate } from './values';
 
 // The header line must appear within this much text; beyond it the file is not a CSV with a header row.
 const HEADER_SEARCH_LIMIT = 1024 * 1024;
-// A row this long is an unclosed quote running through the file, not data: stop rather than buffer the rest of it.
-const MAX_ROW_BYTES = 8 * 1024 * 1024;
+// A row this long (in characters) is an unclosed quote running through the file, not data: stop rather than buffer
+// the rest of it. It is the size bound of one record in any file (types.ts).
+const MAX_ROW_BYTES = MAX_RECORD_CHARACTERS;
 // Candidates in order of preference when the header line holds as many of one as of another.
 const DELIMITERS = [',', ';', '\t'];
 
@@ -20,7 +22,9 @@ const DELIMITERS = [',', ';', '\t'];
  * - Delimiter: `,`, `;` or tab, whichever the header line holds most often outside quotes (`,` when none).
  * - Header: the first non-empty line. Names are trimmed; an empty name becomes `column_<n>`. UnparseableFileError when
  *   the file is empty or binary, a name repeats, every name is a number or boolean (a data row, so no header), or the
- *   name column (opts.nameColumn, default `name`) is missing.
+ *   name column (opts.nameColumn, default `name`) is missing; also when the header has more columns than a record may
+ *   hold fields (COLLECTION_DATA_MAX_FIELDS, 1,000) or a name longer than FIELD_NAME_MAX_LENGTH (256): every row
+ *   would be refused, so the file is refused before any row is read.
  * - Rows: quoted fields may hold delimiters, line breaks and doubled quotes; a quote inside an unquoted field is kept
  *   as text; empty lines and rows of empty cells are skipped. Every column is kept. Values are trimmed and typed by
  *   castScalar (numbers, booleans; identifiers such as EANs and zero-padded codes stay strings; in a `;` file '12,5'
@@ -29,7 +33,8 @@ const DELIMITERS = [',', ';', '\t'];
  * - A row with more fields than the header (other than trailing empty ones) or fewer, or with text after a closing
  *   quote, is one {ok: false} item naming the line it starts on, with the row's text as raw; the rest of the file
  *   goes on. A quote left open to the end of the file swallows what follows, so that row is reported and the lines
- *   after it are read again. A row over 8 MB (a quote left open in a large file) ends the file: UnparseableFileError.
+ *   after it are read again. A row (the header included) over 1 MB (a quote left open in a large file) ends the file:
+ *   UnparseableFileError.
  */
 export const parseCsv: Parser = (input, opts) => csvItems(input, opts, MAX_ROW_BYTES);
 
@@ -124,7 +129,16 @@ function detectDelimiter(line: string): string {
 }
 
 function headerColumns(fields: string[], nameColumn: string): string[] {
+  if (fields.length > COLLECTION_DATA_MAX_FIELDS) {
+    throw new UnparseableFileError(`the CSV header has ${fields.length} columns; a record holds at most ${COLLECTION_DATA_MAX_FIELDS} fields`);
+  }
   const columns = fields.map((field, i) => field.trim() || `column_${i + 1}`);
+  const long = columns.findIndex((column) => column.length > FIELD_NAME_MAX_LENGTH);
+  if (long !== -1) {
+    throw new UnparseableFileError(
+      `the CSV header names column ${long + 1} with more than ${FIELD_NAME_MAX_LENGTH} characters ("${truncate(columns[long]!, 40)}")`,
+    );
+  }
   const named = fields.map((f) => f.trim()).filter((f) => f !== '');
   if (named.length === 0) throw new UnparseableFileError('the CSV header row is empty');
   if (named.every((f) => typeof castScalar(f) !== 'string')) {
