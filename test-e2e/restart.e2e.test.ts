@@ -33,6 +33,40 @@ it('keeps keys and records across a restart of the embedded system', async () =>
   }
 });
 
+it('makes new records searchable at once after the embedded system was killed with SIGKILL and started again', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trove-kill-'));
+  const searchable = async (api: ReturnType<typeof client>, key: string, name: string, withinMs: number): Promise<string[]> => {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const found = await api('POST', '/api/v1/search/crash', { headers: bearer(key), body: { query: name } });
+      const ids = (found.body.results ?? []).map((r: { record_id: string }) => r.record_id);
+      if (ids.length > 0 || Date.now() > deadline) return ids;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  try {
+    const first = await startTrove({ dataDir });
+    const api1 = client(first.baseUrl);
+    const key = (await api1('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'k', scopes: ['admin'] } })).body.key;
+    const before = await api1('POST', '/api/v1/records', { headers: bearer(key), body: { name: 'Anchor bolt before', collection: 'crash', record_type: 't' } });
+    expect(await searchable(api1, key, 'anchor bolt before', 5_000)).toEqual([before.body.id]);
+    // The consumers hold their groups' leases now; a killed process releases nothing.
+    await first.kill('SIGKILL');
+
+    const second = await startTrove({ dataDir });
+    try {
+      const api2 = client(second.baseUrl);
+      const after = await api2('POST', '/api/v1/records', { headers: bearer(key), body: { name: 'Wedge anchor after', collection: 'crash', record_type: 't' } });
+      expect(after.status).toBe(201);
+      expect(await searchable(api2, key, 'wedge anchor after', 5_000)).toEqual([after.body.id]);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 it('refuses to start with a bad configuration value and names the variable', async () => {
   await expect(startTrove({ env: { PORT: 'not-a-port' } })).rejects.toThrow(/PORT/);
   await expect(startTrove({ env: { ENV: 'production' } })).rejects.toThrow(/INTERNAL_TOKEN_SECRET/);

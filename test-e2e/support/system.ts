@@ -26,6 +26,8 @@ export interface Trove {
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   stop(): Promise<void>;
+  /** Sends the process a signal (SIGKILL: it dies as in a crash, releasing nothing) and resolves once it has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 export interface StartOptions {
@@ -107,6 +109,10 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
         clearTimeout(timer);
       }
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
     },
   };
 }
