@@ -70,4 +70,10 @@ describe('layoutDocument', () => {
       { markdown: '' },
     ]);
   });
+
+  it('lays out a line of 200,000 runs on one baseline (one glyph each, as some writers place them)', async () => {
+    const runs = Array.from({ length: 200_000 }, (_, i) => ({ text: 'a', x: i * 5, y: 700, size: 10, width: 5 }));
+    const [text] = await markdown(runs);
+    expect(text).toBe('a'.repeat(200_000));
+  });
 });

@@ -89,14 +89,22 @@ function toLines(runs: TextRun[]): Line[] {
     text = text.replace(/\s+/g, ' ').trim();
     const visible = group.filter((run) => run.text.trim() !== '');
     if (text === '' || visible.length === 0) continue;
-    lines.push({
-      text,
-      x: Math.min(...visible.map((run) => run.x)),
-      y: Math.max(...visible.map((run) => run.y)),
-      size: Math.max(...visible.map((run) => run.size)),
-    });
+    lines.push({ text, ...extent(visible) });
   }
   return lines;
+}
+
+/** Where a line's visible runs start and sit, and their largest size; a loop, as a line may hold thousands of runs. */
+function extent(runs: TextRun[]): { x: number; y: number; size: number } {
+  let x = Infinity;
+  let y = -Infinity;
+  let size = -Infinity;
+  for (const run of runs) {
+    x = Math.min(x, run.x);
+    y = Math.max(y, run.y);
+    size = Math.max(size, run.size);
+  }
+  return { x, y, size };
 }
 
 function bodySize(runs: TextRun[]): number {
