@@ -1,10 +1,16 @@
 import CircuitBreaker from 'opossum';
 import { ERRORS, HttpError } from './errors';
+import type { ServiceName } from './config';
 import { IDENTITY_HEADER, signIdentity, type Identity } from './identity';
 
 export interface ServiceClientOptions {
   /** Name of the upstream service, used in the 503 detail and metrics. */
   service: string;
+  /**
+   * The service making the calls. It is signed into every call's identity (Identity.caller), which is what lets
+   * the upstream's /internal routes answer: a request forwarded by the gateway never carries one.
+   */
+  caller: ServiceName;
   baseUrl: string;
   internalTokenSecret: string;
   /** Lifetime of the identity token signed for each call (INTERNAL_TOKEN_TTL_SECONDS). */
@@ -28,8 +34,26 @@ interface Call {
   requestId?: string;
 }
 
-/** Network failures and 5xx answers count against the breaker; 4xx answers are the caller's business. */
-class UpstreamFailure extends Error {}
+/** A call that got no usable answer: a network failure, a timeout, or a 5xx. */
+class UpstreamFailure extends Error {
+  constructor(
+    message: string,
+    /** The upstream's status, when it answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Whether a failed call says nothing about the upstream's health, so it must not count against the breaker: a 500
+ * (or any 5xx but 502, 503 and 504) is the upstream's answer to this call's content, as a 4xx is. Only network
+ * failures, timeouts and 502/503/504 count, as in the gateway's breakers.
+ */
+function answeredByUpstream(err: unknown): boolean {
+  const status = err instanceof UpstreamFailure ? err.status : undefined;
+  return status !== undefined && status !== 502 && status !== 503 && status !== 504;
+}
 
 /**
  * JSON calls to another Trove service with the internal identity token, behind an opossum circuit breaker.
@@ -45,6 +69,7 @@ export class ServiceClient {
       resetTimeout: opts.resetTimeoutMs ?? 5_000,
       volumeThreshold: 5,
       name: opts.service,
+      errorFilter: answeredByUpstream,
     });
   }
 
@@ -53,7 +78,8 @@ export class ServiceClient {
   }
 
   private async send(call: Call): Promise<ServiceResponse<unknown>> {
-    const token = signIdentity(call.identity, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
+    const identity: Identity = { ...call.identity, caller: this.opts.caller };
+    const token = signIdentity(identity, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
     let res: Response;
     try {
       res = await fetch(`${this.opts.baseUrl}${call.path}`, {
@@ -78,7 +104,7 @@ export class ServiceClient {
         body = { detail: text };
       }
     }
-    if (res.status >= 500) throw new UpstreamFailure(`${this.opts.service} answered ${res.status}`);
+    if (res.status >= 500) throw new UpstreamFailure(`${this.opts.service} answered ${res.status}`, res.status);
     return { status: res.status, body };
   }
 

@@ -182,6 +182,45 @@ describe('createServiceApp: internal identity', () => {
   });
 });
 
+describe('createServiceApp: internal routes', () => {
+  const internalApp = () =>
+    buildApp({
+      routes: (router) => {
+        router.get('/internal/open/search-counts', (req, res) => void res.json({ tenant: identityOf(req).tenantId, caller: identityOf(req).caller }));
+        router.get('/items/:id', (req, res) => void res.json({ id: req.params.id }));
+      },
+    }).app;
+
+  it.each([
+    '/internal/open/search-counts',
+    '/INTERNAL/open/search-counts',
+    '/Internal/open/search-counts',
+    '//internal/open/search-counts',
+    '/%69nternal/open/search-counts',
+    '/internal',
+  ])('answers %s to a forwarded (user) identity as an unknown route', async (path) => {
+    const res = await request(internalApp()).get(path).set(auth({ ...tenant, scopes: ['admin'] }));
+
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: `No route for GET ${path}` });
+  });
+
+  it("answers another service's call, which names its caller", async () => {
+    const res = await request(internalApp()).get('/internal/open/search-counts').set(auth({ ...tenant, caller: 'mcp' }));
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ tenant: tenant.tenantId, caller: 'mcp' });
+  });
+
+  it('still refuses a request without any identity with 401', async () => {
+    expect((await request(internalApp()).get('/internal/open/search-counts')).status).toBe(401);
+  });
+
+  it('leaves other routes to forwarded identities', async () => {
+    expect((await request(internalApp()).get('/items/internal').set(auth())).status).toBe(200);
+  });
+});
+
 describe('createServiceApp: request bodies', () => {
   it('passes a valid JSON body to the route', async () => {
     const res = await request(buildApp().app).post('/items').set(auth()).send({ name: 'Bolt' });

@@ -96,6 +96,22 @@ function exposedClientError(err: unknown): HttpError | undefined {
   return new HttpError(e.status, 'bad_request', typeof e.message === 'string' && e.message ? e.message : 'Bad request');
 }
 
+const INTERNAL_ROOT = /^[/\\]*internal(?:[/\\]|$)/i;
+
+/**
+ * Whether a path could reach a service's /internal routes: express routes case-insensitively, and the path is
+ * also checked percent-decoded and with repeated (or back-) slashes, so no spelling of it gets past.
+ */
+export function isInternalPath(path: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape: express cannot route it either, and the raw spelling is checked all the same.
+  }
+  return INTERNAL_ROOT.test(path) || INTERNAL_ROOT.test(decoded);
+}
+
 /** Rejects when the check has not settled in time, so one hung dependency cannot hang the readiness probe. */
 function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -184,6 +200,9 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
       if (!identity) return next(ERRORS.unauthorized('Missing or invalid internal identity token'));
       req.identity = identity;
       req.log = req.log.child({ tenantId: identity.tenantId, principal: identity.principal });
+      // Internal routes serve other services' calls only. Whatever reached a service from outside (through the
+      // gateway or around it) answers as an unknown route would, so nothing about them is revealed.
+      if (!identity.caller && isInternalPath(req.path)) return next(ERRORS.notFound(`No route for ${req.method} ${req.path}`));
       next();
     });
   }

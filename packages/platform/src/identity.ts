@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
+import { SERVICE_NAMES, type ServiceName } from './config';
 
 export const SCOPES = ['search', 'upload', 'records', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -12,6 +13,12 @@ export interface Identity {
   principal: string;
   scopes: Scope[];
   plan?: string;
+  /**
+   * The service that made this call on the identity's behalf (signed as the `svc` claim). Only ServiceClient sets
+   * it; the gateway never does, so a request that came in from outside never has one. A service's /internal routes
+   * answer only requests that have one.
+   */
+  caller?: ServiceName;
 }
 
 export const IDENTITY_HEADER = 'x-trove-identity';
@@ -23,6 +30,7 @@ const claimsSchema = z.object({
   sub: z.string(),
   scopes: z.array(z.enum(SCOPES)),
   plan: z.string().optional(),
+  svc: z.enum(SERVICE_NAMES).optional(),
 });
 
 const keys = new Map<string, KeyObject>();
@@ -43,7 +51,12 @@ function keyOf(secret: string): KeyObject {
 /** Signs the short-lived internal token the gateway forwards to services. */
 export function signIdentity(identity: Identity, secret: string, ttlSeconds = 60): string {
   return jwt.sign(
-    { tid: identity.tenantId, scopes: identity.scopes, ...(identity.plan ? { plan: identity.plan } : {}) },
+    {
+      tid: identity.tenantId,
+      scopes: identity.scopes,
+      ...(identity.plan ? { plan: identity.plan } : {}),
+      ...(identity.caller ? { svc: identity.caller } : {}),
+    },
     keyOf(secret),
     { algorithm: 'HS256', expiresIn: ttlSeconds, issuer: ISSUER, audience: AUDIENCE, subject: identity.principal },
   );
@@ -56,7 +69,8 @@ export function verifyIdentity(token: string | undefined, secret: string): Ident
     const decoded = jwt.verify(token, keyOf(secret), { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
     const claims = claimsSchema.safeParse(decoded);
     if (!claims.success) return undefined;
-    return { tenantId: claims.data.tid, principal: claims.data.sub, scopes: claims.data.scopes, plan: claims.data.plan };
+    const { tid, sub, scopes, plan, svc } = claims.data;
+    return { tenantId: tid, principal: sub, scopes, plan, ...(svc ? { caller: svc } : {}) };
   } catch {
     return undefined;
   }

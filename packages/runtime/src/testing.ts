@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createEventBus, type EventBus } from '@trove/bus';
 import { openDatabase, type Database } from '@trove/db';
-import { IDENTITY_HEADER, createLogger, loadConfig, signIdentity, type Config, type Identity, type Scope } from '@trove/platform';
+import { IDENTITY_HEADER, createLogger, loadConfig, signIdentity, type Config, type Identity, type Scope, type ServiceName } from '@trove/platform';
 import type { ServiceContext, ServiceInstance, ServiceModule } from './module';
 
 /** The PostgreSQL server tests run against; CI starts it if it is down. */
@@ -47,8 +47,11 @@ export interface TestService {
   ctx: ServiceContext;
   database: Database;
   bus: EventBus;
-  /** Headers carrying a valid internal identity, as the gateway would send. */
-  as(tenantId: string, scopes?: Scope[], principal?: string): Record<string, string>;
+  /**
+   * Headers carrying a valid internal identity, as the gateway would send; with `caller`, as that service's
+   * ServiceClient would send them instead (which only /internal routes need).
+   */
+  as(tenantId: string, scopes?: Scope[], principal?: string, caller?: ServiceName): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -74,8 +77,8 @@ export async function startTestService(
     ctx,
     database,
     bus,
-    as(tenantId, scopes = ['admin'], principal = `test:${tenantId}`) {
-      const identity: Identity = { tenantId, principal, scopes };
+    as(tenantId, scopes = ['admin'], principal = `test:${tenantId}`, caller) {
+      const identity: Identity = { tenantId, principal, scopes, caller };
       // An hour, so headers made in beforeAll outlive a long test file; the gateway's own tokens stay short-lived.
       return { [IDENTITY_HEADER]: signIdentity(identity, config.INTERNAL_TOKEN_SECRET, 3600) };
     },

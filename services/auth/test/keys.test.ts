@@ -5,7 +5,7 @@ import type { Subscription } from '@trove/bus';
 import { startTestService, type TestService } from '@trove/runtime';
 import { authModule, createTenantWithAdminKey } from '../src';
 
-const GATEWAY = (svc: TestService) => svc.as('00000000-0000-0000-0000-000000000000', [], 'service:gateway');
+const GATEWAY = (svc: TestService) => svc.as('00000000-0000-0000-0000-000000000000', [], 'service:gateway', 'gateway');
 
 let svc: TestService;
 let events: AuthEvent[];
@@ -123,8 +123,14 @@ describe('key verification', () => {
   it('is refused to any principal but the gateway', async () => {
     const { key } = await createKey(randomUUID());
     const tenant = randomUUID();
-    const res = await request(svc.instance.app).post('/internal/keys/verify').set(svc.as(tenant, ['admin'], `key:${randomUUID()}`)).send({ key });
+    const res = await request(svc.instance.app).post('/internal/keys/verify').set(svc.as(tenant, ['admin'], `key:${randomUUID()}`, 'ingestion')).send({ key });
     expect(res.status).toBe(403);
+  });
+
+  it('is not there for a request forwarded from outside, whatever its principal', async () => {
+    const { key } = await createKey(randomUUID());
+    const res = await request(svc.instance.app).post('/internal/keys/verify').set(svc.as('00000000-0000-0000-0000-000000000000', [], 'service:gateway')).send({ key });
+    expect(res.status).toBe(404);
   });
 
   it('records when a key was last used', async () => {

@@ -107,6 +107,7 @@ export class KeyVerifier {
         url,
         client: new ServiceClient({
           service: 'auth',
+          caller: 'gateway',
           baseUrl: url,
           internalTokenSecret: this.opts.internalTokenSecret,
           tokenTtlSeconds: this.opts.tokenTtlSeconds,

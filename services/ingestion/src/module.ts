@@ -19,6 +19,7 @@ export const ingestionModule: ServiceModule = {
     await migrate(ctx.database, 'ingestion', migrations);
     const records = new ServiceClient({
       service: 'records',
+      caller: 'ingestion',
       baseUrl: serviceUrl(config, 'records'),
       internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
       tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,

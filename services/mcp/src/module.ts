@@ -6,6 +6,7 @@ import { Upstreams } from './upstreams';
 function clientOf(config: Config, service: 'records' | 'search'): ServiceClient {
   return new ServiceClient({
     service,
+    caller: 'mcp',
     baseUrl: serviceUrl(config, service),
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,

@@ -22,6 +22,7 @@ export const openModule: ServiceModule = {
     const client = (service: 'records' | 'search') =>
       new ServiceClient({
         service,
+        caller: 'open',
         baseUrl: serviceUrl(config, service),
         internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
         tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,

@@ -303,7 +303,7 @@ describe('open search analytics', () => {
     await open.post('/search', { query: 'counted clamp' });
     await open.get('/search/stats-a?q=counted');
     const counts = (tenant: string) =>
-      request(sys.open.instance.app).get(`/internal/open/search-counts?tenant_id=${tenant}`).set(sys.open.as(randomUUID(), []));
+      request(sys.open.instance.app).get(`/internal/open/search-counts?tenant_id=${tenant}`).set(sys.open.as(randomUUID(), [], undefined, 'auth'));
     const ofA = await counts(a.id);
     expect(ofA.status).toBe(200);
     expect(ofA.body).toMatchObject({ tenant_id: a.id, period: new Date().toISOString().slice(0, 7) });

@@ -110,7 +110,7 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
       const nodeBefore = process.cpuUsage();
       let backlog = 0;
       const send = async (b: string) => {
-        const res = await fetch(url, { method: 'POST', headers: { ...svc.as(tenant, ['upload']), 'content-type': 'application/json' }, body: b });
+        const res = await fetch(url, { method: 'POST', headers: { ...svc.as(tenant, ['upload'], undefined, 'ingestion'), 'content-type': 'application/json' }, body: b });
         if (res.status !== 200) throw new Error(`${res.status}: ${(await res.text()).slice(0, 500)}`);
         const parsed = bulkUpsertResponse.parse(await res.json());
         for (const r of parsed.results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;

@@ -369,14 +369,14 @@ describe('validation', () => {
   it('answers 422 json_invalid for malformed JSON and 413 above its own limit', async () => {
     const malformed = await request(h.svc.instance.app)
       .post(RECORDS_BULK_UPSERT_PATH)
-      .set({ ...h.svc.as(tenant, ['upload']), 'content-type': 'application/json' })
+      .set({ ...h.svc.as(tenant, ['upload'], undefined, 'ingestion'), 'content-type': 'application/json' })
       .send('{"records": [');
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
 
     const huge = await request(h.svc.instance.app)
       .post(RECORDS_BULK_UPSERT_PATH)
-      .set({ ...h.svc.as(tenant, ['upload']), 'content-type': 'application/json' })
+      .set({ ...h.svc.as(tenant, ['upload'], undefined, 'ingestion'), 'content-type': 'application/json' })
       .send(`{"pad": "${'x'.repeat(65 * 1024 * 1024)}"}`);
     expect(huge.status).toBe(413);
     expect(huge.body.detail).toMatch(/exceeds the limit/);

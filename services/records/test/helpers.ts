@@ -19,21 +19,24 @@ export interface Harness {
 
 export type Client = ReturnType<typeof client>;
 
-/** Signs a fresh identity for every request, as the gateway does, so long test files never outlive a token. */
+/**
+ * Signs a fresh identity for every request, as the gateway does, so long test files never outlive a token. Calls to
+ * /internal routes are signed as ingestion's ServiceClient signs them: only another service may call those.
+ */
 function client(svc: TestService, tenantId: string, scopes: Scope[]) {
   const app = svc.instance.app;
-  const headers = () => svc.as(tenantId, scopes);
+  const headers = (path: string) => svc.as(tenantId, scopes, undefined, path.startsWith('/internal/') ? 'ingestion' : undefined);
   return {
-    get: (path: string) => request(app).get(path).set(headers()),
+    get: (path: string) => request(app).get(path).set(headers(path)),
     post: (path: string, body?: unknown) => {
-      const r = request(app).post(path).set(headers());
+      const r = request(app).post(path).set(headers(path));
       return body === undefined ? r : r.send(body as object);
     },
     patch: (path: string, body?: unknown) => {
-      const r = request(app).patch(path).set(headers());
+      const r = request(app).patch(path).set(headers(path));
       return body === undefined ? r : r.send(body as object);
     },
-    delete: (path: string) => request(app).delete(path).set(headers()),
+    delete: (path: string) => request(app).delete(path).set(headers(path)),
   };
 }
 

@@ -7,10 +7,14 @@ import { searchModule } from '../src';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
-/** A supertest client acting for one tenant with some scopes, as the gateway would forward it. */
+/**
+ * A supertest client acting for one tenant with some scopes, as the gateway would forward it; calls to /internal
+ * routes are signed as the Open API's ServiceClient signs them, since only another service may call those.
+ */
 export function clientOf(svc: TestService, tenantId: string, scopes: Scope[]) {
   const call = (method: Method, path: string, body?: unknown) => {
-    const r = request(svc.instance.app)[method](path).set(svc.as(tenantId, scopes));
+    const caller = path.startsWith('/internal/') ? 'open' : undefined;
+    const r = request(svc.instance.app)[method](path).set(svc.as(tenantId, scopes, undefined, caller));
     return body === undefined ? r : r.send(body as object);
   };
   return {
