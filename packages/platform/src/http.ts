@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
+import { bodyEncodingOf, undecodableBody, type BodyEncoding } from './body';
 import { ERRORS, HttpError } from './errors';
 import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
 import type { Logger } from './logger';
@@ -67,21 +68,44 @@ export function jsonDecodeError(message: string): HttpError {
   return ERRORS.validation([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: message } }]);
 }
 
-/** Maps a body-parser failure to its answer (422 malformed JSON, 413 over the limit, 415 bad encoding); other errors pass. */
-export function bodyParserError(err: unknown): unknown {
-  const e = err as { type?: string; limit?: number; message?: string } | undefined;
+/**
+ * Maps a body-parser failure to its answer (422 malformed JSON, 413 over the limit, 415 bad charset or encoding, 400 a
+ * body its Content-Encoding cannot read); other errors pass. `encoding` is the request's Content-Encoding: body-parser
+ * inflates the body itself and counts its limit in inflated bytes.
+ */
+export function bodyParserError(err: unknown, encoding: BodyEncoding = 'identity'): unknown {
+  const e = err as { type?: string; limit?: number; message?: string; status?: number } | undefined;
   if (e?.type === 'entity.parse.failed') return jsonDecodeError(e.message ?? 'invalid JSON');
-  if (e?.type === 'entity.too.large') return ERRORS.payloadTooLarge(`Request body exceeds the limit of ${e.limit} bytes`);
+  if (e?.type === 'entity.too.large') {
+    const inflated = encoding === 'identity' ? '' : ` once inflated (Content-Encoding: ${encoding})`;
+    return ERRORS.payloadTooLarge(`Request body exceeds the limit of ${e.limit} bytes${inflated}`);
+  }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return ERRORS.unsupportedMediaType(e.message ?? 'Unsupported encoding');
   }
+  // body-parser passes the inflater's own failure on as a 400 without a type.
+  if (e?.type === undefined && e?.status === 400 && encoding !== 'identity') return undecodableBody(encoding);
   return err;
 }
 
-/** A JSON body parser with its own size limit and the answers above; routes exempt from the app-wide one use it too. */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * A JSON body parser with its own size limit and the answers above; routes exempt from the app-wide one use it too.
+ * The body may come in any of BODY_ENCODINGS (415 otherwise); the limit counts its inflated bytes.
+ */
 export function jsonBody(limit: string): RequestHandler {
-  const parse = express.json({ limit, type: ['application/json', 'application/*+json'] });
-  return (req, res, next) => parse(req, res, (err?: unknown) => next(err === undefined ? undefined : bodyParserError(err)));
+  const parse = express.json({ limit, type: JSON_TYPES });
+  return (req, res, next) => {
+    let encoding: BodyEncoding = 'identity';
+    try {
+      // Only a body the parser would read is asked about its encoding.
+      if (req.is(JSON_TYPES)) encoding = bodyEncodingOf(req);
+    } catch (err) {
+      return next(err);
+    }
+    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : bodyParserError(err, encoding)));
+  };
 }
 
 /**

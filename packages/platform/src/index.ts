@@ -4,6 +4,7 @@ export * from './errors';
 export * from './validation';
 export * from './identity';
 export * from './metrics';
+export * from './body';
 export * from './http';
 export * from './client';
 export * from './server';
