@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@trove/platform';
 import type { Mapped } from './domain/record-mapping';
+import { storableCopy } from './domain/storable';
 import type { Ingestor, UploadTarget } from './ingestor';
 
 /** One NDJSON line as it was read: the record made of it, or why it was rejected (kept for its dead letter). */
@@ -39,6 +40,19 @@ export interface StreamBuffersOptions {
 export interface FlushOutcome {
   written: boolean;
   uploadId?: string;
+}
+
+/**
+ * One flushed object as its line of the flush's hash. Whatever an entry holds, this never throws: a flush that failed
+ * on one entry would put them all back and fail the same way every time, and nothing buffered after it would be
+ * written. What JSON.stringify cannot serialise (nesting deeper than the stack) is hashed as its dead letter keeps it.
+ */
+function jsonLine(raw: unknown): string {
+  try {
+    return JSON.stringify(raw) ?? 'null';
+  } catch {
+    return JSON.stringify(storableCopy(raw)) ?? 'null';
+  }
 }
 
 export type AddOutcome = { added: true; size: number; full: boolean } | { added: false; size: number };
@@ -114,7 +128,7 @@ export class StreamBuffers {
       // The flush's file_hash: sha256 over the flushed objects, one JSON line each, in the order they arrived.
       const sha = createHash('sha256');
       const items = entries.map((e, index) => {
-        sha.update(`${JSON.stringify(e.raw) ?? 'null'}\n`);
+        sha.update(`${jsonLine(e.raw)}\n`);
         return { index, raw: e.raw, mapped: e.mapped };
       });
       const result = await this.opts.ingestor.ingest(

@@ -3,22 +3,25 @@ import { z } from 'zod';
 import { ERRORS, identityOf, parseInput, requireScope } from '@trove/platform';
 import { mapRecord } from '../domain/record-mapping';
 import type { RequestHandler } from 'express';
-import { parseJson, readRawBody, refuseLargerThan, type Request, type Response, type Router } from '../http';
+import { guardBody, parseJson, readRawBody, type Request, type Response, type Router } from '../http';
 import type { Ingestor, SubmittedItem, UploadResult } from '../ingestor';
 import type { UploadSourceType } from '../store/schema';
 import { sourceNameQuery } from './target';
 import { CURRENT, type Vocabulary } from './vocabulary';
 
 export const BATCH_MAX_RECORDS = 10_000;
-/** Room for 10,000 records with generous collection_data; beyond it the body answers 413. */
+/** Room for 10,000 records with generous collection_data; beyond it (once inflated, when compressed) the body answers 413. */
 export const BATCH_BODY_MAX_BYTES = 64 * 1024 * 1024;
 
 function bodyTooLarge(max: number) {
   return ERRORS.payloadTooLarge(`Request body exceeds the limit of ${max} bytes`);
 }
 
-/** A declared length over the limit is refused before the body is read (the body parser would drain it first). */
-export const refuseOversizedBatch: RequestHandler = refuseLargerThan(() => BATCH_BODY_MAX_BYTES, bodyTooLarge);
+/**
+ * A declared length over the limit (or an unknown Content-Encoding) is refused before the body is read (the body
+ * parser would drain it first); see guardBody.
+ */
+export const refuseOversizedBatch: RequestHandler = guardBody({ maxBytes: () => BATCH_BODY_MAX_BYTES, tooLarge: bodyTooLarge });
 
 /** Each record is checked on its own (a bad one is a dead letter); the envelope itself must hold a list. */
 const batchBody = z.strictObject({ records: z.array(z.unknown()).max(BATCH_MAX_RECORDS) });

@@ -4,7 +4,7 @@ import { HttpError, identityOf, parseInput, requireScope, validationError } from
 import { detectFormat, parserFor } from '../domain/parsers';
 import { UnparseableFileError, type FileFormat } from '../domain/parsers/types';
 import { storableCopy } from '../domain/storable';
-import { refuseLargerThan, type Request, type Response, type Router } from '../http';
+import { guardBody, type Request, type Response, type Router } from '../http';
 import { submittedItems, UploadAborted, type Ingestor, type UploadResult } from '../ingestor';
 import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from '../multipart';
 import { CURRENT, type Vocabulary } from './vocabulary';
@@ -136,9 +136,13 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Refuses a declared Content-Length over the file limit (and the form around the file) before the body is read. */
+/**
+ * Refuses a declared Content-Length over the file limit (and the form around the file) before the body is read, and a
+ * compressed form (415): forms are sent uncompressed by browsers and form tools, and a file's format and hash are
+ * those of its own bytes. See guardBody.
+ */
 export function refuseOversizedFile(maxBytes: number): RequestHandler {
-  return refuseLargerThan(() => maxBytes + FORM_OVERHEAD_BYTES, () => fileTooLarge(maxBytes));
+  return guardBody({ maxBytes: () => maxBytes + FORM_OVERHEAD_BYTES, tooLarge: () => fileTooLarge(maxBytes), encodings: ['identity'] });
 }
 
 /**

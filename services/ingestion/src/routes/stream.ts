@@ -1,15 +1,16 @@
-import { ERRORS, identityOf, requireScope } from '@trove/platform';
+import { ERRORS, bodyEncodingOf, decodedBody, identityOf, requireScope, validationError } from '@trove/platform';
 import { ByteMeter, formatBytes } from '../byte-meter';
-import { parserFor } from '../domain/parsers';
+import { parserFor, UnparseableFileError, type ParsedItem } from '../domain/parsers';
 import { mapRecord } from '../domain/record-mapping';
-import { refuseLargerThan, type Router } from '../http';
+import { storableCopy } from '../domain/storable';
+import { guardBody, type Router } from '../http';
 import type { StreamBuffers, StreamEntry } from '../stream-buffers';
 import { CURRENT, type Vocabulary } from './vocabulary';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
 
 export interface StreamRouteOptions {
-  /** A stream request's body is bounded like a file upload (UPLOAD_MAX_BYTES). */
+  /** A stream request's body is bounded like a file upload (UPLOAD_MAX_BYTES), once inflated when compressed. */
   maxBytes: number;
   /** The buffer's capacity (STREAM_BUFFER_LIMIT), also the most records one request can carry. */
   bufferLimit: number;
@@ -19,43 +20,65 @@ function bodyTooLarge(maxBytes: number) {
   return ERRORS.payloadTooLarge(`The stream request exceeds the limit of ${maxBytes} bytes (${formatBytes(maxBytes)})`);
 }
 
+/** A body that is not text at all (a NUL byte among its first bytes, without a UTF-16 byte order mark). */
+function notText(): Error {
+  return validationError(['body'], 'The body is binary, not NDJSON: send UTF-8 text, one JSON object per line', 'value_error', null);
+}
+
+/**
+ * The entry for one line. A rejected line keeps a copy of what it held that its dead letter and the flush's hash can
+ * always serialise (a line nested 100,000 levels deep is valid JSON, and JSON.stringify overflows the stack on it).
+ */
+function entryOf(item: ParsedItem, vocabulary: Vocabulary): StreamEntry {
+  if (!item.ok) return { raw: item.raw, mapped: { ok: false, error: item.error } };
+  const mapped = mapRecord(item.data, vocabulary.mapping);
+  return { raw: mapped.ok ? item.data : storableCopy(item.data), mapped };
+}
+
 function bufferFull(detail: string) {
   return ERRORS.tooManyRequests(detail, { 'Retry-After': '1' });
 }
 
 /**
  * NDJSON streaming: the request is read line by line; its records join the target's buffer all together or, when
- * they would take it over its capacity, not at all (429). Lines that are not a JSON object or not a valid record are
- * counted in parse_errors and written as dead letters of the flush that takes them. A request that fills a chunk
- * flushes the buffer before it answers (`flushed`, and X-Upload-Id names the flush's upload entry); otherwise the
- * timer does.
+ * they would take it over its capacity, not at all (429). Each line is checked as it is read by the rules records
+ * applies (mapRecord); lines that are not a JSON object, not a valid record or longer than the parser's line limit are
+ * counted in parse_errors and written as dead letters of the flush that takes them. A body that is binary answers 422
+ * and adds nothing. A request that fills a chunk flushes the buffer before it answers (`flushed`, and X-Upload-Id
+ * names the flush's upload entry); otherwise the timer does.
  */
 export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions, vocabulary: Vocabulary = CURRENT): void {
-  const refuse = refuseLargerThan(() => opts.maxBytes, bodyTooLarge);
-  router.post(vocabulary.route('stream'), requireScope('upload'), refuse, async (req, res) => {
+  const guard = guardBody({ maxBytes: () => opts.maxBytes, tooLarge: bodyTooLarge });
+  router.post(vocabulary.route('stream'), requireScope('upload'), guard, async (req, res) => {
     const params = vocabulary.target(req.params);
     if (!req.is(NDJSON_TYPES)) {
       throw ERRORS.unsupportedMediaType(`Content-Type must be application/x-ndjson, one JSON object per line`);
     }
     const target = { identity: identityOf(req), collection: params.collection, recordType: params.record_type };
 
+    // The limit counts inflated bytes, so a compressed body cannot grow past it.
+    const body = decodedBody(req, bodyEncodingOf(req));
     const meter = new ByteMeter(opts.maxBytes, () => bodyTooLarge(opts.maxBytes));
-    req.pipe(meter);
-    req.on('error', (err) => meter.destroy(err));
+    body.pipe(meter);
+    body.on('error', (err) => meter.destroy(err));
     const entries: StreamEntry[] = [];
     let accepted = 0;
     let parseErrors = 0;
-    for await (const item of parserFor('ndjson')(meter, {})) {
-      const entry: StreamEntry = item.ok
-        ? { raw: item.data, mapped: mapRecord(item.data, vocabulary.mapping) }
-        : { raw: item.raw, mapped: { ok: false, error: item.error } };
-      entries.push(entry);
-      if (entry.mapped.ok) accepted++;
-      else parseErrors++;
-      if (accepted > opts.bufferLimit) {
-        res.setHeader('Connection', 'close');
-        throw bufferFull(`A stream request may carry at most ${opts.bufferLimit} records (the buffer's capacity); send them in smaller requests`);
+    try {
+      for await (const item of parserFor('ndjson')(meter, {})) {
+        const entry = entryOf(item, vocabulary);
+        entries.push(entry);
+        if (entry.mapped.ok) accepted++;
+        else parseErrors++;
+        if (accepted > opts.bufferLimit) {
+          throw bufferFull(`A stream request may carry at most ${opts.bufferLimit} records (the buffer's capacity); send them in smaller requests`);
+        }
       }
+    } catch (err) {
+      throw err instanceof UnparseableFileError ? notText() : err;
+    } finally {
+      // Given up early, the inflater lets go of the request, whose rest guardBody drains.
+      if (body !== req) body.destroy();
     }
 
     const added = streams.add(target, entries);

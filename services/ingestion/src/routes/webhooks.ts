@@ -6,7 +6,8 @@ import { ingestBatch, refuseOversizedBatch } from './batch';
 
 /**
  * Inbound webhook push: a batch body whose records carry source_type webhook. With WEBHOOK_SECRET set, the raw body
- * bytes must be signed (X-Webhook-Signature: sha256=<hex HMAC-SHA256>) before anything of them is read.
+ * bytes must be signed (X-Webhook-Signature: sha256=<hex HMAC-SHA256>) before anything of them is read. A compressed
+ * body (Content-Encoding gzip, deflate or br) is signed as it was before compression, the bytes its records are read from.
  */
 export function webhookRoutes(router: Router, ingestor: Ingestor, secret: string | undefined): void {
   router.post('/webhooks/upload/:collection/:record_type', requireScope('upload'), refuseOversizedBatch, async (req, res) => {

@@ -50,15 +50,32 @@ describe('parseNdjson', () => {
     expect(items[1]).toEqual({ index: 1, ok: true, data: { ok: true } });
   });
 
-  it('reports a line over 10 MB without holding it, and reads on', async () => {
-    const huge = `{"name": "${'x'.repeat(10 * 1024 * 1024 + 10)}"}`;
+  it('reports a line over 1 MB without holding it, and reads on', async () => {
+    const huge = `{"name": "${'x'.repeat(1024 * 1024 + 10)}"}`;
     const { items, error } = await read(byteStream(`{"first": 1}\n${huge}\n{"last": 3}\n`));
     expect(error).toBeUndefined();
     expect(items).toEqual([
       { index: 0, ok: true, data: { first: 1 } },
-      { index: 1, ok: false, error: 'line 2: longer than 10 MB', raw: `${huge.slice(0, 1000)}…` },
+      { index: 1, ok: false, error: 'line 2: longer than 1 MB (1,048,576 characters)', raw: `${huge.slice(0, 1000)}…` },
       { index: 2, ok: true, data: { last: 3 } },
     ]);
+  });
+
+  it('reads a line of exactly 1 MB, and reports one a character longer whichever way the stream is cut', async () => {
+    const line = (chars: number) => `{"n":"${'y'.repeat(chars - 8)}"}`;
+    for (const chunk of [64 * 1024, 4099]) {
+      const { items } = await read(byteStream(`${line(1024 * 1024)}\n${line(1024 * 1024 + 1)}\n{"after": 1}`, chunk));
+      expect(items.map((item) => (item.ok ? 'ok' : item.error))).toEqual(['ok', 'line 2: longer than 1 MB (1,048,576 characters)', 'ok']);
+    }
+  });
+
+  it('reads a line nested 100,000 levels deep as one item, and the next line after it', async () => {
+    const deep = `{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const { items, error } = await read(byteStream(`${deep}\n{"name": "healthy"}\n{"y":${'['.repeat(100_000)}\n`));
+    expect(error).toBeUndefined();
+    expect(items).toHaveLength(3);
+    expect(items[1]).toEqual({ index: 1, ok: true, data: { name: 'healthy' } });
+    expect(items[2]).toMatchObject({ index: 2, ok: false, error: expect.stringMatching(/^line 3: invalid JSON/) });
   });
 
   it('yields nothing for an empty stream', async () => {

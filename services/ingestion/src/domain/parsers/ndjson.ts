@@ -2,15 +2,21 @@ import { decodeText } from './decode';
 import type { ParsedItem, Parser } from './types';
 import { errorMessage, RAW_TEXT_LIMIT, truncate } from './values';
 
-/** A line longer than this is reported and skipped rather than held in memory. */
-export const MAX_LINE_CHARS = 10 * 1024 * 1024;
+/**
+ * A line longer than this (1 MB of ASCII) is reported and skipped rather than held in memory. It bounds what one line
+ * costs to hold and parse, in a file upload and in the stream alike; a record's own text fields stay far below it
+ * (a description holds at most 50,000 characters).
+ */
+export const MAX_LINE_CHARS = 1024 * 1024;
+const MAX_LINE_TEXT = '1 MB (1,048,576 characters)';
 
 /**
  * Newline-delimited JSON, one object per line, split as the text streams in.
  *
  * - Lines end with \n (a \r before it is dropped); blank lines are skipped; a byte order mark is dropped.
  * - A line that is not valid JSON, or is JSON but not an object, is one {ok: false} item naming its line number, with
- *   the line's text (first 1,000 characters) as raw. A line over 10 MB is reported the same way without being held.
+ *   the line's text (first 1,000 characters) as raw. A line over MAX_LINE_CHARS is reported the same way without being
+ *   held whole, and so is a line JSON.parse fails on in any other way (a RangeError included): the next line reads on.
  * - The only UnparseableFileError is a binary file. An empty file yields nothing: an empty stream is a valid NDJSON
  *   stream.
  */
@@ -28,7 +34,7 @@ async function* ndjsonItems(text: AsyncIterable<string>): AsyncGenerator<ParsedI
     if (overlong !== undefined || line.length > MAX_LINE_CHARS) {
       const raw = overlong ?? line.slice(0, RAW_TEXT_LIMIT);
       overlong = undefined;
-      return { index: index++, ok: false, error: `line ${lineNumber}: longer than 10 MB`, raw: `${raw}…` };
+      return { index: index++, ok: false, error: `line ${lineNumber}: longer than ${MAX_LINE_TEXT}`, raw: `${raw}…` };
     }
     return readLine(line.endsWith('\r') ? line.slice(0, -1) : line, lineNumber, () => index++);
   };
