@@ -27,9 +27,9 @@ export const gatewayModule: ServiceModule = {
       services: UPSTREAM_SERVICES,
       // The replica that forwarded a revoke or rotate forgets the key before its client sees the answer;
       // auth.events tells every other replica.
-      onResponse: (service, req, status) => {
+      onResponse: (service, req, status, path) => {
         if (service !== 'auth' || status < 200 || status >= 300) return;
-        const keyId = keyChangedBy(req.method, req.originalUrl.split('?')[0]!);
+        const keyId = keyChangedBy(req.method, path);
         if (keyId) keys.drop(keyId);
       },
     });

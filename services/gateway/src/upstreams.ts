@@ -1,4 +1,4 @@
-import { Agent } from 'node:http';
+import { Agent, type ClientRequest } from 'node:http';
 import type { Request, Response } from 'express';
 import CircuitBreaker from 'opossum';
 import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middleware';
@@ -12,14 +12,27 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-/** The upstream answered 5xx: counts against its breaker, while its response still streams to the client. */
+/**
+ * The upstream answered that it cannot serve anything right now (502, 503, 504): counts against its breaker, while
+ * its response still streams to the client.
+ */
 class UpstreamServerError extends Error {}
+
+/**
+ * The statuses that count against a breaker besides connection errors and timeouts. A 4xx is the client's, and a
+ * 500 is the service's answer to the request's own content (a bad upload): neither says the service is down, and
+ * counting them let one tenant's bad requests shut a service off for everyone.
+ */
+const UNAVAILABLE_STATUSES = new Set([502, 503, 504]);
+
+/** How long a client may keep sending a body its service has already answered before its connection is closed. */
+const DRAIN_AFTER_ANSWER_MS = 5_000;
 
 export interface UpstreamsOptions {
   config: Config;
   services: ServiceName[];
-  /** Called with each upstream response before it is passed on. */
-  onResponse?: (service: ServiceName, req: Request, status: number) => void;
+  /** Called with each upstream response before it is passed on, with the public path forwarded (no query string). */
+  onResponse?: (service: ServiceName, req: Request, status: number, path: string) => void;
 }
 
 interface Upstream {
@@ -35,6 +48,9 @@ interface Upstream {
 export class Upstreams {
   private readonly upstreams = new Map<ServiceName, Upstream>();
   private readonly pending = new WeakMap<Request, Pending>();
+  /** The normalised public path (and query string) each request is forwarded to, as the route table matched it. */
+  private readonly paths = new WeakMap<Request, string>();
+  private readonly outgoing = new WeakMap<Request, ClientRequest>();
   /**
    * Connections to services are kept open and reused (without an agent, http-proxy opens one per request and asks the
    * service to close it). An idle one is dropped after 10 s, well before a service drops it (65 s), so a request
@@ -46,10 +62,15 @@ export class Upstreams {
     for (const service of opts.services) this.upstreams.set(service, this.create(service));
   }
 
-  /** Forwards the request; a service that is down, or whose breaker is open, gives 503 naming it. */
-  async forward(service: ServiceName, req: Request, res: Response): Promise<void> {
+  /**
+   * Forwards the request to `path` (the normalised public path and query string; the version root is stripped
+   * here), never to the path as the client spelled it. A service that is down, or whose breaker is open, gives 503
+   * naming it.
+   */
+  async forward(service: ServiceName, req: Request, res: Response, path: string): Promise<void> {
     const upstream = this.upstreams.get(service);
     if (!upstream) throw new Error(`No upstream configured for ${service}`);
+    this.paths.set(req, path);
     // The gateway's server has already answered 100 Continue. Forwarded, Expect makes Node send the upstream
     // request's headers at once, before the identity token is added, so the service would refuse it (curl sends
     // Expect for any upload over 1 MB).
@@ -72,6 +93,33 @@ export class Upstreams {
     this.agent.destroy();
   }
 
+  /**
+   * Keeps a connection to a service in the pool only when the exchange on it is known to be over. A service that
+   * answers before it has the whole body (or refuses a request with a body: it may not have read all of it) can
+   * still have unread bytes of it on that connection, and would read the next request, another tenant's, as their
+   * continuation or not at all. Such a connection is closed once the answer has arrived. The client's remaining
+   * body is no longer sent on, but read and dropped, so the client can send its next request on the same
+   * connection; one that goes on sending long after its answer is disconnected.
+   */
+  private releaseAfter(proxyReq: ClientRequest, req: Request, res: Response, status: number): void {
+    const bodyUnsent = !req.complete || !proxyReq.writableFinished;
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (!bodyUnsent && !(hasBody && status >= 400)) return;
+    proxyReq.shouldKeepAlive = false;
+    // Once the answer is passed on (or its client has gone), even if unsent body bytes still hold the socket.
+    res.once('close', () => proxyReq.destroy());
+    if (req.complete) return;
+    req.unpipe(proxyReq);
+    req.resume();
+    res.once('finish', () => {
+      if (req.complete) return;
+      const timer = setTimeout(() => req.socket.destroy(), DRAIN_AFTER_ANSWER_MS);
+      timer.unref();
+      req.once('end', () => clearTimeout(timer));
+      req.once('close', () => clearTimeout(timer));
+    });
+  }
+
   private settle(req: Request, err?: Error): void {
     const p = this.pending.get(req);
     if (!p) return;
@@ -92,15 +140,16 @@ export class Upstreams {
       // Inactivity on the upstream socket until it answers, so a long upload that keeps streaming is not cut off.
       // Uploads answer only once every chunk is stored, which for a large file can take minutes after its last byte.
       proxyTimeout: service === 'ingestion' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
-      pathRewrite: (path) => upstreamPath(path),
+      pathRewrite: (_path, req) => upstreamPath(this.paths.get(req)!),
       on: {
         proxyReq: (proxyReq, req) => {
+          this.outgoing.set(req, proxyReq);
           proxyReq.removeHeader('authorization');
           proxyReq.removeHeader('x-tenant-id');
-          proxyReq.setHeader(
-            IDENTITY_HEADER,
-            signIdentity(req.identity ?? ANONYMOUS_IDENTITY, config.INTERNAL_TOKEN_SECRET, config.INTERNAL_TOKEN_TTL_SECONDS),
-          );
+          // A forwarded request is never a service's own call, whatever its identity says: no caller, so no
+          // service's /internal routes answer it.
+          const identity = { ...(req.identity ?? ANONYMOUS_IDENTITY), caller: undefined };
+          proxyReq.setHeader(IDENTITY_HEADER, signIdentity(identity, config.INTERNAL_TOKEN_SECRET, config.INTERNAL_TOKEN_TTL_SECONDS));
           proxyReq.setHeader(REQUEST_ID_HEADER, req.id);
         },
         proxyRes: (proxyRes, req, res) => {
@@ -112,8 +161,10 @@ export class Upstreams {
             if (!proxyRes.complete) res.destroy();
           });
           const status = proxyRes.statusCode ?? 502;
-          this.opts.onResponse?.(service, req, status);
-          this.settle(req, status >= 500 ? new UpstreamServerError(`${service} answered ${status}`) : undefined);
+          const proxyReq = this.outgoing.get(req);
+          if (proxyReq) this.releaseAfter(proxyReq, req, res, status);
+          this.opts.onResponse?.(service, req, status, this.paths.get(req)!.split('?')[0]!);
+          this.settle(req, UNAVAILABLE_STATUSES.has(status) ? new UpstreamServerError(`${service} answered ${status}`) : undefined);
         },
         error: (err, req, res) => {
           if (this.pending.has(req as Request)) this.settle(req as Request, err);

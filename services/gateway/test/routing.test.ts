@@ -71,6 +71,51 @@ describe('routing', () => {
     },
   );
 
+  // Services route case-insensitively and read percent-encoding, so each of these would reach a /internal route.
+  const INTERNAL_SPELLINGS = [
+    '/open/v1/internal/open/search-counts',
+    '/open/v1/INTERNAL/open/search-counts',
+    '/open/v1/Internal/open/search-counts',
+    '/open/v1//internal/open/search-counts',
+    '/open/v1//INTERNAL/open/search-counts',
+    '/open/v1/%69nternal/open/search-counts',
+    '/open/v1/search/..%2F..%2Finternal/open/search-counts',
+    '/open/v1/search/%2E%2E/internal/open/search-counts',
+    '/open/v1/search%5C..%5Cinternal/open/search-counts',
+    '/open/v1/search%252F..%252Finternal/open/search-counts',
+    '/api/v1/Internal/keys/verify',
+    '/api/v1//internal/keys/verify',
+  ];
+
+  it.each(INTERNAL_SPELLINGS)('answers 404 to %s, without a credential, and forwards nothing', async (path) => {
+    const before = upstream.received.length;
+    const res = await gateway().get(`${path}?tenant_id=${randomUUID()}`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(upstream.received.length).toBe(before);
+  });
+
+  it('answers 404 to every spelling of an internal route in production too, with a valid key', async () => {
+    const prod = await stack.startGateway({ ENV: 'production', API_KEY_SALT: stack.auth.ctx.config.API_KEY_SALT });
+    const tenant = randomUUID();
+    const key = (await gateway().post('/api/v1/auth/keys').set(devTenant(tenant)).send({ name: 'x', scopes: ['admin'] })).body.key;
+    const before = upstream.received.length;
+    for (const path of INTERNAL_SPELLINGS) {
+      expect({ path, status: (await request(prod.instance.app).get(`${path}?tenant_id=${tenant}`).set(bearer(key))).status }).toEqual({ path, status: 404 });
+    }
+    expect(upstream.received.length).toBe(before);
+  });
+
+  it.each(['/API/v1/uploads/1', '/api/V1/uploads/1', '/api/v1/UPLOADS/1', '/Open/v1/collections', '/MCP/'])(
+    'answers 404 to %s, a route spelled in another case, and forwards nothing',
+    async (path) => {
+      const before = upstream.received.length;
+      const res = await gateway().get(path).set(devTenant(randomUUID()));
+      expect(res.status).toBe(404);
+      expect(upstream.received.length).toBe(before);
+    },
+  );
+
   it('answers 503 naming the service when it is down, also once its breaker is open', async () => {
     for (let i = 0; i < 8; i++) {
       const res = await gateway().get('/api/v1/records').set(devTenant(randomUUID()));
@@ -174,6 +219,12 @@ describe('forwarding', () => {
         (err: { timeout?: number }) => (err.timeout ? 'still waiting' : 'ended'),
       );
     expect(outcome).toBe('ended');
+  });
+
+  it('forwards exactly the path it matched: repeated slashes collapsed, unreserved characters decoded', async () => {
+    const res = await gateway().get('/api/v1//uploads///%41b-1/?x=%2F').set(devTenant(randomUUID()));
+    expect(res.status).toBe(200);
+    expect(lastReceived().url).toBe('/uploads/Ab-1/?x=%2F');
   });
 
   it('forwards the Open API without a credential, stripping /open/v1', async () => {

@@ -42,6 +42,11 @@ describe('key changes', () => {
     expect(keyChangedBy('POST', `/api/v1/auth/keys/${id}/rotate`)).toBe(id.toLowerCase());
   });
 
+  it('reads the segments after the route prefix in any case, as auth routes them', () => {
+    expect(keyChangedBy('DELETE', `/api/v1/auth/KEYS/${id}`)).toBe(id.toLowerCase());
+    expect(keyChangedBy('POST', `/api/v1/auth/Keys/${id}/ROTATE`)).toBe(id.toLowerCase());
+  });
+
   it('names nothing for other requests', () => {
     expect(keyChangedBy('GET', `/api/v1/auth/keys/${id}`)).toBeUndefined();
     expect(keyChangedBy('POST', '/api/v1/auth/keys')).toBeUndefined();

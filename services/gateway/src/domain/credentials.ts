@@ -36,7 +36,8 @@ export function readCredential(
   return { kind: 'none' };
 }
 
-const KEY_WRITE = /^\/api\/v1\/auth\/keys\/([0-9a-fA-F-]{36})(\/rotate)?\/?$/;
+// Case-insensitive because auth routes /auth/KEYS/{id}/Rotate as it routes /auth/keys/{id}/rotate.
+const KEY_WRITE = /^\/api\/v1\/auth\/keys\/([0-9a-f-]{36})(\/rotate)?\/?$/i;
 
 /**
  * The key id a successful request revoked (DELETE /api/v1/auth/keys/{id}) or rotated (POST .../{id}/rotate), so the

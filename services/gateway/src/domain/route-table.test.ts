@@ -1,4 +1,4 @@
-import { matchRoute, upstreamPath } from './route-table';
+import { matchRoute, normalisePath, upstreamPath } from './route-table';
 
 describe('route matching', () => {
   it.each([
@@ -18,12 +18,12 @@ describe('route matching', () => {
     ['/mcp/', 'mcp', { kind: 'key', scope: 'search' }],
     ['/mcp', 'mcp', { kind: 'key', scope: 'search' }],
   ])('sends %s to %s', (path, service, access) => {
-    expect(matchRoute(path)).toEqual({ prefix: expect.any(String), service, access });
+    expect(matchRoute(path)).toEqual({ route: { prefix: expect.any(String), service, access }, path });
   });
 
   it('matches whole segments only', () => {
     expect(matchRoute('/api/v1/recordsx')).toBeUndefined();
-    expect(matchRoute('/api/v1/uploads/1')?.prefix).toBe('/api/v1/uploads');
+    expect(matchRoute('/api/v1/uploads/1')?.route.prefix).toBe('/api/v1/uploads');
     expect(matchRoute('/mcpx')).toBeUndefined();
   });
 
@@ -39,8 +39,67 @@ describe('route matching', () => {
     '/api/v1/records/./x',
     '/api/v1/records/a%5c..%5cb',
     '/api/v1/records/%zz',
+    '/api/v1/records/%',
+    '/api/v1/records/a\\b',
+    '/api/v1/records/a%00b',
+    '/api/v1/records/.%2E/x',
   ])('refuses %s', (path) => {
     expect(matchRoute(path)).toBeUndefined();
+  });
+
+  // Services route case-insensitively and read percent-encoding; none of these may reach an /internal route.
+  it.each([
+    '/open/v1/INTERNAL/open/search-counts',
+    '/open/v1/Internal/open/search-counts',
+    '/open/v1//internal/open/search-counts',
+    '/open/v1///INTERNAL//open/search-counts',
+    '/open/v1/%69nternal/open/search-counts',
+    '/open/v1/%49NTERNAL/open/search-counts',
+    '/open/v1/internal',
+    '/open/v1/internal/',
+    '/open/v1/x/..%2Finternal/open/search-counts',
+    '/open/v1/x%2F..%2Finternal/open/search-counts',
+    '/open/v1/x%5C..%5Cinternal',
+    '/open/v1/%252e%252e/internal',
+    '/open/v1/x%252F..%252Finternal',
+    '/api/v1/auth/..%2finternal/keys/verify',
+    '/api/v1//internal/keys/verify',
+    '/api/v1/InTeRnAl/keys/verify',
+  ])('refuses %s', (path) => {
+    expect(matchRoute(path)).toBeUndefined();
+  });
+
+  it.each(['/API/v1/records', '/api/V1/records', '/api/v1/RECORDS', '/api/v1/Records/1', '/Open/v1/search', '/MCP/', '/api/v1/health/SEARCH'])(
+    'refuses %s, a route spelled in another case than its own',
+    (path) => {
+      expect(matchRoute(path)).toBeUndefined();
+    },
+  );
+
+  it('matches and forwards one normalised spelling', () => {
+    expect(matchRoute('/api/v1//records///123')).toEqual({ route: expect.objectContaining({ service: 'records' }), path: '/api/v1/records/123' });
+    expect(matchRoute('/api/v1/%72ecords/%41-1')?.path).toBe('/api/v1/records/A-1');
+    expect(matchRoute('/api/v1/records/x/RECORDS')?.path).toBe('/api/v1/records/x/RECORDS');
+    expect(matchRoute('/open/v1/records/INTERNAL')?.path).toBe('/open/v1/records/INTERNAL');
+  });
+});
+
+describe('path normalisation', () => {
+  it.each([
+    ['/api/v1/records', '/api/v1/records'],
+    ['//api//v1//records', '/api/v1/records'],
+    ['/mcp/', '/mcp/'],
+    ['/mcp//', '/mcp/'],
+    ['/', '/'],
+    ['/api/v1/search/%7Ecol', '/api/v1/search/~col'],
+    ['/api/v1/search/a%20b%c3%a9', '/api/v1/search/a%20b%C3%A9'],
+    ['/api/v1/search/a+b', '/api/v1/search/a+b'],
+  ])('spells %s as %s', (raw, normal) => {
+    expect(normalisePath(raw)).toBe(normal);
+  });
+
+  it.each(['', 'api/v1/records', '/a/%2f', '/a/%2F', '/a/%5c', '/a/%25', '/a/%252F', '/a/%', '/a/%4', '/a/..', '/a/.', '/a/%2e', '/a/\\'])('refuses %s', (raw) => {
+    expect(normalisePath(raw)).toBeUndefined();
   });
 });
 

@@ -57,24 +57,68 @@ export function upstreamPath(url: string): string {
   return stripped === '' || stripped.startsWith('?') ? `/${stripped}` : stripped;
 }
 
+/** Characters RFC 3986 calls unreserved: percent-encoding them changes nothing, so they are decoded. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
 /**
- * Refuses paths a service could read differently from the gateway: dot segments (raw or percent-encoded),
- * backslashes, bad encodings, and anything that would land on a service's /internal routes.
+ * One segment in its canonical spelling, or undefined when a service could read it differently from the gateway:
+ * a bad escape, an escaped '/', '\\' or '%' (which a second decoding would turn into a separator or an escape),
+ * a raw backslash (some servers treat it as '/'), control characters, and dot segments in any encoding.
  */
-function isForwardable(path: string): boolean {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    return false;
+function canonicalSegment(segment: string): string | undefined {
+  let canonical = '';
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment[i]!;
+    if (c === '\\' || c < ' ' || c === '\x7f') return undefined;
+    if (c !== '%') {
+      canonical += c;
+      continue;
+    }
+    const hex = segment.slice(i + 1, i + 3);
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return undefined;
+    const decoded = String.fromCharCode(parseInt(hex, 16));
+    if (decoded === '/' || decoded === '\\' || decoded === '%' || decoded < ' ' || decoded === '\x7f') return undefined;
+    canonical += UNRESERVED.test(decoded) ? decoded : `%${hex.toUpperCase()}`;
+    i += 2;
   }
-  if (/[\\\0]/.test(decoded)) return false;
-  if (decoded.split('/').some((s) => s === '.' || s === '..')) return false;
-  return upstreamPath(decoded).split('/')[1] !== 'internal';
+  return canonical === '.' || canonical === '..' ? undefined : canonical;
 }
 
-/** The route owning a request path (no query string), or undefined when the gateway must answer 404. */
-export function matchRoute(path: string): Route | undefined {
-  if (!isForwardable(path)) return undefined;
-  return BY_SPECIFICITY.find((r) => path === r.prefix || path.startsWith(`${r.prefix}/`));
+/**
+ * The one spelling of a request path that the gateway routes and forwards: repeated slashes collapsed and
+ * unreserved characters decoded. Undefined for a path it refuses (see canonicalSegment).
+ */
+export function normalisePath(path: string): string | undefined {
+  if (!path.startsWith('/')) return undefined;
+  const segments: string[] = [];
+  const parts = path.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const segment = canonicalSegment(parts[i]!);
+    if (segment === undefined) return undefined;
+    // An empty segment is a repeated slash, except the last one, which keeps a trailing slash (MCP's /mcp/).
+    if (segment !== '' || i === parts.length - 1) segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+}
+
+export interface Match {
+  route: Route;
+  /** The normalised path (no query string) to forward, before upstreamPath strips the version root. */
+  path: string;
+}
+
+/**
+ * The route owning a request path (no query string) and the path to forward, or undefined when the gateway must
+ * answer 404. Services route case-insensitively, so the gateway compares case-insensitively too, and refuses a
+ * path that spells its route's prefix in another case (one spelling, one decision) or that a service would route
+ * to its /internal routes in any spelling.
+ */
+export function matchRoute(rawPath: string): Match | undefined {
+  const path = normalisePath(rawPath);
+  if (path === undefined) return undefined;
+  const folded = path.toLowerCase();
+  const route = BY_SPECIFICITY.find((r) => folded === r.prefix || folded.startsWith(`${r.prefix}/`));
+  if (!route || !path.startsWith(route.prefix)) return undefined;
+  if (upstreamPath(folded).split('/')[1] === 'internal') return undefined;
+  return { route, path };
 }
