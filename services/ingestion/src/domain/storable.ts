@@ -49,19 +49,55 @@ export function fieldLimitBreach(data: Record<string, unknown>): string | undefi
   return `collection_data${at} has a field name longer than ${FIELD_NAME_MAX_LENGTH} characters ("${key.slice(0, 40)}…")`;
 }
 
+/** How much of a submitted value a dead letter keeps, in characters of keys and text: it stays small whatever was sent. */
+export const DEAD_LETTER_DATA_LIMIT = 64 * 1024;
+
 /**
  * A copy of a submitted value that jsonb can hold, for a dead letter's record_data: what cannot be stored is replaced
- * by U+FFFD, and nesting beyond what PostgreSQL accepts comfortably is cut off as a string.
+ * by U+FFFD, nesting beyond what PostgreSQL accepts comfortably is cut off as a string, and past
+ * DEAD_LETTER_DATA_LIMIT characters text is cut (ending in …) and further fields or items are left out, a last entry
+ * `…` saying how many.
  */
-export function storableCopy(value: unknown, depth = 1): unknown {
-  if (typeof value === 'string') return replaceUnstorable(value, () => '\uFFFD');
+export function storableCopy(value: unknown): unknown {
+  return copyOf(value, 1, { left: DEAD_LETTER_DATA_LIMIT });
+}
+
+function copyOf(value: unknown, depth: number, budget: { left: number }): unknown {
+  if (typeof value === 'string') {
+    const kept = value.length > budget.left ? `${value.slice(0, Math.max(budget.left, 0))}…` : value;
+    budget.left -= kept.length;
+    return replaceUnstorable(kept, () => '\uFFFD');
+  }
+  budget.left -= 8;
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (value === null || typeof value === 'boolean') return value;
   if (value === undefined) return null;
   if (depth > 100) return '[nested too deeply]';
-  if (Array.isArray(value)) return value.map((v) => storableCopy(v, depth + 1));
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      if (budget.left <= 0) {
+        items.push(`… ${value.length - i} more items not kept`);
+        break;
+      }
+      items.push(copyOf(value[i], depth + 1, budget));
+    }
+    return items;
+  }
   if (typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [replaceUnstorable(k, () => '\uFFFD'), storableCopy(v, depth + 1)]));
+    const keys = Object.keys(value);
+    const entries: [string, unknown][] = [];
+    for (let i = 0; i < keys.length; i++) {
+      if (budget.left <= 0) {
+        entries.push(['…', `${keys.length - i} more fields not kept`]);
+        break;
+      }
+      const key = keys[i]!;
+      budget.left -= key.length;
+      entries.push([replaceUnstorable(key, () => '\uFFFD'), copyOf((value as Record<string, unknown>)[key], depth + 1, budget)]);
+    }
+    // fromEntries defines own properties, so a key such as __proto__ stays data.
+    return Object.fromEntries(entries);
   }
   return String(value);
 }
