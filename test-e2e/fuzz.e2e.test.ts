@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { QUERY_CASES, SEGMENT_CASES, fileCases, jsonCases, send, streamCases, type FuzzCase, type FuzzOutcome } from './support/fuzz';
+import { QUERY_CASES, SEGMENT_CASES, abandon, fileCases, jsonCases, send, streamCases, type FuzzCase, type FuzzOutcome } from './support/fuzz';
 import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
 
 /**
@@ -176,6 +176,21 @@ describe('malformed requests to every endpoint', () => {
     ];
     const failures = await runAll(requests);
     expect(failures).toEqual([]);
+  });
+
+  it('survive clients that drop the connection half-way through a body', async () => {
+    const form = { 'content-type': 'multipart/form-data; boundary=fuzzboundary42', ...bearer(key) };
+    const partial = Buffer.from('--fuzzboundary42\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nname\nbolt\n');
+    const cut = [
+      ...['upload', 'pdf'].map((e) => abandon(trove.baseUrl, 'POST', `/api/v1/upload/fuzz/part/${e}`, form, 1_000_000, partial)),
+      abandon(trove.baseUrl, 'POST', '/api/v1/upload/fuzz/part/stream', { 'content-type': 'application/x-ndjson', ...bearer(key) }, 1_000_000, Buffer.from('{"name":"half"}\n{"na')),
+      abandon(trove.baseUrl, 'POST', '/api/v1/upload/fuzz/part/batch', { 'content-type': 'application/json', ...bearer(key) }, 1_000_000, Buffer.from('{"records":[{"name":"x"}')),
+      abandon(trove.baseUrl, 'POST', '/api/v1/records', { 'content-type': 'application/json', ...bearer(key) }, 1_000, Buffer.from('{"name":')),
+      abandon(trove.baseUrl, 'POST', '/mcp/', { 'content-type': 'application/json', ...MCP_ACCEPT, ...bearer(key) }, 1_000, Buffer.from('{"jsonrpc":')),
+    ];
+    await Promise.all(cut);
+    const after = await send(trove.baseUrl, 'POST', '/api/v1/upload/fuzz/part/batch', { name: 'valid', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"records":[{"name":"After the cut"}]}') }, bearer(key), HANG_MS);
+    expect(after).toMatchObject({ status: 201 });
   });
 
   it('leave the system healthy, answering correctly and within its memory ceiling', async () => {

@@ -228,3 +228,21 @@ export function send(baseUrl: string, method: string, path: string, c: FuzzCase,
     else req.end();
   });
 }
+
+/** Starts a request that announces `declared` bytes, sends the first `sent` of them, and drops the connection. */
+export function abandon(baseUrl: string, method: string, path: string, headers: Record<string, string>, declared: number, sent: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    const url = new URL(baseUrl);
+    const req = request({ host: url.hostname, port: url.port, method, path, headers: { ...headers, 'content-length': declared }, agent: false });
+    req.on('error', () => resolve());
+    req.on('response', (res) => {
+      res.resume();
+      req.destroy();
+      resolve();
+    });
+    req.write(sent, () => setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, 50));
+  });
+}
