@@ -1,0 +1,74 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
+import { listen, type RunningServer } from '@trove/platform';
+import { startTestService, type TestService } from '@trove/runtime';
+import { ingestionModule } from '@trove/ingestion-service';
+import { recordsModule } from '@trove/records-service';
+import { devTenant, startStack, type Stack } from './support';
+
+// The real ingestion and records services behind a listening gateway, each client on a connection of its own, as
+// the tenants' processes would be: the report this reproduces (tenant B's batch unanswered for 30-45 s after tenant
+// A's refused stream upload). upstream-failures.test.ts holds the gateway to it on its own, against a service that
+// leaves a refused body unread.
+let records: TestService;
+let ingestion: TestService;
+const servers: RunningServer[] = [];
+let stack: Stack;
+let gateway: RunningServer;
+const agents: Agent[] = [];
+
+beforeAll(async () => {
+  records = await startTestService(recordsModule);
+  servers.push(await listen(records.instance.app, 0, '127.0.0.1'));
+  const recordsUrl = `http://127.0.0.1:${servers[0]!.port}`;
+  ingestion = await startTestService(ingestionModule, { database: records.database, config: { RECORDS_URL: recordsUrl } });
+  servers.push(await listen(ingestion.instance.app, 0, '127.0.0.1'));
+  stack = await startStack({ RECORDS_URL: recordsUrl, INGESTION_URL: `http://127.0.0.1:${servers[1]!.port}` });
+  gateway = await listen(stack.gateway.instance.app, 0, '127.0.0.1');
+});
+afterAll(async () => {
+  for (const agent of agents) agent.destroy();
+  await gateway?.close(1_000);
+  await stack?.stop();
+  for (const server of servers.reverse()) await server.close(1_000);
+  await ingestion?.stop();
+  await records?.stop();
+});
+
+/** One request on a keep-alive connection of a new client; rejects when no answer arrives within 5 s. */
+function send(method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<{ status: number; body: unknown }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  agents.push(agent);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: gateway.port,
+      path,
+      method,
+      agent,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+    });
+    req.setTimeout(5_000, () => req.destroy(new Error(`no answer to ${method} ${path} within 5 s`)));
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+it("answers tenant B's batch, and stores it, right after tenant A's stream upload of random bytes was refused", async () => {
+  for (let round = 0; round < 3; round++) {
+    const a = devTenant(randomUUID());
+    const refused = await send('POST', '/api/v1/upload/a/t/stream', { ...a, 'content-type': 'application/x-ndjson' }, randomBytes(200 * 1024));
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+
+    const b = devTenant(randomUUID());
+    const stored = await send('POST', '/api/v1/upload/b/t/batch', { ...b, 'content-type': 'application/json' }, JSON.stringify({ records: [{ name: `Bolt ${round}` }] }));
+    expect(stored.status).toBe(201);
+    const list = await send('GET', '/api/v1/records?collection=b', b);
+    expect((list.body as { items: Array<{ name: string }> }).items.map((r) => r.name)).toEqual([`Bolt ${round}`]);
+  }
+});
