@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus, OutgoingEvent } from '@trove/bus';
-import type { IndexingSummary, RecordDto } from '@trove/contracts';
-import { ERRORS } from '@trove/platform';
+import { COLLECTION_DATA_MAX_FIELDS, fieldLimitProblem, type IndexingSummary, type RecordDto } from '@trove/contracts';
+import { ERRORS, validationError } from '@trove/platform';
 import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
@@ -268,6 +268,7 @@ export class RecordsService {
       if (row.status === 'archived') throw archived(id);
       const next = applyUpdate(row, update);
       if (!next) return toDto(row);
+      refuseTooManyFields(next, ['body', 'collection_data']);
       return announce('upserted', await saveEdits(trx, tenantId, [next]))[0]!;
     });
     return this.searchable(dto);
@@ -278,6 +279,7 @@ export class RecordsService {
     return this.write(async (trx, announce) => {
       const live = (await lockRecords(trx, tenantId, unique(ids))).filter((r) => r.status !== 'archived');
       const changed = live.map((r) => applyUpdate(r, update)).filter((r): r is RecordRow => r !== undefined);
+      for (const record of changed) refuseTooManyFields(record, ['body', 'update', 'collection_data']);
       announce('upserted', await saveEdits(trx, tenantId, changed));
       return live.length;
     });
@@ -401,4 +403,18 @@ function notFound(id: string) {
 
 function archived(id: string) {
   return ERRORS.conflict(`Record ${id} is archived and cannot be changed`);
+}
+
+/**
+ * PATCH merges collection_data into the stored object, so two updates each within the field limit could together
+ * exceed it: the merged object is held to the limit too (422, and nothing is written).
+ */
+function refuseTooManyFields(record: { collection_data: Record<string, unknown> }, loc: string[]): void {
+  if (fieldLimitProblem(record.collection_data)?.reason !== 'too_many_fields') return;
+  throw validationError(
+    loc,
+    `Value should have at most ${COLLECTION_DATA_MAX_FIELDS} fields, counted over every nested level, once merged with the stored collection_data`,
+    'value_error',
+    null,
+  );
 }

@@ -57,4 +57,26 @@ describe('collection_data field limits', () => {
     expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'records', '1', 'collection_data'], msg: TOO_MANY })]);
     expect((await api.get('/records?collection=wide')).body.items).toEqual([]);
   });
+
+  it('PATCH answers 422 when the merge with the stored collection_data would pass 1,000 fields, and changes nothing', async () => {
+    const half = (prefix: string) => Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`${prefix}${i}`, i]));
+    const created = await api.post('/records', bolt({ collection_data: half('a') }));
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const merged = 'Value should have at most 1000 fields, counted over every nested level, once merged with the stored collection_data';
+
+    const one = await api.patch(`/records/${id}`, { collection_data: half('b') });
+    expect(one.status).toBe(422);
+    expect(one.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'collection_data'], msg: merged })]);
+    const bulk = await api.patch('/records/bulk', { record_ids: [id], update: { collection_data: half('b') } });
+    expect(bulk.status).toBe(422);
+    expect(bulk.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'update', 'collection_data'], msg: merged })]);
+    expect(Object.keys((await api.get(`/records/${id}`)).body.collection_data)).toHaveLength(600);
+
+    // Replacing keys, or removing them with null, keeps within the limit.
+    const removeSome = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`a${i}`, null]));
+    expect((await api.patch(`/records/${id}`, { collection_data: removeSome })).status).toBe(200);
+    expect((await api.patch(`/records/${id}`, { collection_data: Object.fromEntries(Array.from({ length: 700 }, (_, i) => [`c${i}`, i])) })).status).toBe(200);
+    expect(Object.keys((await api.get(`/records/${id}`)).body.collection_data)).toHaveLength(1000);
+  });
 });
