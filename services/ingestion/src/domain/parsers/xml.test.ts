@@ -179,6 +179,13 @@ describe('parseXml', () => {
       expect(dataOf(items)).toEqual([{ name: 'next' }]);
     });
 
+    it('counts the depth of a record inside a lone wrapper from the record, not from the wrapper', async () => {
+      const { items, error } = await xml(`<catalog><products><product><name>a</name>${nested(63)}</product><product><name>b</name></product></products></catalog>`);
+      expect(error).toBeUndefined();
+      expect(items.map((item) => item.ok)).toEqual([true, true]);
+      expect(dataOf(items).map((d) => d.name)).toEqual(['a', 'b']);
+    });
+
     it('makes a record over 1 MB a dead letter without keeping it, and reads on', async () => {
       const big = `<item sku="B"><name>big</name>${'<part>abcdefghij</part>'.repeat(60_000)}</item>`;
       const { items, error } = await xml(`<catalog><item><name>a</name></item>${big}<item><name>c</name></item></catalog>`);

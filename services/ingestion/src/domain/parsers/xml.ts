@@ -161,6 +161,12 @@ class RecordReader {
       return;
     }
     if (current.stack.length > MAX_RECORD_DEPTH) {
+      if (record === this.probe && this.settleProbe()) {
+        // The root's first child was the wrapper of the records: this element belongs to the open record, one level less deep.
+        this.depth--;
+        this.openElement(name, attributes);
+        return;
+      }
       this.fill(current, `elements are nested more than ${MAX_RECORD_DEPTH} levels below <${record.name}>`);
       current.skipping++;
       return;
