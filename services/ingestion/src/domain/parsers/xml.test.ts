@@ -180,7 +180,7 @@ describe('parseXml', () => {
     });
 
     it('counts the depth of a record inside a lone wrapper from the record, not from the wrapper', async () => {
-      const { items, error } = await xml(`<catalog><products><product><name>a</name>${nested(63)}</product><product><name>b</name></product></products></catalog>`);
+      const { items, error } = await xml(`<catalog><products><product><name>a</name>${nested(64)}</product><product><name>b</name></product></products></catalog>`);
       expect(error).toBeUndefined();
       expect(items.map((item) => item.ok)).toEqual([true, true]);
       expect(dataOf(items).map((d) => d.name)).toEqual(['a', 'b']);
