@@ -50,6 +50,7 @@ export class Upstreams {
   private readonly pending = new WeakMap<Request, Pending>();
   /** The normalised public path (and query string) each request is forwarded to, as the route table matched it. */
   private readonly paths = new WeakMap<Request, string>();
+  /** Each request's own request to its service, whose connection releaseAfter decides on. */
   private readonly outgoing = new WeakMap<Request, ClientRequest>();
   /**
    * Connections to services are kept open and reused (without an agent, http-proxy opens one per request and asks the
