@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { listen, type RunningServer } from '@trove/platform';
+import type { TestService } from '@trove/runtime';
 import { as, countOf, eventually, newTenant, recordsOf, startSystem, type System } from './helpers';
 
 /**
@@ -37,18 +38,18 @@ function send(
   path: string,
   body: Buffer | string,
   headers: Record<string, string>,
-  opts: { via?: Agent; timeoutMs?: number } = {},
+  opts: { via?: Agent; timeoutMs?: number; to?: { svc: TestService; port: number } } = {},
 ): Promise<Answer> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
         host: '127.0.0.1',
-        port: server.port,
+        port: opts.to?.port ?? server.port,
         method: 'POST',
         path,
         agent: opts.via ?? agent,
-        headers: { ...system.ingestion.as(tenant, ['upload']), 'content-length': String(Buffer.byteLength(body)), ...headers },
+        headers: { ...(opts.to?.svc ?? system.ingestion).as(tenant, ['upload']), 'content-length': String(Buffer.byteLength(body)), ...headers },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -107,6 +108,22 @@ describe('compressed bodies', () => {
       expect(batched.body.summary.accepted).toBe(1);
     }
     await eventually(async () => expect(await countOf(system, tenant, 'zipped')).toBe(6));
+  });
+
+  it('signs and hashes a compressed webhook body as it was before compression', async () => {
+    const secret = 'webhook-secret-for-compressed-bodies';
+    const svc = await system.startIngestion({ WEBHOOK_SECRET: secret });
+    const own = await listen(svc.instance.app, 0, '127.0.0.1');
+    try {
+      const json = JSON.stringify({ records: [{ name: 'pushed' }] });
+      const signature = `sha256=${createHmac('sha256', secret).update(json).digest('hex')}`;
+      const headers = { ...JSON_TYPE, 'content-encoding': 'gzip', 'x-webhook-signature': signature };
+      const res = await send(newTenant(), '/webhooks/upload/pushed/event', gzipSync(json), headers, { via: new Agent(), to: { svc, port: own.port } });
+      expect(res.status).toBe(201);
+      expect(res.body.metadata.file_hash).toBe(`sha256:${createHash('sha256').update(json).digest('hex')}`);
+    } finally {
+      await own.close(1000);
+    }
   });
 
   it('answers 413 for a gzip body that inflates past the route limit, counting the inflated bytes', async () => {
