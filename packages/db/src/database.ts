@@ -1,12 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { PGlite, type Extension } from '@electric-sql/pglite';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CopyRows } from './copy';
+import { lockFolder, type FolderLock } from './folder-lock';
 import { PGlitePool } from './pglite-pool';
 
 // int8 (counts, offsets) as numbers, as PGlite is configured below; every value Trove stores fits in 2^53.
@@ -200,13 +201,23 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
 
 async function openPGlite(opts: OpenDatabaseOptions): Promise<Database> {
   let dataDir: string | undefined;
+  let lock: FolderLock | undefined;
   if (!opts.inMemory) {
-    dataDir = resolve(opts.dataDir ?? './data', 'pglite');
+    const folder = resolve(opts.dataDir ?? './data');
+    dataDir = join(folder, 'pglite');
     mkdirSync(dataDir, { recursive: true });
+    // Nothing in PGlite stops a second process opening the folder; the lock refuses it before it writes anything.
+    lock = lockFolder(join(realpathSync(folder), 'pglite.lock'));
   }
-  // pg_trgm ships with PostgreSQL servers but PGlite only has the contrib extensions it is given; the search engine's
-  // typo-tolerant fallback needs it.
-  const pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: { 20: (v: string) => Number(v) } });
+  let pglite: PGlite;
+  try {
+    // pg_trgm ships with PostgreSQL servers but PGlite only has the contrib extensions it is given; the search engine's
+    // typo-tolerant fallback needs it.
+    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: { 20: (v: string) => Number(v) } });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const pool = new PGlitePool(pglite);
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   return {
@@ -222,6 +233,7 @@ async function openPGlite(opts: OpenDatabaseOptions): Promise<Database> {
     async close() {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
+      lock?.release();
     },
   };
 }

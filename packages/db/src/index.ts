@@ -1,5 +1,6 @@
 export * from './database';
 export { copyInto, type CopyValue } from './copy';
+export { DataFolderLockedError } from './folder-lock';
 export * from './migrate';
 export { sql } from 'kysely';
 export type { Kysely, Transaction, Selectable, Insertable, Updateable } from 'kysely';
