@@ -18,17 +18,19 @@ export interface BodyGuardOptions {
  * Guards an upload route's body before its handler reads it:
  * - a Content-Encoding the route does not read answers 415, and a declared length over the limit 413, before a byte
  *   of the body is read;
- * - whatever the answer, a body not read to its end when the answer has gone out is read on and thrown away, never
- *   held, so the connection is clean for the next request on it (a gateway's pooled connection otherwise hands the
- *   next caller, perhaps another tenant, a connection whose server still waits for the last body's unread bytes).
- *   Closing the connection instead while the client (or the gateway) is still sending resets it, and the client loses
- *   the answer with it. A client that goes on sending for more than LINGER_MS after the answer has its connection
- *   dropped.
+ * - whatever the answer, a body not read to its end when the answer goes out is read on and thrown away, never held,
+ *   so the connection is clean for the next request on it (a gateway's pooled connection otherwise hands the next
+ *   caller, perhaps another tenant, a connection whose server still waits for the last body's unread bytes);
+ * - such an answer never closes the connection while the client is still sending, not even when the client asked
+ *   for that (Connection: close): closing with unread bytes resets the connection, and the client, still writing,
+ *   loses the answer with it (it sees EPIPE, and a gateway answers 503 for a request that was refused). The
+ *   connection is closed once the body has been read, if the client asked. A client that goes on sending for more
+ *   than LINGER_MS after the answer has its connection dropped.
  */
 export function guardBody(opts: BodyGuardOptions): RequestHandler {
   const encodings = opts.encodings ?? BODY_ENCODINGS;
   return (req, res, next) => {
-    res.once('finish', () => drainRest(req));
+    answerWithoutClosing(req, res);
     try {
       bodyEncodingOf(req, encodings);
     } catch (err) {
@@ -40,15 +42,24 @@ export function guardBody(opts: BodyGuardOptions): RequestHandler {
   };
 }
 
-/** Reads and throws away what is left of a request's body once its answer has gone out (see guardBody). */
-function drainRest(req: Request): void {
-  // Complete: every byte of the body has left the connection, whatever a reader left unread of it.
-  if (req.complete || req.destroyed) return;
-  // Whatever still reads the body (a parser given up on, an inflater) lets go of it, and the bytes go nowhere.
-  req.unpipe();
-  req.resume();
-  const drop = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
-  req.once('close', () => clearTimeout(drop));
+/** Sees to an answer that goes out before the request's body has been read to its end (see guardBody). */
+function answerWithoutClosing(req: Request, res: Response): void {
+  const clientClose = !res.shouldKeepAlive;
+  const writeHead = res.writeHead;
+  // The only moment the connection's fate can still be changed: Node closes it after an answer whose headers say so.
+  res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+    if (!req.complete && clientClose) this.setHeader('Connection', 'keep-alive');
+    return writeHead.apply(this, args);
+  } as Response['writeHead'];
+  res.once('finish', () => {
+    if (req.complete || req.destroyed) return;
+    // Whatever still reads the body (a parser given up on, an inflater) lets go of it, and the bytes go nowhere.
+    req.unpipe();
+    req.resume();
+    const drop = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+    req.once('close', () => clearTimeout(drop));
+    if (clientClose) req.once('end', () => req.socket.end());
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { listen, type RunningServer } from '@trove/platform';
 import type { TestService } from '@trove/runtime';
@@ -228,6 +229,26 @@ describe('the connection after an early answer', () => {
       const next = await send(newTenant(), batch('early-next'), JSON.stringify({ records: [{ name: what }] }), JSON_TYPE);
       expect({ what, status: next.status, prompt: next.ms < 2_000 }).toEqual({ what, status: 201, prompt: true });
     }
+  });
+
+  it('answers a client that asked to close the connection while it is still sending, and closes once the body is in', async () => {
+    const body = randomBytes(300_000);
+    const socket = connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
+    const ended = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+    const headers = { ...system.ingestion.as(newTenant(), ['upload']), ...NDJSON, connection: 'close', 'content-length': String(body.length) };
+    socket.write(`POST ${stream('closing')} HTTP/1.1\r\nHost: x\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+    socket.write(body.subarray(0, 100_000));
+    await eventually(async () => expect(received).toMatch(/^HTTP\/1\.1 422 /), 5_000);
+    // The rest of the body still goes through (a reset would fail these writes), and then the server closes.
+    for (let at = 100_000; at < body.length; at += 50_000) {
+      await new Promise<void>((resolve, reject) => socket.write(body.subarray(at, at + 50_000), (err) => (err ? reject(err) : resolve())));
+    }
+    await ended;
+    expect(received).toMatch(/binary, not NDJSON/);
+    socket.destroy();
   });
 
   it('serves the next request promptly after a stream request refused for carrying more records than the buffer holds', async () => {
