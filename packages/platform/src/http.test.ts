@@ -1,4 +1,6 @@
 import express from 'express';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
 import pino from 'pino';
 import request from 'supertest';
@@ -46,6 +48,11 @@ function buildApp(overrides: Partial<ServiceAppOptions> = {}) {
       });
       router.delete('/items/:id', requireScope('admin'), (_req, res) => {
         res.status(204).end();
+      });
+      router.post('/upload/piped', (req, res, next) => {
+        req.on('error', next);
+        req.on('data', () => undefined);
+        req.on('end', () => res.json({ ok: true }));
       });
       router.post('/upload/raw', (req, res) => {
         let size = 0;
@@ -309,6 +316,25 @@ describe('createServiceApp: errors', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: expect.any(String) });
     expect(lines.filter((l) => l.msg === 'unhandled error')).toEqual([]);
+  });
+});
+
+describe('createServiceApp: clients that go away', () => {
+  it('logs a request whose client dropped the connection mid-body as that, not as an unhandled error', async () => {
+    const { app, lines } = buildApp();
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as AddressInfo;
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/upload/piped', headers: { ...auth(), 'content-length': 100_000 } });
+    req.on('error', () => undefined);
+    req.write(Buffer.alloc(1000));
+    await new Promise((r) => setTimeout(r, 100));
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    server.close();
+
+    expect(lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+    expect(lines.some((l) => l.msg === 'client went away before the request was read')).toBe(true);
   });
 });
 

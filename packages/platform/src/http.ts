@@ -153,6 +153,12 @@ export function errorHandler(): ErrorRequestHandler {
       res.destroy();
       return;
     }
+    // A client that dropped its connection mid-request (the request stream fails with 'aborted') is gone: there is no
+    // one to answer, and it is not the service's fault.
+    if (req.destroyed && req.socket?.destroyed && !req.complete) {
+      req.log?.info({ reason: (err as Error)?.message }, 'client went away before the request was read');
+      return;
+    }
     const httpError = err instanceof HttpError ? err : exposedClientError(err);
     if (!httpError) {
       (req.log ?? console).error({ err, requestId: req.id }, 'unhandled error');
