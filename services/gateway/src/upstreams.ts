@@ -147,6 +147,10 @@ export class Upstreams {
           this.outgoing.set(req, proxyReq);
           proxyReq.removeHeader('authorization');
           proxyReq.removeHeader('x-tenant-id');
+          // Hop-by-hop headers are the client's business with the gateway (RFC 9110 7.6.1). http-proxy passes them on
+          // when it has an agent, so a client's Connection: close closed the pooled service connection after the answer,
+          // and a service still reading the rest of a refused body lost its answer with it.
+          for (const name of hopByHopHeaders(req.headers.connection)) proxyReq.removeHeader(name);
           // A forwarded request is never a service's own call, whatever its identity says: no caller, so no
           // service's /internal routes answer it.
           const identity = { ...(req.identity ?? ANONYMOUS_IDENTITY), caller: undefined };
@@ -194,3 +198,8 @@ export class Upstreams {
   }
 }
 
+/** The hop-by-hop headers of a request: the fixed ones and those its Connection header names. */
+function hopByHopHeaders(connection: string | undefined): string[] {
+  const named = (connection ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  return [...new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', ...named])];
+}

@@ -7,7 +7,7 @@ import { closedPort, devTenant, startStack, type Stack } from './support';
 /**
  * A stand-in service. /status/<n> answers n once it has read the body. /refuse reads the first chunk of its body,
  * stops reading and answers 400 at once, as a service does that gives up on a malformed upload: the rest of that
- * body stays unread on the connection. Anything else answers 200 with the size of the body it read.
+ * body stays unread on the connection. /headers answers the Connection and X-Hop headers it got. Anything else answers 200 with the size of the body it read.
  */
 function stub(req: IncomingMessage, res: ServerResponse): void {
   const json = (status: number, body: unknown) => {
@@ -25,6 +25,7 @@ function stub(req: IncomingMessage, res: ServerResponse): void {
   req.on('data', (chunk: Buffer) => (bodyBytes += chunk.length));
   req.on('end', () => {
     const status = /\/status\/(\d{3})$/.exec(req.url!)?.[1];
+    if (req.url!.endsWith('/headers')) return json(200, { connection: req.headers.connection ?? null, hop: req.headers['x-hop'] ?? null });
     json(status ? Number(status) : 200, status ? { detail: `answered ${status}` } : { ok: true, url: req.url, bodyBytes });
   });
 }
@@ -74,6 +75,16 @@ describe('circuit breakers', () => {
     for (let i = 0; i < 6; i++) expect((await gw.post('/api/v1/search/parts').set(devTenant(randomUUID())).send({})).status).toBe(503);
     const gwAfterRestart = await stack.startGateway({ SEARCH_URL: serviceUrl });
     expect((await request(gwAfterRestart.instance.app).post('/api/v1/search/parts').set(devTenant(randomUUID())).send({})).status).toBe(200);
+  });
+});
+
+describe('hop-by-hop headers', () => {
+  it("are not passed on to the service: a client's Connection: close does not close the gateway's pooled connection", async () => {
+    const gw = request((await stack.startGateway()).instance.app);
+    const res = await gw.post('/api/v1/upload/a/t/headers').set(devTenant(randomUUID())).set('Connection', 'close, x-hop').set('X-Hop', 'only for the next hop').send({ records: [] });
+    expect(res.status).toBe(200);
+    expect(res.body.hop).toBeNull();
+    expect(res.body.connection ?? 'keep-alive').not.toMatch(/close/i);
   });
 });
 
