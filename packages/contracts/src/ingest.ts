@@ -7,6 +7,11 @@ import { collectionData, collectionName, recordName, recordType, sourceType } fr
  */
 export const RECORDS_BULK_UPSERT_PATH = '/internal/records/bulk-upsert';
 export const BULK_UPSERT_MAX_ITEMS = 1000;
+/**
+ * The largest bulk-upsert body records reads: 1,000 records of up to 50,000-character descriptions and free-form data
+ * outgrow the service-wide JSON limit. A writer keeps its chunks well under it (by bytes as well as by count).
+ */
+export const BULK_UPSERT_MAX_BYTES = 64 * 1024 * 1024;
 
 export const bulkUpsertItem = z.strictObject({
   name: recordName,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BulkUpsertRequest } from '@trove/contracts';
+import { BULK_UPSERT_MAX_BYTES, type BulkUpsertRequest } from '@trove/contracts';
 import type { Identity, Logger } from '@trove/platform';
 import { isPlainObject, mapRecord, type Mapped, type MappingOptions, type UpsertItem } from './domain/record-mapping';
 import type { ParsedItem } from './domain/parsers/types';
@@ -77,9 +77,19 @@ export interface IngestorDeps {
   logger: Logger;
   /** Records per call to records (INGEST_CHUNK_SIZE). */
   chunkSize: number;
+  /** Characters of record JSON per call to records at most (default CHUNK_MAX_CHARACTERS). */
+  chunkMaxCharacters?: number;
   /** Indexing backlog above which a result reports pipeline_backpressure (INDEXING_BACKLOG_THRESHOLD). */
   backlogThreshold: number;
 }
+
+/**
+ * A chunk is sent once its records' JSON reaches this many characters, even short of chunkSize records: a UTF-16 unit
+ * is at most 3 bytes of UTF-8, so a chunk stays under records' body limit, and the chunks an upload holds at once
+ * (about four) stay within a bounded share of memory whatever its records' sizes. Without it, 1,000 records of 1 MB
+ * made one chunk of 1 GB, which records refused whole.
+ */
+export const CHUNK_MAX_CHARACTERS = Math.floor(BULK_UPSERT_MAX_BYTES / 4);
 
 /** Dead letters are written to the database in batches of this size as they occur, never all held in memory. */
 const DEAD_LETTER_BATCH = 500;
@@ -226,6 +236,7 @@ export class Ingestor {
 
     try {
       let chunk: Pending[] = [];
+      let characters = 0;
       for await (const item of items) {
         tally.submitted++;
         if (!item.mapped.ok) {
@@ -233,10 +244,18 @@ export class Ingestor {
           await letters.add(item.index, item.raw, item.mapped.error);
           continue;
         }
+        const size = JSON.stringify(item.mapped.record).length;
+        if (chunk.length > 0 && characters + size > (this.deps.chunkMaxCharacters ?? CHUNK_MAX_CHARACTERS)) {
+          await send(chunk);
+          chunk = [];
+          characters = 0;
+        }
         chunk.push({ index: item.index, raw: item.raw, record: item.mapped.record });
+        characters += size;
         if (chunk.length >= this.deps.chunkSize) {
           await send(chunk);
           chunk = [];
+          characters = 0;
         }
       }
       if (chunk.length > 0) await send(chunk);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  BULK_UPSERT_MAX_BYTES,
   BULK_UPSERT_MAX_ITEMS,
   RECORDS_BULK_UPSERT_PATH,
   RECORDS_INDEXING_SUMMARY_PATH,
@@ -13,9 +14,6 @@ import { jsonBody, parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { collectionData, description, name, sourceId, sourceName, sourceUrl, type } from './schemas';
-
-/** 1,000 records of up to 50,000-character descriptions and free-form data outgrow the service-wide JSON limit. */
-export const BULK_UPSERT_JSON_LIMIT = '64mb';
 
 /**
  * The contract's request, with every field held to the same rules as POST /records (no blank names, nothing
@@ -43,7 +41,7 @@ const bulkUpsertBody = bulkUpsertRequest.extend({
  * acting with the uploading tenant's identity. Any invalid item answers 422 naming it, and nothing is written.
  */
 export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
-  router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(BULK_UPSERT_JSON_LIMIT), async (req, res) => {
+  router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(`${BULK_UPSERT_MAX_BYTES}b`), async (req, res) => {
     const body = parseInput(bulkUpsertBody, req.body, 'body');
     const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), body);
     res.json(outcome);
