@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { bearer, client, devTenant, startTrove } from './support/system';
 
@@ -57,4 +58,130 @@ it('refuses create-tenant without a name', () => {
   });
   expect(out.status).toBe(1);
   expect(out.stderr).toContain('--name');
+});
+
+/** create-tenant on `dataDir` with the production secrets. */
+function createTenant(dataDir: string, name: string) {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...PRODUCTION, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  delete env.DATABASE_URL;
+  return spawnSync(process.execPath, [LAUNCHER, 'create-tenant', '--name', name], { env, encoding: 'utf8', timeout: 60_000 });
+}
+
+it('refuses create-tenant while the system runs on the same embedded database, naming the running process', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+  try {
+    const running = await startTrove({ dataDir, env: PRODUCTION });
+    let refused;
+    try {
+      refused = createTenant(dataDir, 'Acme');
+    } finally {
+      await running.stop();
+    }
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`in use by process ${running.pid} `);
+    expect(refused.stdout).not.toContain('key:');
+
+    const created = createTenant(dataDir, 'Acme');
+    expect(created.status).toBe(0);
+    const key = /^key: (sk_live_[0-9a-f]{64})$/m.exec(created.stdout)?.[1];
+    expect(key).toBeDefined();
+    const restarted = await startTrove({ dataDir, env: PRODUCTION });
+    try {
+      const keys = await client(restarted.baseUrl)('GET', '/api/v1/auth/keys', { headers: bearer(key!) });
+      expect(keys.status).toBe(200);
+    } finally {
+      await restarted.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('refuses to start a second system on a running one\'s data folder, and restarts at once after a crash', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+  try {
+    const first = await startTrove({ dataDir });
+    const tenant = randomUUID();
+    const made = await client(first.baseUrl)('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'k', scopes: ['admin'] } });
+    expect(made.status).toBe(201);
+    try {
+      await expect(startTrove({ dataDir })).rejects.toThrow(`in use by process ${first.pid} `);
+    } finally {
+      process.kill(first.pid, 'SIGKILL');
+      await first.stop();
+    }
+
+    const second = await startTrove({ dataDir });
+    try {
+      const keys = await client(second.baseUrl)('GET', '/api/v1/auth/keys', { headers: bearer(made.body.key) });
+      expect(keys.status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** The secret every development system signed its internal tokens with before it made one per process. */
+const PUBLISHED_DEVELOPMENT_SECRET = 'trove-development-internal-token-secret-not-for-production';
+
+/** An internal identity token as the gateway makes one (HS256), signed with `secret`. */
+function internalToken(secret: string, tenantId: string): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { tid: tenantId, scopes: ['admin'], iat: now, exp: now + 60, iss: 'trove-gateway', aud: 'trove-services', sub: `dev:${tenantId}` };
+  const unsigned = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+  return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+it('keeps every service but the gateway off the network in development, and trusts no published secret', async () => {
+  const recordsPort = await freePort();
+  const trove = await startTrove({ env: { RECORDS_PORT: String(recordsPort) } });
+  try {
+    const records = `http://127.0.0.1:${recordsPort}`;
+    expect((await fetch(`${records}/health`)).status).toBe(200);
+    const forged = await fetch(`${records}/records`, { headers: { 'x-trove-identity': internalToken(PUBLISHED_DEVELOPMENT_SECRET, randomUUID()) } });
+    expect(forged.status).toBe(401);
+
+    // HOST is 0.0.0.0, the default: the gateway answers on the machine's other addresses, records does not.
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    if (!address) throw new Error('this test needs a network address other than loopback');
+    const gatewayPort = new URL(trove.baseUrl).port;
+    expect((await fetch(`http://${address}:${gatewayPort}/health`)).status).toBe(200);
+    await expect(fetch(`http://${address}:${recordsPort}/health`)).rejects.toThrow();
+  } finally {
+    await trove.stop();
+  }
+});
+
+it('refuses to start a process running only some services without INTERNAL_TOKEN_SECRET, in development too', async () => {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ENV: 'development',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'trove-cli-')),
+    RECORDS_PORT: String(await freePort()),
+  };
+  delete env.INTERNAL_TOKEN_SECRET;
+  delete env.DATABASE_URL;
+  try {
+    const out = spawnSync(process.execPath, [LAUNCHER, '--target=records'], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(out.status).toBe(1);
+    expect(out.stderr).toMatch(/INTERNAL_TOKEN_SECRET: is required when a process runs only some services \(records\)/);
+  } finally {
+    rmSync(env.DATA_DIR!, { recursive: true, force: true });
+  }
 });

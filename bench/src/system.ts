@@ -9,7 +9,7 @@
  * - BENCH_PG_LOG=1: PostgreSQL logs every statement of the bench database with its duration.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -72,6 +72,8 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       LOG_LEVEL: 'warn',
       DATABASE_URL: dbUrl.toString(),
       PORT: String(port),
+      // The processes of BENCH_TARGET's groups verify each other's internal tokens, so they share one secret.
+      INTERNAL_TOKEN_SECRET: process.env.INTERNAL_TOKEN_SECRET ?? randomBytes(32).toString('hex'),
       ...extraEnv,
     };
     for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());

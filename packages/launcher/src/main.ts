@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 import { createTenantWithAdminKey } from '@trove/auth-service';
-import { openDatabase } from '@trove/db';
+import { DataFolderLockedError, openDatabase } from '@trove/db';
 import { ConfigError, createLogger, databaseUrl, loadConfig, type Config } from '@trove/platform';
 import { startSystem } from '@trove/runtime';
 import { USAGE, parseArgs } from './args';
-import { resolveTargets } from './modules';
+import { listenHosts, requireSharedSecret, resolveTargets } from './modules';
 
 async function start(config: Config, target: string): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'trove' });
   const modules = resolveTargets(target);
-  if (config.usingDevelopmentSecrets) {
-    logger.warn('INTERNAL_TOKEN_SECRET or API_KEY_SALT not set: using development defaults; never do this in production');
+  requireSharedSecret(config, modules);
+  if (config.usingDevelopmentSalt) {
+    logger.warn('API_KEY_SALT not set: API keys are stored under the published development salt; never do this in production');
   }
-  const system = await startSystem({ config, logger, modules });
+  if (config.generatedInternalTokenSecret) {
+    logger.info('INTERNAL_TOKEN_SECRET not set: this process signs internal tokens with a random secret of its own');
+  }
+  const system = await startSystem({ config, logger, modules, hosts: listenHosts(config, modules) });
   logger.info({ ports: system.ports, env: config.ENV }, `Trove is up (${modules.map((m) => m.name).join(', ')})`);
 
   let stopping = false;
@@ -65,6 +69,7 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else if (err instanceof DataFolderLockedError) process.stderr.write(`trove: ${err.message}\n`);
   else process.stderr.write(`trove: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import { mcpModule } from '@trove/mcp-service';
 import { openModule } from '@trove/open-service';
 import { recordsModule } from '@trove/records-service';
 import { searchModule } from '@trove/search-service';
+import { ConfigError, type Config } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 
 /** Every service module this build contains; `all` starts each of them. */
@@ -23,4 +24,30 @@ export function resolveTargets(target: string): ServiceModule[] {
     throw new Error(`Unknown target ${unknown.join(', ')}; valid targets: all, ${MODULES.map((m) => m.name).join(', ')}`);
   }
   return names.map((n) => known.get(n)!);
+}
+
+const LOOPBACK = '127.0.0.1';
+
+/**
+ * Where each service of a process listens. In a process running every service, only the gateway is called from
+ * outside; the others listen on loopback whatever HOST says, so no other machine reaches a port that believes any
+ * caller holding the internal token secret. A process running some services is called by other processes (the
+ * scaled shape) and listens on HOST.
+ */
+export function listenHosts(config: Config, modules: ServiceModule[]): Record<string, string> {
+  const everyService = MODULES.every((m) => modules.includes(m));
+  return Object.fromEntries(modules.map((m) => [m.name, everyService && m.name !== 'gateway' ? LOOPBACK : config.HOST]));
+}
+
+/**
+ * A process running some services exchanges internal tokens with the processes running the others, which verify
+ * them only with a secret they all share; the one a process makes up when given none would fail every call between
+ * processes with 401. So such a process refuses to start without INTERNAL_TOKEN_SECRET, in development too.
+ */
+export function requireSharedSecret(config: Config, modules: ServiceModule[]): void {
+  if (!config.generatedInternalTokenSecret || MODULES.every((m) => modules.includes(m))) return;
+  throw new ConfigError(
+    'Invalid configuration:\n  INTERNAL_TOKEN_SECRET: is required when a process runs only some services ' +
+      `(${modules.map((m) => m.name).join(', ')}): set the same value (32+ characters) in every process of the system`,
+  );
 }

@@ -16,7 +16,7 @@ function refusal(env: Record<string, string | undefined>): string {
 }
 
 describe('loadConfig', () => {
-  it('fills in defaults for a development environment and says it uses development secrets', () => {
+  it('fills in defaults for a development environment and says which secrets it made up or took from the source', () => {
     const config = loadConfig({ ENV: 'development' });
 
     expect(config).toEqual(
@@ -28,7 +28,8 @@ describe('loadConfig', () => {
         KAFKA_CLIENT_ID: 'trove',
         METRICS_ENABLED: true,
         JSON_BODY_LIMIT: '2mb',
-        usingDevelopmentSecrets: true,
+        generatedInternalTokenSecret: true,
+        usingDevelopmentSalt: true,
       }),
     );
     expect(config.DATABASE_URL).toBeUndefined();
@@ -46,7 +47,32 @@ describe('loadConfig', () => {
 
     expect(config.INTERNAL_TOKEN_SECRET).toBe(SECRET);
     expect(config.API_KEY_SALT).toBe(SALT);
-    expect(config.usingDevelopmentSecrets).toBe(false);
+    expect(config.generatedInternalTokenSecret).toBe(false);
+    expect(config.usingDevelopmentSalt).toBe(false);
+  });
+
+  it('makes a random internal token secret for a process given none, shared by its services and unknown elsewhere', () => {
+    const first = loadConfig({ ENV: 'development' }).INTERNAL_TOKEN_SECRET;
+    let otherProcess: string | undefined;
+    jest.isolateModules(() => {
+      const fresh = require('./config') as typeof import('./config');
+      otherProcess = fresh.loadConfig({ ENV: 'development' }).INTERNAL_TOKEN_SECRET;
+    });
+
+    expect(loadConfig({ ENV: 'test' }).INTERNAL_TOKEN_SECRET).toBe(first);
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(first).not.toBe('trove-development-internal-token-secret-not-for-production');
+    expect(otherProcess).toMatch(/^[0-9a-f]{64}$/);
+    expect(otherProcess).not.toBe(first);
+  });
+
+  it('keeps the development API key salt, so keys made in development survive a restart', () => {
+    let otherProcess: string | undefined;
+    jest.isolateModules(() => {
+      otherProcess = (require('./config') as typeof import('./config')).loadConfig({ ENV: 'development' }).API_KEY_SALT;
+    });
+
+    expect(otherProcess).toBe(loadConfig({ ENV: 'development' }).API_KEY_SALT);
   });
 
   it('refuses production without INTERNAL_TOKEN_SECRET and API_KEY_SALT, naming both', () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /** Raised when the environment does not describe a runnable configuration; the message names each bad variable. */
@@ -34,14 +35,26 @@ export const DEFAULT_PORTS: Record<ServiceName, number> = {
   mcp: 8088,
 };
 
-const DEV_INTERNAL_SECRET = 'trove-development-internal-token-secret-not-for-production';
 const DEV_API_KEY_SALT = 'trove-development-api-key-salt-not-for-production';
+
+let generatedSecret: string | undefined;
+
+/**
+ * The internal token secret of a process given none: random, made once, so every service of the process shares it
+ * and nothing outside the process can sign a token its services accept. A published constant here would let anyone
+ * who reaches a service port act as any tenant. Processes that must share a secret need INTERNAL_TOKEN_SECRET.
+ */
+function processSecret(): string {
+  generatedSecret ??= randomBytes(32).toString('hex');
+  return generatedSecret;
+}
 
 export const configSchema = z
   .object({
     ENV: z.enum(['development', 'production', 'test']).default('production'),
     DEPLOYMENT_MODE: z.enum(['self_hosted', 'cloud']).default('self_hosted'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Bind address of the gateway, and of every service of a process that runs only some of them. */
     HOST: z.string().default('0.0.0.0'),
     PORT: port(DEFAULT_PORTS.gateway),
     AUTH_PORT: port(DEFAULT_PORTS.auth),
@@ -124,9 +137,12 @@ export const configSchema = z
   })
   .transform((c) => ({
     ...c,
-    INTERNAL_TOKEN_SECRET: c.INTERNAL_TOKEN_SECRET ?? DEV_INTERNAL_SECRET,
+    INTERNAL_TOKEN_SECRET: c.INTERNAL_TOKEN_SECRET ?? processSecret(),
     API_KEY_SALT: c.API_KEY_SALT ?? DEV_API_KEY_SALT,
-    usingDevelopmentSecrets: !c.INTERNAL_TOKEN_SECRET || !c.API_KEY_SALT,
+    /** No INTERNAL_TOKEN_SECRET was set: this process made its own, which no other process knows. */
+    generatedInternalTokenSecret: !c.INTERNAL_TOKEN_SECRET,
+    /** API_KEY_SALT is the published development value, so stored key hashes are only as safe as the keys' length. */
+    usingDevelopmentSalt: !c.API_KEY_SALT,
   }));
 
 export type Config = z.output<typeof configSchema>;

@@ -9,6 +9,8 @@ export interface StartSystemOptions {
   modules: ServiceModule[];
   /** Overrides the port of a service (tests use 0 for a free port). */
   ports?: Partial<Record<string, number>>;
+  /** Address a service listens on, by name; HOST for any service not named. */
+  hosts?: Partial<Record<string, string>>;
 }
 
 export interface RunningSystem {
@@ -80,7 +82,7 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
       const { database, bus } = await sharedFor(databaseUrl(config, module.name));
       const instance = await module.init({ config, logger: log, database, bus });
       const port = opts.ports?.[module.name] ?? servicePort(config, module.name);
-      const server = await listen(instance.app, port, config.HOST);
+      const server = await listen(instance.app, port, opts.hosts?.[module.name] ?? config.HOST);
       started.push({ name: module.name, server, instance });
       ports[module.name] = server.port;
       await instance.start?.();
