@@ -28,7 +28,9 @@ export const USAGE = `Usage: trove [start] [--target=all|<service>[,<service>...
        trove create-tenant --name <name> [--tenant-id <uuid>]
 
   start          Start services (default). --target=all runs every service in one process,
-                 each on its own port behind the gateway (PORT, default 8080).
+                 each on its own port behind the gateway (PORT, default 8080); only the gateway
+                 listens on HOST, the others on 127.0.0.1. A process running only some services
+                 listens on HOST and needs INTERNAL_TOKEN_SECRET, the same in every process.
   create-tenant  Create a tenant and print its first admin API key (production bootstrap).
 
 Configuration comes from the environment; see README.md.`;

@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig } from '@trove/platform';
+import { listenHosts, requireSharedSecret, resolveTargets } from './modules';
+
+const SECRET = 's'.repeat(32);
+
+describe('where the services of a process listen', () => {
+  const config = loadConfig({ ENV: 'development', HOST: '10.1.2.3' });
+
+  it('keeps every service but the gateway on loopback when the process runs all of them, whatever HOST says', () => {
+    expect(listenHosts(config, resolveTargets('all'))).toEqual({
+      gateway: '10.1.2.3',
+      auth: '127.0.0.1',
+      records: '127.0.0.1',
+      ingestion: '127.0.0.1',
+      search: '127.0.0.1',
+      open: '127.0.0.1',
+      mcp: '127.0.0.1',
+    });
+  });
+
+  it('puts every service on HOST when the process runs only some, since other processes call them', () => {
+    expect(listenHosts(config, resolveTargets('records'))).toEqual({ records: '10.1.2.3' });
+    expect(listenHosts(config, resolveTargets('auth,gateway'))).toEqual({ auth: '10.1.2.3', gateway: '10.1.2.3' });
+  });
+});
+
+describe('the internal token secret a process needs', () => {
+  it('lets a process running every service make up its own', () => {
+    expect(() => requireSharedSecret(loadConfig({ ENV: 'development' }), resolveTargets('all'))).not.toThrow();
+  });
+
+  it('refuses a process running only some services without one, in development too, naming the variable', () => {
+    const refuse = () => requireSharedSecret(loadConfig({ ENV: 'development' }), resolveTargets('records,search'));
+
+    expect(refuse).toThrow(ConfigError);
+    expect(refuse).toThrow(/INTERNAL_TOKEN_SECRET: is required when a process runs only some services \(records, search\)/);
+  });
+
+  it('accepts a process running only some services once the secret is set', () => {
+    expect(() => requireSharedSecret(loadConfig({ ENV: 'development', INTERNAL_TOKEN_SECRET: SECRET }), resolveTargets('records'))).not.toThrow();
+  });
+});
