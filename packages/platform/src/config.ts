@@ -141,7 +141,7 @@ export const configSchema = z
     API_KEY_SALT: c.API_KEY_SALT ?? DEV_API_KEY_SALT,
     /** No INTERNAL_TOKEN_SECRET was set: this process made its own, which no other process knows. */
     generatedInternalTokenSecret: !c.INTERNAL_TOKEN_SECRET,
-    /** API_KEY_SALT is the published development value, so stored key hashes are only as safe as the keys' length. */
+    /** API_KEY_SALT is the published development value, which production refuses and start-up warns about. */
     usingDevelopmentSalt: !c.API_KEY_SALT,
   }));
 
