@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { listen, type RunningServer } from '@trove/platform';
 import { startTestService, type TestService } from '@trove/runtime';
 import { ingestionModule } from '@trove/ingestion-service';
 import { recordsModule } from '@trove/records-service';
-import { devTenant, startStack, type Stack } from './support';
+import { devTenant, requestOver, startStack, type Stack } from './support';
 
 // The real ingestion and records services behind a listening gateway, each client on a connection of its own, as
 // the tenants' processes would be: the report this reproduces (tenant B's batch unanswered for 30-45 s after tenant
@@ -39,24 +39,7 @@ afterAll(async () => {
 function send(method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<{ status: number; body: unknown }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   agents.push(agent);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: '127.0.0.1',
-      port: gateway.port,
-      path,
-      method,
-      agent,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
-    });
-    req.setTimeout(5_000, () => req.destroy(new Error(`no answer to ${method} ${path} within 5 s`)));
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return requestOver(agent, gateway.port, { method, path, headers, body });
 }
 
 it("answers tenant B's batch, and stores it, right after tenant A's stream upload of random bytes was refused", async () => {

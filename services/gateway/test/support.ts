@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Agent, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listen, type RunningServer } from '@trove/platform';
 import { startTestService, type TestService } from '@trove/runtime';
@@ -101,4 +101,32 @@ export async function eventually(probe: () => Promise<boolean>, timeoutMs = 5_00
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** One request over the given agent, the body sent as given; rejects when no answer arrives within `timeoutMs`. */
+export function requestOver(
+  agent: Agent,
+  port: number,
+  request: { method: string; path: string; headers: Record<string, string>; body?: Buffer | string },
+  timeoutMs = 5_000,
+): Promise<{ status: number; body: unknown }> {
+  const { method, path, headers, body } = request;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path,
+      method,
+      agent,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${path} within ${timeoutMs} ms`)));
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { closedPort, devTenant, startStack, type Stack } from './support';
+import { closedPort, devTenant, requestOver, startStack, type Stack } from './support';
 
 /**
  * A stand-in service. /status/<n> answers n once it has read the body. /refuse reads the first chunk of its body,
@@ -97,7 +97,7 @@ describe('connections to a service after it refused a request early', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     agents.push(agent);
     return (path: string, body: Buffer | string, type: string) =>
-      fetchOver(agent, port, path, body, { ...devTenant(randomUUID()), 'content-type': type });
+      requestOver(agent, port, { method: 'POST', path, body, headers: { ...devTenant(randomUUID()), 'content-type': type } }, 3_000);
   };
 
   beforeAll(async () => {
@@ -130,18 +130,3 @@ describe('connections to a service after it refused a request early', () => {
     expect(await post('/api/v1/upload/b/t/batch', '{"records":[]}', 'application/json')).toMatchObject({ status: 200, body: { bodyBytes: 14 } });
   });
 });
-
-/** One request over the given agent; rejects when no answer arrives within 3 s. */
-function fetchOver(agent: Agent, port: number, path: string, body: Buffer | string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
-    req.setTimeout(3_000, () => req.destroy(new Error(`no answer to ${path} within 3 s`)));
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
