@@ -17,12 +17,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { copyInto, openDatabase, type CopyValue } from '@trove/db';
 import { catalogue, csvHeader, csvLine, ndjsonLine, type CatalogueRecord } from './catalogue';
+import { benchArgs } from './args';
 import { startSystem, type RunningSystem } from './system';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -70,9 +67,7 @@ async function indexingDrained(db: pg.Client, tenant: string): Promise<number | 
 }
 
 async function main() {
-  const batches = arg('batches', 10);
-  const batchSize = arg('batch-size', 10_000);
-  const fileMb = arg('file-mb', 50);
+  const { batches, 'batch-size': batchSize, 'file-mb': fileMb } = benchArgs({ batches: 10, 'batch-size': 10_000, 'file-mb': 50 });
   const work = mkdtempSync(join(tmpdir(), 'trove-bench-'));
   const rows: Row[] = [];
   let system: RunningSystem | undefined;

@@ -15,6 +15,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { BRANDS, KINDS, MATERIALS, SIZES, catalogue } from './catalogue';
 import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op } from './load';
+import { benchArgs } from './args';
 import { startSystem } from './system';
 
 const COLLECTION = 'catalogue';
@@ -22,12 +23,6 @@ const BATCH_SIZE = 10_000;
 /** How long the flood runs before B's measurement starts, so B meets a flood already at full strength. */
 const RAMP_SECONDS = 1;
 
-function arg(name: string, fallback: number): number {
-  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (eq) return Number(eq.slice(name.length + 3));
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 /** Keyword queries over the catalogue's vocabulary ("brass hex nut", "M8 washer", "Fischer anchor"). */
 function keywordQueries(): string[] {
@@ -109,16 +104,16 @@ async function searchable(client: HttpClient, key: string, count: number): Promi
 const f1 = (v: number) => (Number.isNaN(v) ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 
 async function main() {
-  const recordCount = arg('records', 20_000);
-  const requests = arg('requests', 200);
-  const floodSeconds = arg('flood-seconds', 20);
-  const concurrency = arg('concurrency', 64);
-  const aloneSeconds = arg('max-latency-seconds', 30);
+  const args = benchArgs(
+    { records: 20_000, requests: 200, 'flood-seconds': 20, concurrency: 64, 'max-latency-seconds': 30 },
+    ['keep-database'],
+  );
+  const { records: recordCount, requests, 'flood-seconds': floodSeconds, concurrency, 'max-latency-seconds': aloneSeconds } = args;
   if (floodSeconds <= RAMP_SECONDS + 1) throw new Error(`--flood-seconds must be more than ${RAMP_SECONDS + 1}`);
   const loadBefore = loadavg();
   const startedAt = new Date();
 
-  const system = await startSystem({ SEARCH_CACHE_TTL_MS: '0' }, process.argv.includes('--keep-database'));
+  const system = await startSystem({ SEARCH_CACHE_TTL_MS: '0' }, args['keep-database']);
   try {
     const keyA = system.key;
     const keyB = await createKey(system.base, randomUUID());

@@ -18,17 +18,12 @@ import { openDatabase } from '@trove/db';
 import { classifyQuery, PostgresSearchEngine, type AggregateQuery, type Filter, type SearchEngine, type SearchQuery } from '@trove/search-engine';
 import { BRANDS, KINDS, MATERIALS, SIZES, STANDARDS, catalogue, mulberry32, type CatalogueRecord } from './catalogue';
 import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op, type ThroughputResult } from './load';
+import { benchArgs } from './args';
 import { startSystem } from './system';
 
 const COLLECTION = 'catalogue';
 const BATCH_SIZE = 10_000;
 
-function arg(name: string, fallback: number): number {
-  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (eq) return Number(eq.slice(name.length + 3));
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Requests: one description per request, rendered as an HTTP body for the gateway and as an engine query.
@@ -303,16 +298,16 @@ const EXPECTED_TYPE: Record<Kind, string | undefined> = {
 };
 
 async function main() {
-  const recordCount = arg('records', 100_000);
-  const requests = arg('requests', 300);
-  const seconds = arg('seconds', 5);
-  const concurrency = arg('concurrency', 8);
-  const maxLatencySeconds = arg('max-latency-seconds', 20);
+  const args = benchArgs(
+    { records: 100_000, requests: 300, seconds: 5, concurrency: 8, 'max-latency-seconds': 20 },
+    ['keep-database', 'no-vacuum'],
+  );
+  const { records: recordCount, requests, seconds, concurrency, 'max-latency-seconds': maxLatencySeconds } = args;
   const warmup = 20;
   const loadBefore = loadavg();
   const startedAt = new Date();
 
-  const system = await startSystem({}, process.argv.includes('--keep-database'));
+  const system = await startSystem({}, args['keep-database']);
   let bare: ChildProcess | undefined;
   let engineDb: Awaited<ReturnType<typeof openDatabase>> | undefined;
   const rows: Row[] = [];
@@ -365,7 +360,7 @@ async function main() {
     const maintenance = new pg.Client({ connectionString: system.dbUrl });
     await maintenance.connect();
     autovacuum = String((await maintenance.query('show autovacuum')).rows[0]?.autovacuum);
-    if (!process.argv.includes('--no-vacuum')) {
+    if (!args['no-vacuum']) {
       const v0 = performance.now();
       await maintenance.query('vacuum (analyze) search_engine.documents');
       vacuumed = `vacuum (analyze) search_engine.documents after loading: ${((performance.now() - v0) / 1000).toFixed(1)} s`;
