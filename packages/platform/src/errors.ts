@@ -23,6 +23,57 @@ export class HttpError extends Error {
   }
 }
 
+/** A 422 lists at most this many issues; one more entry says how many were left out. */
+export const MAX_VALIDATION_ISSUES = 100;
+/** An issue's `input` is echoed while its JSON is at most about this many characters; a larger one is described. */
+export const MAX_ECHOED_INPUT_CHARACTERS = 4096;
+
+/**
+ * Whether a value's JSON stays within `budget` characters (about: separators are counted roughly). Walks with a stack
+ * of its own and stops as soon as the budget is spent, so a value nested 100,000 deep or holding 100,000 fields
+ * costs no more than a small one.
+ */
+function fitsIn(value: unknown, budget: number): boolean {
+  const stack: unknown[] = [value];
+  let used = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') used += v.length + 2;
+    else if (v !== null && typeof v === 'object') {
+      used += 2;
+      if (Array.isArray(v)) for (const item of v) stack.push(item);
+      else
+        for (const [k, item] of Object.entries(v)) {
+          used += k.length + 4;
+          stack.push(item);
+        }
+    } else used += String(v).length + 1;
+    if (used > budget) return false;
+  }
+  return true;
+}
+
+/** What a 422 echoes of an input: the input while it is small, else its start (text) or what it was (lists, objects). */
+function echoed(input: unknown): unknown {
+  if (fitsIn(input, MAX_ECHOED_INPUT_CHARACTERS)) return input;
+  if (typeof input === 'string') return `${input.slice(0, 1000)}… (${input.length} characters, not echoed whole)`;
+  if (Array.isArray(input)) return `(a list of ${input.length} items, too large to echo)`;
+  return `(an object of ${Object.keys(input as object).length} fields, too large to echo)`;
+}
+
+/**
+ * The issues a 422 answers: each input bounded (a 2 MB value sent is not sent back), and at most
+ * MAX_VALIDATION_ISSUES of them (a batch with a bad field in each of 10,000 records answers the first ones).
+ */
+function bounded(issues: ValidationIssue[]): ValidationIssue[] {
+  const shown = issues.slice(0, MAX_VALIDATION_ISSUES).map((i) => ({ ...i, input: echoed(i.input) }));
+  const omitted = issues.length - shown.length;
+  if (omitted > 0) {
+    shown.push({ loc: shown[0]!.loc.slice(0, 1), msg: `${omitted} more issues not shown`, type: 'too_many_issues', input: null, ctx: { omitted } });
+  }
+  return shown;
+}
+
 /** The error catalogue: one constructor per kind, status and code set here only. */
 export const ERRORS = {
   badRequest: (detail: string) => new HttpError(400, 'bad_request', detail),
@@ -33,7 +84,7 @@ export const ERRORS = {
   conflict: (detail: string) => new HttpError(409, 'conflict', detail),
   payloadTooLarge: (detail: string) => new HttpError(413, 'payload_too_large', detail),
   unsupportedMediaType: (detail: string) => new HttpError(415, 'unsupported_media_type', detail),
-  validation: (issues: ValidationIssue[]) => new HttpError(422, 'validation_error', issues),
+  validation: (issues: ValidationIssue[]) => new HttpError(422, 'validation_error', bounded(issues)),
   tooManyRequests: (detail: string, headers: Record<string, string> = {}) =>
     new HttpError(429, 'too_many_requests', detail, headers),
   internal: () => new HttpError(500, 'internal', 'Internal server error'),

@@ -202,3 +202,33 @@ describe('parseInput', () => {
     );
   });
 });
+
+describe('parseInput: what a 422 sends back', () => {
+  it('echoes the start of a huge text value, not all of it', () => {
+    const issues = issuesOf(recordBody, { name: 'x'.repeat(2_000_000), record_type: 'product' });
+    expect(issues).toEqual([expect.objectContaining({ loc: ['body', 'name'], type: 'string_too_long' })]);
+    expect(issues[0]!.input).toMatch(/^x{1000}… \(2000000 characters, not echoed whole\)$/);
+  });
+
+  it('describes an object of 100,000 fields, or nested 100,000 deep, instead of echoing it', () => {
+    const wide = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`f${i}`, i]));
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    const schema = z.strictObject({ data: z.string(), more: z.string() });
+    const issues = issuesOf(schema, { data: wide, more: deep });
+    expect(issues.map((i) => i.input)).toEqual(['(an object of 100000 fields, too large to echo)', '(an object of 1 fields, too large to echo)']);
+    expect(JSON.stringify(issues).length).toBeLessThan(1000);
+  });
+
+  it('still echoes small inputs whole', () => {
+    const issues = issuesOf(recordBody, { name: 'Bolt', record_type: 'product', tags: ['a', 'b', 'c'] });
+    expect(issues).toEqual([expect.objectContaining({ loc: ['body', 'tags'], input: ['a', 'b', 'c'] })]);
+  });
+
+  it('lists at most 100 issues and says how many more there were', () => {
+    const schema = z.strictObject({ records: z.array(z.strictObject({ name: z.string() })) });
+    const issues = issuesOf(schema, { records: Array.from({ length: 10_000 }, () => ({ name: 1 })) });
+    expect(issues).toHaveLength(101);
+    expect(issues[100]).toEqual({ loc: ['body'], msg: '9900 more issues not shown', type: 'too_many_issues', input: null, ctx: { omitted: 9900 } });
+  });
+});
