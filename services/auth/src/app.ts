@@ -1,8 +1,8 @@
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { Database } from '@trove/db';
-import type { KeyService } from './keys';
+import type { KeyService } from './key-service';
 import { internalKeyRoutes } from './routes/internal-keys';
-import { keyRoutes } from './routes/keys';
+import { keyRoutes } from './routes/key-routes';
 
 export interface AuthAppDeps {
   config: Config;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { migrate, type Database } from '@trove/db';
 import { fields, type Config } from '@trove/platform';
 import { newTenantPlan } from './domain/deployment';
-import { issueKey } from './keys';
+import { issueKey } from './key-service';
 import { authMigrations } from './migrations';
 import type { AuthTables } from './store/schema';
 

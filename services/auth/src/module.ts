@@ -2,7 +2,7 @@ import { migrate } from '@trove/db';
 import type { ServiceModule } from '@trove/runtime';
 import { createAuthApp } from './app';
 import { newTenantPlan } from './domain/deployment';
-import { KeyService } from './keys';
+import { KeyService } from './key-service';
 import { authMigrations } from './migrations';
 
 export const authModule: ServiceModule = {

@@ -1,5 +1,5 @@
 import type { Config } from '@trove/platform';
-import { planForNewTenant, type Plan } from './keys';
+import { planForNewTenant, type Plan } from './key-rules';
 
 /** A new tenant starts on free in the cloud and on enterprise when self-hosted (design.md). */
 export function newTenantPlan(config: Config): Plan {

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { GATEWAY_PRINCIPAL, KEY_VERIFY_PATH, type KeyVerifyResponse } from '@trove/contracts';
 import { ERRORS, identityOf } from '@trove/platform';
-import type { KeyService } from '../keys';
+import type { KeyService } from '../key-service';
 
 const REFUSALS = {
   unknown: 'Invalid API key',

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Scope } from '@trove/platform';
-import type { Plan } from '../domain/keys';
+import type { Plan } from '../domain/key-rules';
 import type { AuthDb } from './schema';
 
 export interface ApiKeyRow {

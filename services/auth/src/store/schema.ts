@@ -1,6 +1,6 @@
 import type { ColumnType, Kysely, Transaction } from 'kysely';
 import type { Scope } from '@trove/platform';
-import type { Plan } from '../domain/keys';
+import type { Plan } from '../domain/key-rules';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 

@@ -1,4 +1,4 @@
-import type { Plan } from '../domain/keys';
+import type { Plan } from '../domain/key-rules';
 import type { AuthDb } from './schema';
 
 /** Creates the tenant unless it exists; an existing tenant keeps its name and plan. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { OpenService } from '../open-service';
-import { collection, field, filters } from './schemas';
+import { collection, field, filters } from './request-schemas';
 
 const aggregateBody = z.strictObject({
   collection: collection.optional(),

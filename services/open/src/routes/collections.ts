@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { OpenService } from '../open-service';
-import { collection } from './schemas';
+import { collection } from './request-schemas';
 
 const listQuery = z.object({ q: z.string().max(200).trim().optional() });
 const collectionParams = z.object({ collection });

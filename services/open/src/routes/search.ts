@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { OpenService } from '../open-service';
-import { collection, field, filters, intParam, MAX_OFFSET, qParam, query } from './schemas';
+import { collection, field, filters, intParam, MAX_OFFSET, qParam, query } from './request-schemas';
 
 const bodyFields = {
   query: query.optional(),

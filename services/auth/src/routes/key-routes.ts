@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import { ERRORS, SCOPES, fields, identityOf, parseInput, requireScope, validationError } from '@trove/platform';
-import { MESSAGES } from '../domain/keys';
-import type { KeyService } from '../keys';
+import { MESSAGES } from '../domain/key-rules';
+import type { KeyService } from '../key-service';
 import type { ApiKeyRow } from '../store/api-keys';
 
 export const createKeyBody = z.object({

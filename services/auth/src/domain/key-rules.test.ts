@@ -1,4 +1,4 @@
-import { generateKeyValue, hashKeyValue, isExpired, planForNewTenant, shouldRecordUse } from './keys';
+import { generateKeyValue, hashKeyValue, isExpired, planForNewTenant, shouldRecordUse } from './key-rules';
 
 describe('key values', () => {
   it('look like sk_live_ followed by 64 lowercase hex characters', () => {

@@ -4,7 +4,7 @@ import type { EventBus } from '@trove/bus';
 import { TOPICS, type AuthEvent } from '@trove/contracts';
 import type { Database } from '@trove/db';
 import type { Identity, Scope } from '@trove/platform';
-import { LAST_USED_WRITE_INTERVAL_MS, generateKeyValue, hashKeyValue, isExpired, shouldRecordUse, type Plan } from './domain/keys';
+import { LAST_USED_WRITE_INTERVAL_MS, generateKeyValue, hashKeyValue, isExpired, shouldRecordUse, type Plan } from './domain/key-rules';
 import { findKeyByHash, insertKey, listActiveKeys, replaceKeyHash, revokeKey, touchLastUsed, type ApiKeyRow } from './store/api-keys';
 import type { AuthTables } from './store/schema';
 import { ensureTenant } from './store/tenants';
