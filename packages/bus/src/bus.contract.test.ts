@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '@trove/db';
 import { createLogger } from '@trove/platform';
-import { createTestDatabase } from '@trove/runtime';
+import { createTestDatabase } from '@trove/testing';
 import { idOf, makeEvents, Recorder, sleep, uniqueTopic, waitUntil } from './__tests__/support';
 import { createEventBus } from './factory';
 import type { EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './port';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase, type Database } from '@trove/db';
 import { createLogger } from '@trove/platform';
-import { createTestDatabase, type TestDatabase } from '@trove/runtime';
+import { createTestDatabase, type TestDatabase } from '@trove/testing';
 import { idOf, makeEvents, Recorder, sleep, uniqueTopic, waitUntil } from './__tests__/support';
 import { EmbeddedEventBus, LEASE_SECONDS } from './embedded';
 import { thisProcess, type MemberIdentity } from './member';

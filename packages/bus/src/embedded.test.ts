@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { migrate } from '@trove/db';
 import { createLogger } from '@trove/platform';
-import { createTestDatabase, type TestDatabase } from '@trove/runtime';
+import { createTestDatabase, type TestDatabase } from '@trove/testing';
 import { idOf, makeEvents, Recorder, uniqueTopic, waitUntil } from './__tests__/support';
 import { EmbeddedEventBus } from './embedded';
 import { busMigrations } from './migrations';

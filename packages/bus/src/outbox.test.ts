@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { migrate, openDatabase, type Database } from '@trove/db';
 import { createLogger } from '@trove/platform';
-import { createTestDatabase, type TestDatabase } from '@trove/runtime';
+import { createTestDatabase, type TestDatabase } from '@trove/testing';
 import { makeEvents, sleep, waitUntil } from './__tests__/support';
 import { busMigrations } from './migrations';
 import { OutboxRelay, writeOutbox, type OutboxMessage, type OutboxSender } from './outbox';

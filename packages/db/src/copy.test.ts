@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '@trove/runtime';
+import { createTestDatabase, type TestDatabase } from '@trove/testing';
 import { copyInto } from './copy';
 import { openDatabase, type Database } from './database';
 

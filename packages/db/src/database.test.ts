@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { sql } from 'kysely';
-import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '@trove/runtime';
+import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '@trove/testing';
 import { openDatabase, type Database } from './database';
 
 async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -1,3 +1,2 @@
 export * from './module';
 export * from './system';
-export * from './testing';

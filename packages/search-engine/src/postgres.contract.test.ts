@@ -1,4 +1,4 @@
-import { createTestDatabase } from '@trove/runtime';
+import { createTestDatabase } from '@trove/testing';
 import { searchEngineContract } from './engine.contract';
 import { PostgresSearchEngine } from './postgres/engine';
 

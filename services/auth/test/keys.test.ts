@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { TOPICS, authEvent, type AuthEvent } from '@trove/contracts';
 import type { Subscription } from '@trove/bus';
-import { startTestService, type TestService } from '@trove/runtime';
+import { startTestService, type TestService } from '@trove/testing';
 import { authModule, createTenantWithAdminKey } from '../src';
 
 const GATEWAY = (svc: TestService) => svc.as('00000000-0000-0000-0000-000000000000', [], 'service:gateway', 'gateway');

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { listen, type RunningServer } from '@trove/platform';
-import { startTestService, type TestService } from '@trove/runtime';
+import { startTestService, type TestService } from '@trove/testing';
 import { ingestionModule } from '@trove/ingestion-service';
 import { recordsModule } from '@trove/records-service';
 import { devTenant, requestOver, startStack, type Stack } from './support';

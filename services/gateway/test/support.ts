@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Agent, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listen, type RunningServer } from '@trove/platform';
-import { startTestService, type TestService } from '@trove/runtime';
+import { startTestService, type TestService } from '@trove/testing';
 import { authModule } from '@trove/auth-service';
 import { gatewayModule } from '../src';
 

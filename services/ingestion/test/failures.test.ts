@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { sql } from 'kysely';
 import { listen } from '@trove/platform';
-import type { TestService } from '@trove/runtime';
+import type { TestService } from '@trove/testing';
 import { as, countOf, newTenant, startSystem, type System } from './helpers';
 
 let system: System;

@@ -3,7 +3,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { listen, type RunningServer } from '@trove/platform';
-import type { TestService } from '@trove/runtime';
+import type { TestService } from '@trove/testing';
 import { as, countOf, eventually, newTenant, recordsOf, startSystem, type System } from './helpers';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { listen, type RunningServer, type Scope } from '@trove/platform';
 import { recordsModule } from '@trove/records-service';
-import { startTestService, type TestService } from '@trove/runtime';
+import { startTestService, type TestService } from '@trove/testing';
 import { ingestionModule } from '../src';
 
 /**
@@ -105,4 +105,4 @@ export function byName(records: StoredRecord[], name: string): StoredRecord {
   return found;
 }
 
-export { eventually } from '@trove/runtime';
+export { eventually } from '@trove/testing';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { TOPICS } from '@trove/contracts';
-import type { TestService } from '@trove/runtime';
+import type { TestService } from '@trove/testing';
 import { fixtureBytes } from './fixtures/fixtures';
 import { as, byName, eventually, newTenant, recordsOf, startSystem, type Client, type System } from './helpers';
 

@@ -1,4 +1,4 @@
-import type { TestService } from '@trove/runtime';
+import type { TestService } from '@trove/testing';
 import { as, countOf, eventually, newTenant, recordsOf, startSystem, type System } from './helpers';
 
 let system: System;

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { TestService } from '@trove/runtime';
+import type { TestService } from '@trove/testing';
 import { as, newTenant, recordsOf, startSystem, type System } from './helpers';
 
 const SECRET = 'webhook-test-secret';

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
 import { listen, type RunningServer, type Scope } from '@trove/platform';
-import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/runtime';
+import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
 import { recordsModule } from '@trove/records-service';
 import { searchModule } from '@trove/search-service';
 import { mcpModule } from '../src';

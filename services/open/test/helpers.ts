@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { listen, type RunningServer } from '@trove/platform';
 import { recordsModule } from '@trove/records-service';
-import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/runtime';
+import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
 import { searchModule } from '@trove/search-service';
 import { openModule } from '../src';
 

@@ -11,7 +11,7 @@ import type { Server } from 'node:http';
 import type { EventBus } from '@trove/bus';
 import { RECORDS_BULK_UPSERT_PATH, bulkUpsertResponse } from '@trove/contracts';
 import { sql } from '@trove/db';
-import { startTestService } from '@trove/runtime';
+import { startTestService } from '@trove/testing';
 import { RecordsService, buildApp, recordsModule } from '../dist/index';
 import type { Db } from '../dist/store/schema';
 

@@ -8,7 +8,7 @@ import {
   bulkUpsertResponse,
   type RecordChangedEvent,
 } from '@trove/contracts';
-import { createTestDatabase } from '@trove/runtime';
+import { createTestDatabase } from '@trove/testing';
 import { migrate, sql } from '@trove/db';
 import { describeRecord } from '../src';
 import { contentHash } from '../src/domain/content-hash';

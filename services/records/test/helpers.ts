@@ -3,7 +3,7 @@ import request from 'supertest';
 import { TOPICS, recordChangedEvent, type RecordChangedEvent } from '@trove/contracts';
 import type { Database } from '@trove/db';
 import type { Scope } from '@trove/platform';
-import { startTestService, type TestService } from '@trove/runtime';
+import { startTestService, type TestService } from '@trove/testing';
 import { recordsModule } from '../src';
 
 export interface Harness {
@@ -81,4 +81,4 @@ export function bolt(overrides: Record<string, unknown> = {}) {
   };
 }
 
-export { eventually } from '@trove/runtime';
+export { eventually } from '@trove/testing';

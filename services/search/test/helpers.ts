@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Scope } from '@trove/platform';
-import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/runtime';
+import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
 import { recordsModule } from '@trove/records-service';
 import { searchModule } from '../src';
 

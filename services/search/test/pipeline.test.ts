@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS, type RecordDto } from '@trove/contracts';
-import { eventually } from '@trove/runtime';
+import { eventually } from '@trove/testing';
 import { product, startSystem, type System } from './helpers';
 
 let sys: System;

@@ -1,9 +1,14 @@
+/**
+ * The test harness: fresh databases on the test server and one service module started as a test would use it.
+ * Test-only: it reads process.env (TEST_DATABASE_URL, TEST_LOG_LEVEL) on import, so only tests and benches
+ * depend on it, never a production package.
+ */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createEventBus, type EventBus } from '@trove/bus';
 import { openDatabase, type Database } from '@trove/db';
 import { IDENTITY_HEADER, createLogger, loadConfig, signIdentity, type Config, type Identity, type Scope, type ServiceName } from '@trove/platform';
-import type { ServiceContext, ServiceInstance, ServiceModule } from './module';
+import type { ServiceContext, ServiceInstance, ServiceModule } from '@trove/runtime';
 
 /** The PostgreSQL server tests run against; CI starts it if it is down. */
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
