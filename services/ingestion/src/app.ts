@@ -8,7 +8,6 @@ import { olderIngestRoutes } from './routes/older';
 import { pipelineRoutes } from './routes/pipeline';
 import { streamRoutes } from './routes/stream';
 import { uploadRoutes } from './routes/uploads';
-import { OLDER } from './routes/vocabulary';
 import { webhookRoutes } from './routes/webhooks';
 import type { Db } from './store/schema';
 import type { StreamBuffers } from './stream-buffers';
@@ -40,7 +39,6 @@ export function buildApp({ config, logger, database, ingestor, streams, pipeline
       streamRoutes(router, streams, streamLimits);
       webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
       olderIngestRoutes(router, ingestor, database.db as Db, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
-      streamRoutes(router, streams, streamLimits, OLDER);
       uploadRoutes(router, database.db as Db);
       pipelineRoutes(router, database.db as Db, pipeline);
     },

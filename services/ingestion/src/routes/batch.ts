@@ -64,7 +64,7 @@ export async function ingestBatch(ingestor: Ingestor, req: Request, res: Respons
 }
 
 export function batchRoutes(router: Router, ingestor: Ingestor): void {
-  router.post(CURRENT.route('batch'), requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+  router.post('/upload/:collection/:record_type/batch', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
     res.status(201).json(await ingestBatch(ingestor, req, res, { sourceType: 'api' }));
   });
 }

@@ -152,10 +152,10 @@ export function refuseOversizedFile(maxBytes: number): RequestHandler {
  */
 export function fileRoutes(router: Router, ingestor: Ingestor, maxBytes: number): void {
   const refuse = refuseOversizedFile(maxBytes);
-  router.post(CURRENT.route('upload'), requireScope('upload'), refuse, async (req, res) => {
+  router.post('/upload/:collection/:record_type/upload', requireScope('upload'), refuse, async (req, res) => {
     res.status(201).json(await ingestFile(ingestor, maxBytes, RECORD_FILES, req, res));
   });
-  router.post(CURRENT.route('pdf'), requireScope('upload'), refuse, async (req, res) => {
+  router.post('/upload/:collection/:record_type/pdf', requireScope('upload'), refuse, async (req, res) => {
     res.status(201).json(await ingestFile(ingestor, maxBytes, PDF_FILES, req, res));
   });
 }

@@ -14,8 +14,8 @@ const IDS_PAGE = 10_000;
 /**
  * The older vocabulary's ingest routes (spec, Upload: "Older equivalents"): the same uploads as /upload, with
  * vertical and entity_type in the path, `vertical_data` in the records, and the older ingestion result (200) as the
- * answer. Their status and dead letters are read at /ingestions (routes/uploads.ts); the stream route is
- * registered by streamRoutes with the older vocabulary.
+ * answer. Their status and dead letters are read at /ingestions (routes/uploads.ts); the older stream route,
+ * answered as the current one, is registered beside it (routes/stream.ts).
  */
 export function olderIngestRoutes(
   router: Router,
@@ -30,7 +30,7 @@ export function olderIngestRoutes(
     return olderIngestionResult(result, ids);
   };
 
-  router.post(OLDER.route('batch'), requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+  router.post('/ingest/:vertical/:entity_type/batch', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
     res.status(200).json(await answer(await ingestBatch(ingestor, req, res, { sourceType: 'api', vocabulary: OLDER })));
   });
 
@@ -40,9 +40,10 @@ export function olderIngestRoutes(
   });
 
   const refuseFile = refuseOversizedFile(opts.maxBytes);
-  for (const [endpoint, kind] of [['upload', RECORD_FILES], ['pdf', PDF_FILES]] as const) {
-    router.post(OLDER.route(endpoint), requireScope('upload'), refuseFile, async (req, res) => {
-      res.status(200).json(await answer(await ingestFile(ingestor, opts.maxBytes, kind, req, res, { vocabulary: OLDER })));
-    });
-  }
+  router.post('/ingest/:vertical/:entity_type/upload', requireScope('upload'), refuseFile, async (req, res) => {
+    res.status(200).json(await answer(await ingestFile(ingestor, opts.maxBytes, RECORD_FILES, req, res, { vocabulary: OLDER })));
+  });
+  router.post('/ingest/:vertical/:entity_type/pdf', requireScope('upload'), refuseFile, async (req, res) => {
+    res.status(200).json(await answer(await ingestFile(ingestor, opts.maxBytes, PDF_FILES, req, res, { vocabulary: OLDER })));
+  });
 }

@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import { ERRORS, bodyEncodingOf, decodedBody, identityOf, requireScope, validationError } from '@trove/platform';
 import { ByteMeter, formatBytes } from '../byte-meter';
 import { parserFor, UnparseableFileError, type ParsedItem } from '../domain/parsers';
@@ -5,7 +6,7 @@ import { mapRecord } from '../domain/record-mapping';
 import { storableCopy } from '../domain/storable';
 import { guardBody, type Router } from '../http';
 import type { StreamBuffers, StreamEntry } from '../stream-buffers';
-import { CURRENT, type Vocabulary } from './vocabulary';
+import { CURRENT, OLDER, type Vocabulary } from './vocabulary';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
 
@@ -47,9 +48,16 @@ function bufferFull(detail: string) {
  * and adds nothing. A request that fills a chunk flushes the buffer before it answers (`flushed`, and X-Upload-Id
  * names the flush's upload entry); otherwise the timer does.
  */
-export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions, vocabulary: Vocabulary = CURRENT): void {
+export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions): void {
   const guard = guardBody({ maxBytes: () => opts.maxBytes, tooLarge: bodyTooLarge });
-  router.post(vocabulary.route('stream'), requireScope('upload'), guard, async (req, res) => {
+  router.post('/upload/:collection/:record_type/stream', requireScope('upload'), guard, streamUpload(streams, opts, CURRENT));
+  // The older vocabulary's stream (spec, Upload: "Older equivalents") answers as the current one does.
+  router.post('/ingest/:vertical/:entity_type/stream', requireScope('upload'), guard, streamUpload(streams, opts, OLDER));
+}
+
+/** One stream request: its records, named in the vocabulary's terms, join the target's buffer. */
+function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, vocabulary: Vocabulary): RequestHandler {
+  return async (req, res) => {
     const params = vocabulary.target(req.params);
     if (!req.is(NDJSON_TYPES)) {
       throw ERRORS.unsupportedMediaType(`Content-Type must be application/x-ndjson, one JSON object per line`);
@@ -91,5 +99,5 @@ export function streamRoutes(router: Router, streams: StreamBuffers, opts: Strea
     // The body keeps the specified shape; the flush's upload entry (counts, dead letters) is named in a header.
     if (flush?.uploadId) res.setHeader('X-Upload-Id', flush.uploadId);
     res.json({ accepted, parse_errors: parseErrors, buffer_size: streams.size(target), flushed: flush?.written ?? false });
-  });
+  };
 }

@@ -8,13 +8,12 @@ import { targetParams } from './target';
 /**
  * The two vocabularies of the upload routes (spec, first section): the current one (`/upload/{collection}/
  * {record_type}`, `collection_data`, upload results) and the older one (`/ingest/{vertical}/{entity_type}`,
- * `vertical_data`, ingestion results). Both write through the same ingestor; only names and answers differ.
+ * `vertical_data`, ingestion results). Both write through the same ingestor; only names and answers differ. Each
+ * route file writes its paths out in full, so a search for a path finds its handler.
  */
 export interface Vocabulary {
   /** Where the routes live, for messages that point to a sibling route. */
   root: '/upload/{collection}/{record_type}' | '/ingest/{vertical}/{entity_type}';
-  /** An upload route's Express path, e.g. route('stream'). */
-  route(endpoint: 'batch' | 'upload' | 'pdf' | 'stream'): string;
   /** The upload's collection and record type from the path parameters (422 naming this vocabulary's fields). */
   target(params: unknown): { collection: string; record_type: string };
   mapping: Pick<MappingOptions, 'dataField'>;
@@ -22,7 +21,6 @@ export interface Vocabulary {
 
 export const CURRENT: Vocabulary = {
   root: '/upload/{collection}/{record_type}',
-  route: (endpoint) => `/upload/:collection/:record_type/${endpoint}`,
   target: (params) => parseInput(targetParams, params, 'path'),
   mapping: { dataField: 'collection_data' },
 };
@@ -31,7 +29,6 @@ const olderParams = z.object({ vertical: targetParams.shape.collection, entity_t
 
 export const OLDER: Vocabulary = {
   root: '/ingest/{vertical}/{entity_type}',
-  route: (endpoint) => `/ingest/:vertical/:entity_type/${endpoint}`,
   target: (params) => {
     const { vertical, entity_type } = parseInput(olderParams, params, 'path');
     return { collection: vertical, record_type: entity_type };
