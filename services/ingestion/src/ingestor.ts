@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { BULK_UPSERT_MAX_BYTES, type BulkUpsertRequest } from '@trove/contracts';
+import type { BulkUpsertRequest } from '@trove/contracts';
 import type { Identity, Logger } from '@trove/platform';
-import { isPlainObject, mapRecord, type Mapped, type MappingOptions, type UpsertItem } from './domain/record-mapping';
+import { ChunkScheduler, type Pending } from './chunk-scheduler';
+import { isPlainObject, mapRecord, type Mapped, type MappingOptions } from './domain/record-mapping';
 import type { ParsedItem } from './domain/parsers/types';
 import { storableCopy } from './domain/storable';
 import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './domain/tally';
@@ -83,60 +84,13 @@ export interface IngestorDeps {
   backlogThreshold: number;
 }
 
-/**
- * A chunk is sent once its records' JSON reaches this many characters, even short of chunkSize records: a UTF-16 unit
- * is at most 3 bytes of UTF-8, so a chunk stays under records' body limit, and the chunks an upload holds at once
- * (about four) stay within a bounded share of memory whatever its records' sizes. Without it, 1,000 records of 1 MB
- * made one chunk of 1 GB, which records refused whole.
- */
-export const CHUNK_MAX_CHARACTERS = Math.floor(BULK_UPSERT_MAX_BYTES / 4);
-
 /** Dead letters are written to the database in batches of this size as they occur, never all held in memory. */
 const DEAD_LETTER_BATCH = 500;
-
-/**
- * Chunks of one upload written at once, when no two of them could touch the same record (see chunkKeys). Node and
- * PostgreSQL then work at the same time instead of taking turns: on the 2-core machine, with search indexing alongside,
- * 50,000 batch records stored at about 4,400, 5,600, 6,700 and 6,700 records/s with one to four chunks at once.
- */
-export const MAX_CHUNKS_IN_FLIGHT = 3;
-
-/**
- * The source ids of a chunk whose every record has one, or undefined. Such chunks with no source id in common touch
- * disjoint sets of records, so writing them at once ends as writing them one after the other would. A record without
- * a source id is deduplicated by its content against any live record, so its chunk waits for the others.
- */
-function chunkKeys(chunk: Pending[]): Set<string> | undefined {
-  const keys = new Set<string>();
-  for (const p of chunk) {
-    if (p.record.source_id == null) return undefined;
-    keys.add(p.record.source_id);
-  }
-  return keys;
-}
-
-function overlap(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
-  if (!a || !b) return true;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  for (const k of small) if (large.has(k)) return true;
-  return false;
-}
-
-interface Flight {
-  keys: Set<string> | undefined;
-  done: Promise<void>;
-}
 
 /** A dead letter's record_data is the submitted object; anything else (a bad NDJSON line) is kept under `value`. */
 function recordData(raw: unknown): Record<string, unknown> {
   const copy = storableCopy(raw);
   return isPlainObject(copy) ? copy : { value: copy };
-}
-
-interface Pending {
-  index: number;
-  raw: unknown;
-  record: UpsertItem;
 }
 
 /** Collects one upload's dead letters: batches them into the database and keeps the first ones for the result. */
@@ -165,9 +119,9 @@ class DeadLetterSink {
 
 /**
  * Runs one upload: stores it as processing, reads the items as they come, writes them to records in chunks (one call
- * and one transaction each) and stores it as complete with its counts. Reading continues into the next chunk while
- * one is being written; up to MAX_CHUNKS_IN_FLIGHT chunks are written at once when they share no record (chunkKeys),
- * and reading goes no further, so memory holds about four chunks whatever the size of the upload. A chunk
+ * and one transaction each, scheduled by ChunkScheduler) and stores it as complete with its counts. Reading continues
+ * into the next chunk while one is being written; up to MAX_CHUNKS_IN_FLIGHT chunks are written at once when they
+ * share no record, and reading goes no further, so memory holds about four chunks whatever the size of the upload. A chunk
  * records does not confirm is rejected whole with a dead letter per record; it never stops the upload. An error from
  * the items themselves (an unparseable file, a body over the limit, a client that went away) or from storing the
  * upload marks it failed and is thrown as UploadAborted.
@@ -215,28 +169,13 @@ export class Ingestor {
     const tally = new Tally();
     let hash = '';
     const letters = new DeadLetterSink(this.deps.db, uploadId);
-    const flights = new Set<Flight>();
-    const send = async (chunk: Pending[]) => {
-      const keys = chunkKeys(chunk);
-      for (;;) {
-        const blocking = [...flights].filter((f) => overlap(f.keys, keys));
-        if (blocking.length === 0 && flights.size < MAX_CHUNKS_IN_FLIGHT) break;
-        // A failed write rejects here, which ends the upload.
-        await Promise.race((blocking.length > 0 ? blocking : [...flights]).map((f) => f.done));
-      }
-      const flight: Flight = { keys, done: this.writeChunk(uploadId, target, chunk, tally, letters) };
-      flights.add(flight);
-      // Awaited when it blocks a later chunk or at the end; until then a failure must not count as unhandled.
-      flight.done.then(
-        () => flights.delete(flight),
-        () => undefined,
-      );
-    };
-    const written = () => Promise.all([...flights].map((f) => f.done));
+    const chunks = new ChunkScheduler({
+      chunkSize: this.deps.chunkSize,
+      maxCharacters: this.deps.chunkMaxCharacters,
+      write: (chunk) => this.writeChunk(uploadId, target, chunk, tally, letters),
+    });
 
     try {
-      let chunk: Pending[] = [];
-      let characters = 0;
       for await (const item of items) {
         tally.submitted++;
         if (!item.mapped.ok) {
@@ -244,26 +183,13 @@ export class Ingestor {
           await letters.add(item.index, item.raw, item.mapped.error);
           continue;
         }
-        const size = JSON.stringify(item.mapped.record).length;
-        if (chunk.length > 0 && characters + size > (this.deps.chunkMaxCharacters ?? CHUNK_MAX_CHARACTERS)) {
-          await send(chunk);
-          chunk = [];
-          characters = 0;
-        }
-        chunk.push({ index: item.index, raw: item.raw, record: item.mapped.record });
-        characters += size;
-        if (chunk.length >= this.deps.chunkSize) {
-          await send(chunk);
-          chunk = [];
-          characters = 0;
-        }
+        await chunks.add({ index: item.index, raw: item.raw, record: item.mapped.record });
       }
-      if (chunk.length > 0) await send(chunk);
-      await written();
+      await chunks.finish();
       await letters.flush();
       hash = await fileHash();
     } catch (err) {
-      await Promise.allSettled([...flights].map((f) => f.done));
+      await chunks.settled();
       await letters.flush().catch(() => undefined);
       await finishUpload(this.deps.db, uploadId, {
         status: 'failed',
