@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@trove/testing';
 import { copyInto } from './copy';
-import { openDatabase, type Database } from './database';
+import { openDatabase } from './factory';
+import type { Database } from './port';
 
 const TRICKY = ['plain', 'tab\there', 'new\nline', 'carriage\rreturn', 'back\\slash', '\\N', '\\.', 'ünïcødé ✓ 😀', ''];
 

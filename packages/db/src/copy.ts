@@ -5,8 +5,9 @@ export type CopyValue = string | number | boolean | null | Date | object;
 
 /**
  * Rows for `COPY table (columns) FROM STDIN`, encoded in the text format. Passed as the one parameter of a query, it
- * tells the pool's client (copyingPool in database.ts, PGlitePool) to run the COPY with this data instead of a statement. Both
- * adapters build the statement from `table` and `columns` themselves, so no SQL text crosses over.
+ * tells the pool's client (copyingPool in postgres.ts, PGlitePool in pglite-pool.ts) to run the COPY with this data
+ * instead of a statement. Both adapters build the statement from `table` and `columns` themselves, so no SQL text
+ * crosses over.
  */
 export class CopyRows {
   constructor(

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '@trove/testing';
-import { openDatabase, type Database } from './database';
+import { openDatabase } from './factory';
+import type { Database } from './port';
 
 async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

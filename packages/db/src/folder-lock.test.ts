@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from './database';
+import { openDatabase } from './factory';
 import { DataFolderLockedError } from './folder-lock';
 
 jest.setTimeout(60_000);
@@ -16,7 +16,7 @@ const OTHER_PROCESS = `
 const { transformFileSync } = require('@swc/core');
 require.extensions['.ts'] = (module, file) =>
   module._compile(transformFileSync(file, { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }).code, file);
-const { openDatabase } = require(${JSON.stringify(join(__dirname, 'database.ts'))});
+const { openDatabase } = require(${JSON.stringify(join(__dirname, 'factory.ts'))});
 openDatabase({ dataDir: process.argv[1] }).then(async (database) => {
   await database.ping();
   process.stdout.write('open\\n');

@@ -1,4 +1,5 @@
-export * from './database';
+export type { Database } from './port';
+export { openDatabase, type OpenDatabaseOptions } from './factory';
 export { copyInto, type CopyValue } from './copy';
 export { DataFolderLockedError } from './folder-lock';
 export * from './migrate';

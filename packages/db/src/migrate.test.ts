@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@trove/testing';
-import { openDatabase, type Database } from './database';
+import { openDatabase } from './factory';
+import type { Database } from './port';
 import { migrate, type Migration } from './migrate';
 
 /** Migrations that fail if they ever run twice: no `if not exists`, and a row that must stay single. */

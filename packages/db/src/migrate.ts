@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from './database';
+import type { Database } from './port';
 
 export interface Migration {
   version: number;

@@ -1,0 +1,18 @@
+import { openPGlite } from './pglite';
+import type { Database } from './port';
+import { openPostgres } from './postgres';
+
+export interface OpenDatabaseOptions {
+  /** A PostgreSQL URL; without one, PGlite stores the database in dataDir. */
+  url?: string;
+  dataDir?: string;
+  poolSize?: number;
+  /** Use an in-memory PGlite (tests). */
+  inMemory?: boolean;
+  onError?: (err: Error) => void;
+}
+
+/** Chooses the adapter once from configuration: a PostgreSQL server when a URL is given, else PGlite in the data folder. */
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  return opts.url ? openPostgres(opts.url, opts) : openPGlite(opts);
+}

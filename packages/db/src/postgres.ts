@@ -1,0 +1,71 @@
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CopyRows } from './copy';
+import type { Database } from './port';
+import { PostgresListener } from './postgres-listener';
+
+// int8 (counts, offsets) as numbers, as PGlite is configured in pglite.ts; every value Trove stores fits in 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface PostgresOptions {
+  /** Most connections the pool opens (the LISTEN connection is one more). */
+  poolSize?: number;
+  /** Where an idle connection's error or a dropped LISTEN connection is reported. */
+  onError?: (err: Error) => void;
+}
+
+/** Runs a COPY FROM STDIN on a pg client with the rows' text as its data. */
+async function copyOnClient(client: pg.PoolClient, copy: CopyRows): Promise<PostgresQueryResult<never>> {
+  const stream = client.query(copyFrom(copy.statement('stdin')));
+  await pipeline(Readable.from([copy.data]), stream);
+  return { command: 'INSERT', rowCount: stream.rowCount, rows: [] };
+}
+
+/**
+ * A pg pool whose clients run a query whose one parameter is CopyRows (copyInto) as a COPY. Each pg client keeps one
+ * wrapper, since Kysely keeps its connection object per client.
+ */
+function copyingPool(pool: pg.Pool): PostgresPool {
+  const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapped = clients.get(client);
+      if (!wrapped) {
+        wrapped = {
+          query: ((text: unknown, parameters?: readonly unknown[]) =>
+            parameters?.length === 1 && parameters[0] instanceof CopyRows
+              ? copyOnClient(client, parameters[0])
+              : client.query(text as string, parameters as unknown[])) as unknown as PostgresPoolClient['query'],
+          release: () => client.release(),
+        };
+        clients.set(client, wrapped);
+      }
+      return wrapped;
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** The PostgreSQL server adapter: a pool of connections to `url`, and one more connection for LISTEN. */
+export async function openPostgres(url: string, opts: PostgresOptions = {}): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+  pool.on('error', (err) => opts.onError?.(err));
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: copyingPool(pool) }) });
+  const listener = new PostgresListener(url, opts.onError);
+  return {
+    kind: 'postgres',
+    db,
+    listen: (channel, onNotify) => listener.listen(channel, onNotify),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await listener.close();
+      await db.destroy();
+    },
+  };
+}
