@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { collectionName } from './records';
+
 /**
  * A search result item as the specification lists it; private results also carry `description`, Open results do
  * not. The search service answers it, and the Open API and MCP pass it on.
@@ -13,4 +16,186 @@ export interface SearchResultItem {
   description: string | null;
   source_type: string;
   updated_at: string;
+}
+
+/** The JSON answer of a search (private search, and the public search other services call). */
+export interface SearchAnswer {
+  results: SearchResultItem[];
+  pagination: { offset: number; limit: number; has_more: boolean };
+  metadata: {
+    search_mode: 'fulltext' | 'identifier' | 'filtered' | 'error';
+    query_type: 'identifier' | 'keyword' | 'natural_language';
+    processing_time_ms: number;
+    total_estimate: number;
+    cache_hit: boolean;
+    /** True when the query together with the filters found nothing and the filters alone were searched. */
+    zero_result_fallback_used: boolean;
+    timings: { classify_ms: number; search_ms: number; hydrate_ms: number };
+  };
+}
+
+export type Scalar = string | number | boolean;
+export type FilterValue = Scalar | Scalar[];
+
+/** The answer of an aggregation: total, the 50 largest groups (ties by value) and numeric stats per field. */
+export interface AggregateAnswer {
+  total: number;
+  /** Highest count first, ties by value; values as stored. */
+  groups: Array<{ value: Scalar; count: number }>;
+  stats: Record<string, { count: number; min: number | null; max: number | null; avg: number | null }>;
+}
+
+/** The specification's limit on filters per search. */
+export const MAX_FILTERS = 20;
+/** The deepest page a search can reach; deeper paging asks the engine to rank everything before it. */
+export const MAX_OFFSET = 10_000;
+/** The largest page of private search and of the internal public search. */
+export const SEARCH_LIMIT_MAX = 100;
+/** The most numeric fields one aggregation computes stats for. */
+export const AGGREGATE_STATS_MAX = 5;
+
+const filterScalar = z.union([z.string().max(1_000), z.number(), z.boolean()]);
+
+/** The filter object as every search and aggregation takes it; its keys' operators are read by parseFilters. */
+export const searchFilters = z
+  .record(z.string().min(1).max(200), z.union([filterScalar, z.array(filterScalar).min(1).max(100)]))
+  .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `At most ${MAX_FILTERS} filters are allowed` });
+
+/** Search text: 1-500 characters after trimming. */
+export const searchQuery = z.string().max(500).trim().min(1);
+/** A sort, group or stats field name. */
+export const searchField = z.string().trim().min(1).max(200);
+
+/** The body of private search (POST /search/{collection}); the collection is the path's. */
+export const searchRequest = z.strictObject({
+  query: searchQuery.optional(),
+  limit: z.int().min(1).max(SEARCH_LIMIT_MAX).default(20),
+  offset: z.int().min(0).max(MAX_OFFSET).default(0),
+  sort: z.string().trim().min(1).max(200).optional(),
+  format: z.enum(['json', 'compact', 'yaml']).default('json'),
+  filters: searchFilters.default({}),
+});
+
+/** The body of private aggregation (POST /aggregate). */
+export const aggregateRequest = z.strictObject({
+  collection: collectionName,
+  filters: searchFilters.default({}),
+  group_by: searchField.optional(),
+  stats: z.array(searchField).max(AGGREGATE_STATS_MAX).default([]),
+});
+
+/**
+ * Where other services (the Open API, MCP) search and aggregate the shared public index, across tenants; the gateway
+ * never forwards /internal. Neither query nor filters browses the public index by name.
+ */
+export const PUBLIC_SEARCH_PATH = '/internal/public/search';
+export const PUBLIC_AGGREGATE_PATH = '/internal/public/aggregate';
+
+/** As private search and aggregation, with the collection optional and Open's default page of 10. */
+export const publicSearchRequest = searchRequest.extend({
+  collection: collectionName.optional(),
+  limit: searchRequest.shape.limit.removeDefault().default(10),
+});
+export type PublicSearchRequest = z.input<typeof publicSearchRequest>;
+export const publicAggregateRequest = aggregateRequest.extend({ collection: collectionName.optional() });
+export type PublicAggregateRequest = z.input<typeof publicAggregateRequest>;
+
+/**
+ * Where the Open API checks visibility when it loads records: answers `{records}`, the full records among the ids
+ * that are public, active and of the active generation, in the order asked.
+ */
+export const PUBLIC_RECORDS_PATH = '/internal/records/public';
+/** One page of Open search results, or one lookup. */
+export const PUBLIC_RECORDS_MAX_IDS = 100;
+
+export type FilterOp = 'eq' | 'in' | 'gte' | 'lte' | 'gt' | 'lt';
+
+/** A filter on one collection_data field. `in` takes an array; range operators take a number (or an ISO date string). */
+export interface Filter {
+  field: string;
+  op: FilterOp;
+  value: Scalar | Scalar[];
+}
+
+/** Why a filter cannot be applied. */
+export type FilterProblem = 'no_field' | 'no_value' | 'not_a_bound';
+
+/** A filter that cannot be applied, said the way a 422 detail entry says it. */
+export interface FilterIssue {
+  key: string;
+  problem: FilterProblem;
+  msg: string;
+  type: string;
+  input: unknown;
+}
+
+const SUFFIXES: Array<[suffix: string, op: FilterOp]> = [
+  ['_min', 'gte'],
+  ['_max', 'lte'],
+  ['_gt', 'gt'],
+  ['_lt', 'lt'],
+  ['_in', 'in'],
+];
+
+const RANGE_OPS = new Set<FilterOp>(['gte', 'lte', 'gt', 'lt']);
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Reads the specification's filter object into filters. The key's suffix names the operator (`_min` >=, `_max` <=,
+ * `_gt` >, `_lt` <, `_in` any of); without one, a comma-separated string or an array means any of, anything else
+ * equality. Ranges take numbers (or numeric strings, or ISO dates). A field literally named `size_min` is read as a
+ * range on `size`: the specification's suffixes win.
+ */
+export function parseFilters(filters: Record<string, FilterValue>): { filters: Filter[]; issues: FilterIssue[] } {
+  const out: Filter[] = [];
+  const issues: FilterIssue[] = [];
+  for (const [key, value] of Object.entries(filters)) {
+    const [field, op] = operatorOf(key, value);
+    if (field === '') {
+      issues.push({ key, problem: 'no_field', msg: 'Filter key needs a field name before its operator suffix', type: 'value_error', input: key });
+      continue;
+    }
+    if (op === 'in') {
+      const values = (Array.isArray(value) ? value : typeof value === 'string' ? splitList(value) : [value]).filter((v) => v !== '');
+      if (values.length === 0) {
+        issues.push({ key, problem: 'no_value', msg: 'Filter needs at least one value', type: 'value_error', input: value });
+        continue;
+      }
+      out.push({ field, op, value: values });
+      continue;
+    }
+    if (RANGE_OPS.has(op)) {
+      const bound = rangeBound(value);
+      if (bound === undefined) {
+        issues.push({ key, problem: 'not_a_bound', msg: 'Input should be a valid number or ISO date for a range filter', type: 'float_parsing', input: value });
+        continue;
+      }
+      out.push({ field, op, value: bound });
+      continue;
+    }
+    // Without a suffix an array means any of, so equality always holds a single value here.
+    out.push({ field, op, value: value as Scalar });
+  }
+  return { filters: out, issues };
+}
+
+function operatorOf(key: string, value: FilterValue): [string, FilterOp] {
+  for (const [suffix, op] of SUFFIXES) {
+    if (key.endsWith(suffix)) return [key.slice(0, -suffix.length), op];
+  }
+  if (Array.isArray(value) || (typeof value === 'string' && value.includes(','))) return [key, 'in'];
+  return [key, 'eq'];
+}
+
+function splitList(value: string): string[] {
+  return value.split(',').map((v) => v.trim());
+}
+
+/** A range filter's bound: a finite number (numeric strings read as numbers) or an ISO date, else undefined. */
+function rangeBound(value: FilterValue): number | string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  if (trimmed !== '' && Number.isFinite(Number(trimmed))) return Number(trimmed);
+  return ISO_DATE.test(trimmed) && !Number.isNaN(Date.parse(trimmed)) ? trimmed : undefined;
 }

@@ -1,3 +1,5 @@
+import { nameTerms } from '@trove/contracts';
+
 /**
  * The `q` of trove_list: words match terms of a record's name (letters and digits, any case), every group must match,
  * `OR` between words or phrases makes a group of alternatives (it binds tighter than the implied AND, as in web
@@ -14,10 +16,6 @@ export interface NameQuery {
 export interface Phrase {
   terms: string[];
   prefix: boolean;
-}
-
-export function terms(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 interface Token {
@@ -50,7 +48,7 @@ export function parseNameQuery(q: string): NameQuery | undefined {
       joinNext = groups.length > 0;
       continue;
     }
-    const phrase: Phrase = { terms: terms(token.text), prefix: false };
+    const phrase: Phrase = { terms: nameTerms(token.text), prefix: false };
     if (phrase.terms.length === 0) continue;
     if (token.negated) {
       excluded.push(phrase);
@@ -67,13 +65,13 @@ export function parseNameQuery(q: string): NameQuery | undefined {
   return { groups, excluded };
 }
 
-function phraseIn(nameTerms: string[], phrase: Phrase): boolean {
+function phraseIn(terms: string[], phrase: Phrase): boolean {
   const n = phrase.terms.length;
-  for (let i = 0; i + n <= nameTerms.length; i++) {
+  for (let i = 0; i + n <= terms.length; i++) {
     let all = true;
     for (let j = 0; j < n; j++) {
       const want = phrase.terms[j]!;
-      const have = nameTerms[i + j]!;
+      const have = terms[i + j]!;
       const last = j === n - 1;
       if (!(have === want || (last && phrase.prefix && have.startsWith(want)))) {
         all = false;
@@ -86,6 +84,6 @@ function phraseIn(nameTerms: string[], phrase: Phrase): boolean {
 }
 
 export function matchesName(query: NameQuery, name: string): boolean {
-  const nameTerms = terms(name);
-  return query.groups.every((g) => g.some((p) => phraseIn(nameTerms, p))) && !query.excluded.some((p) => phraseIn(nameTerms, p));
+  const terms = nameTerms(name);
+  return query.groups.every((g) => g.some((p) => phraseIn(terms, p))) && !query.excluded.some((p) => phraseIn(terms, p));
 }

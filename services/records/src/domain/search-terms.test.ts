@@ -1,10 +1,6 @@
-import { nameQuery, nameVector, searchTerms } from './search-terms';
+import { nameQuery, nameVector } from './search-terms';
 
 describe('name search terms', () => {
-  it('splits on anything but letters and digits and lower-cases', () => {
-    expect(searchTerms('M8x20 Hex-Bolt, DIN/933 Müller')).toEqual(['m8x20', 'hex', 'bolt', 'din', '933', 'müller']);
-  });
-
   it('stores a name as its terms with their positions, a repeated term once', () => {
     expect(nameVector('Hex-Bolt  M8 hex')).toBe("'hex':1,4 'bolt':2 'm8':3");
     expect(nameVector(' -- ')).toBe('');

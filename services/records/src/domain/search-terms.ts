@@ -1,11 +1,4 @@
-/**
- * Name search works on terms: runs of letters and digits, lower-cased. The same function tokenises a record's name
- * when it is stored and the `q` of a listing, so both sides agree whatever the database's locale or the text search
- * parser would make of punctuation (`M8x20`, `DIN-933`, `steel/zinc`).
- */
-export function searchTerms(text: string): string[] {
-  return (text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-}
+import { nameTerms } from '@trove/contracts';
 
 /** A term as a quoted tsvector/tsquery lexeme. Terms hold only letters and digits; escaping is belt and braces. */
 function lexeme(term: string): string {
@@ -19,7 +12,7 @@ function lexeme(term: string): string {
  */
 export function nameVector(name: string): string {
   const positions = new Map<string, number[]>();
-  searchTerms(name).forEach((term, i) => {
+  nameTerms(name).forEach((term, i) => {
     const list = positions.get(term);
     // tsvector positions stop at 16383; names are far shorter.
     if (list) list.push(Math.min(i + 1, 16383));
@@ -35,7 +28,7 @@ export function nameVector(name: string): string {
  * be a prefix, so a listing narrows as the user types. Undefined when the query holds no term at all.
  */
 export function nameQuery(q: string): string | undefined {
-  const terms = searchTerms(q);
+  const terms = nameTerms(q);
   if (terms.length === 0) return undefined;
   return terms.map((t, i) => `${lexeme(t)}${i === terms.length - 1 ? ':*' : ''}`).join(' & ');
 }

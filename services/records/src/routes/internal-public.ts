@@ -1,15 +1,10 @@
 import { z } from 'zod';
+import { PUBLIC_RECORDS_MAX_IDS, PUBLIC_RECORDS_PATH } from '@trove/contracts';
 import type { Database } from '@trove/db';
 import { fields, parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import { publicRecords } from '../store/public';
 import type { Db } from '../store/schema';
-
-/** Where the Open API checks visibility when it loads records; the gateway never forwards /internal. */
-export const PUBLIC_RECORDS_PATH = '/internal/records/public';
-
-/** One page of Open search results, or one lookup. */
-export const PUBLIC_RECORDS_MAX_IDS = 100;
 
 const body = z.strictObject({ ids: z.array(fields.uuid).max(PUBLIC_RECORDS_MAX_IDS) });
 

@@ -1,34 +1,13 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { collectionName } from '@trove/contracts';
+import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchQuery, searchRequest, type FilterValue } from '@trove/contracts';
 import { ERRORS, parseInput, requireScope, tenantOf } from '@trove/platform';
-import { MAX_FILTERS, parseFilters, type FilterValue } from '../domain/filters';
 import type { Router } from '../http';
 import type { Rendered, SearchService } from '../search-service';
 
-/** The deepest page a search can reach; deeper paging asks the engine to rank everything before it. */
-export const MAX_OFFSET = 10_000;
-
-const scalar = z.union([z.string().max(1_000), z.number(), z.boolean()]);
-export const filtersSchema = z
-  .record(z.string().min(1).max(200), z.union([scalar, z.array(scalar).min(1).max(100)]))
-  .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `At most ${MAX_FILTERS} filters are allowed` })
-  .default({});
-
-const query = z.string().max(500).trim().min(1);
-
-export const searchBody = z.strictObject({
-  query: query.optional(),
-  limit: z.int().min(1).max(100).default(20),
-  offset: z.int().min(0).max(MAX_OFFSET).default(0),
-  sort: z.string().trim().min(1).max(200).optional(),
-  format: z.enum(['json', 'compact', 'yaml']).default('json'),
-  filters: filtersSchema,
-});
-
 const searchQueryString = z.object({
-  q: query,
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  q: searchQuery,
+  limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).default(20),
   offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
 });
 
@@ -52,7 +31,7 @@ export function send(res: Response, rendered: Rendered): void {
 export function searchRoutes(router: Router, search: SearchService): void {
   router.post('/search/:collection', requireScope('search'), async (req, res) => {
     const { collection } = parseInput(collectionParams, req.params, 'path');
-    const body = parseInput(searchBody, req.body ?? {}, 'body');
+    const body = parseInput(searchRequest, req.body ?? {}, 'body');
     const filters = filtersOf(body.filters);
     if (body.query === undefined && filters.length === 0) {
       throw ERRORS.validation([{ loc: ['body', 'query'], msg: 'Field required when no filters are given', type: 'missing', input: req.body ?? null, ctx: {} }]);
