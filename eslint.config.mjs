@@ -1,0 +1,63 @@
+// Boundaries between workspace packages, checked on every `pnpm test` (see packages/launcher/src/boundaries.test.ts).
+// Only import rules: typing and style are the compiler's job, and a parser without type information keeps this fast.
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const SERVICE = 'gateway|auth|records|ingestion|search|open|mcp';
+
+const serviceImport = {
+  group: ['@trove/*-service'],
+  message: 'Only packages/launcher (the composition root) and tests import a service; share contracts through @trove/contracts.',
+};
+const crossServicePath = {
+  regex: `^(\\.\\./)+((services/)?(${SERVICE})/(src|dist|test)|services)(/|$)`,
+  message: 'A service never reaches into another service by path; share contracts through @trove/contracts.',
+};
+const testHarness = {
+  group: ['@trove/testing'],
+  message: '@trove/testing is the test harness (it reads process.env on import): tests and benches only.',
+};
+
+/** Tools, not shipped: tests and benches may start any service and use the test harness. */
+const TESTS_AND_TOOLS = [
+  '**/*.test.ts',
+  '**/__tests__/**/*.ts',
+  'services/*/test/**/*.ts',
+  'services/*/bench/**/*.ts',
+  'test-e2e/**/*.ts',
+  'bench/**/*.ts',
+  'packages/testing/**/*.ts',
+];
+
+export default defineConfig(
+  {
+    ignores: [
+      '**/node_modules/',
+      '**/dist/',
+      '**/dist-bench/',
+      '**/*.{js,mjs,cjs}',
+      // Files that break the rules on purpose, linted by boundaries.test.ts under the paths they pretend to have.
+      'packages/launcher/src/__tests__/fixtures/',
+    ],
+  },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [serviceImport, crossServicePath, testHarness] }],
+      // require() would pass the import rule unseen.
+      '@typescript-eslint/no-require-imports': 'error',
+    },
+  },
+  {
+    files: ['packages/launcher/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [crossServicePath, testHarness] }] },
+  },
+  {
+    // Tests start services together and share fixtures by path (test-e2e reads services/*/test/rules.ts).
+    files: TESTS_AND_TOOLS,
+    rules: { 'no-restricted-imports': 'off', '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
