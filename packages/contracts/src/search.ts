@@ -62,16 +62,16 @@ export const searchFilters = z
   .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `At most ${MAX_FILTERS} filters are allowed` });
 
 /** Search text: 1-500 characters after trimming. */
-export const searchQuery = z.string().max(500).trim().min(1);
+export const searchText = z.string().max(500).trim().min(1);
 /** A sort, group or stats field name. */
 export const searchField = z.string().trim().min(1).max(200);
 
 /** The body of private search (POST /search/{collection}); the collection is the path's. */
 export const searchRequest = z.strictObject({
-  query: searchQuery.optional(),
+  query: searchText.optional(),
   limit: z.int().min(1).max(SEARCH_LIMIT_MAX).default(20),
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
-  sort: z.string().trim().min(1).max(200).optional(),
+  sort: searchField.optional(),
   format: z.enum(['json', 'compact', 'yaml']).default('json'),
   filters: searchFilters.default({}),
 });

@@ -1,9 +1,9 @@
-import type { RecordDto, SearchResultItem } from '@trove/contracts';
+import type { AggregateAnswer, PublicAggregateRequest, PublicSearchRequest, RecordDto, SearchResultItem } from '@trove/contracts';
 import { ERRORS } from '@trove/platform';
 import { generatedDescription, matchesQuery, type OpenCollection } from './domain/collections';
 import { filterableFields } from './domain/fields';
 import type { SearchCounter } from './search-counter';
-import type { AggregateAnswer, PublicAggregateRequest, PublicSearchRequest, Upstreams } from './upstream';
+import type { Upstreams } from './upstream';
 
 /** A search result item as the specification lists it; Open results carry no `description`. */
 export type OpenResultItem = Omit<SearchResultItem, 'description'>;
@@ -25,7 +25,7 @@ const SCHEMA_SAMPLE = 100;
 export class OpenService {
   constructor(private readonly deps: { upstreams: Upstreams; counter: SearchCounter }) {}
 
-  async search(req: PublicSearchRequest, requestId?: string): Promise<OpenSearchBody> {
+  async search(req: PublicSearchRequest & { limit: number; offset: number }, requestId?: string): Promise<OpenSearchBody> {
     const started = performance.now();
     const { upstreams, counter } = this.deps;
     const answer = await upstreams.search(req, requestId);

@@ -1,53 +1,18 @@
-import type { RecordDto } from '@trove/contracts';
+import {
+  PUBLIC_AGGREGATE_PATH,
+  PUBLIC_RECORDS_MAX_IDS,
+  PUBLIC_RECORDS_PATH,
+  PUBLIC_SEARCH_PATH,
+  type AggregateAnswer,
+  type PublicAggregateRequest,
+  type PublicSearchRequest,
+  type RecordDto,
+  type SearchAnswer,
+} from '@trove/contracts';
 import { ERRORS, HttpError, type ServiceClient } from '@trove/platform';
-
-/** The search service's internal routes over the shared public index (services/search/src/routes/internal-public.ts). */
-const PUBLIC_SEARCH_PATH = '/internal/public/search';
-const PUBLIC_AGGREGATE_PATH = '/internal/public/aggregate';
-/** The records service's visibility check (services/records/src/routes/internal-public.ts). */
-const PUBLIC_RECORDS_PATH = '/internal/records/public';
 
 /** Who the open service is when it calls other services; their internal routes need only a valid identity. */
 const IDENTITY = { tenantId: '00000000-0000-0000-0000-000000000000', principal: 'service:open', scopes: ['search' as const] };
-
-export type Scalar = string | number | boolean;
-export type Filters = Record<string, Scalar | Scalar[]>;
-
-export interface PublicSearchRequest {
-  collection?: string;
-  query?: string;
-  filters?: Filters;
-  sort?: string;
-  limit: number;
-  offset: number;
-}
-
-export interface PublicHit {
-  record_id: string;
-  score: number;
-  collection: string;
-}
-
-export interface PublicSearchAnswer {
-  results: PublicHit[];
-  metadata: { search_mode: string; total_estimate: number; cache_hit: boolean };
-}
-
-export interface AggregateAnswer {
-  total: number;
-  groups: Array<{ value: Scalar; count: number }>;
-  stats: Record<string, { count: number; min: number | null; max: number | null; avg: number | null }>;
-}
-
-export interface PublicAggregateRequest {
-  collection?: string;
-  filters?: Filters;
-  group_by?: string;
-  stats?: string[];
-}
-
-/** At most this many ids per visibility check (the records route's limit). */
-export const PUBLIC_RECORDS_MAX_IDS = 100;
 
 /**
  * The open service's view of its upstreams: the public index (search) and the system of record (records). A 422
@@ -56,7 +21,7 @@ export const PUBLIC_RECORDS_MAX_IDS = 100;
 export class Upstreams {
   constructor(private readonly clients: { search: ServiceClient; records: ServiceClient }) {}
 
-  search(body: PublicSearchRequest, requestId?: string): Promise<PublicSearchAnswer> {
+  search(body: PublicSearchRequest, requestId?: string): Promise<SearchAnswer> {
     return this.call(this.clients.search, 'search', PUBLIC_SEARCH_PATH, body, requestId);
   }
 

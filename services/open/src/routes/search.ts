@@ -1,13 +1,14 @@
 import { z } from 'zod';
+import { MAX_OFFSET, searchField, searchFilters, searchText } from '@trove/contracts';
 import { parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { OpenService } from '../open-service';
-import { collection, field, filters, intParam, MAX_OFFSET, qParam, query } from './request-schemas';
+import { collection, intParam, qParam } from './request-schemas';
 
 const bodyFields = {
-  query: query.optional(),
-  filters: filters.default({}),
-  sort: field.optional(),
+  query: searchText.optional(),
+  filters: searchFilters.default({}),
+  sort: searchField.optional(),
   limit: z.int().min(1).max(50).default(10),
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
 };
@@ -19,7 +20,7 @@ const collectionSearchBody = z.strictObject(bodyFields);
 
 const queryFields = {
   q: qParam,
-  sort: field.optional(),
+  sort: searchField.optional(),
   limit: intParam(1, 50, 10),
   offset: intParam(0, MAX_OFFSET, 0),
 };

@@ -1,12 +1,12 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchQuery, searchRequest, type FilterValue } from '@trove/contracts';
+import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchRequest, searchText, type FilterValue } from '@trove/contracts';
 import { ERRORS, parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { Rendered, SearchService } from '../search-service';
 
 const searchQueryString = z.object({
-  q: searchQuery,
+  q: searchText,
   limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).default(20),
   offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
 });
