@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 
 /** The gateway's own health and metrics, also served under /api/v1 without a key. */
-const VERSIONED_ALIASES: Record<string, string> = {
+export const VERSIONED_ALIASES: Record<string, string> = {
   '/api/v1/health': '/health',
   '/api/v1/health/ready': '/health/ready',
   '/api/v1/metrics': '/metrics',

@@ -1,0 +1,141 @@
+/**
+ * The endpoint table of README.md, built from what answers rather than written by hand: every route each service
+ * registers (read from its express router), reached through the gateway's route table (services/gateway/src/domain/
+ * route-table.ts), with the access that table demands. Routes the gateway never forwards (/internal, a service's own
+ * /health) are left out, because no caller outside the system can reach them.
+ */
+import type { Express } from 'express';
+import { MODULES } from '@trove/launcher';
+import type { ServiceModule } from '@trove/runtime';
+import { createTestDatabase, startTestService } from '@trove/testing';
+import { ROUTES, matchRoute, upstreamPath, type Access, type Route } from '../src/domain/route-table';
+import { VERSIONED_ALIASES } from '../src/routes/health';
+
+export const START_MARKER = '<!-- endpoints:start -->';
+export const END_MARKER = '<!-- endpoints:end -->';
+/** The command that rewrites the README's table; the test that checks it names it. */
+export const REGENERATE =
+  'WRITE_ENDPOINTS=1 node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js services/gateway/test/endpoints.test.ts';
+
+/** The public version roots a gateway prefix can start with; MCP's /mcp has none. */
+const ROOTS = ['/api/v1', '/open/v1', ''];
+
+export interface ServiceRoute {
+  method: string;
+  path: string;
+}
+
+export interface Endpoint {
+  method: string;
+  path: string;
+  scope: string;
+  service: string;
+}
+
+interface Layer {
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+}
+
+/** The method and path of every route an express app registers, routers mounted without a path included. */
+export function routesOf(app: Express): ServiceRoute[] {
+  const found: ServiceRoute[] = [];
+  const walk = (stack: Layer[]) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+        for (const method of Object.keys(layer.route.methods)) {
+          for (const path of paths) found.push({ method: method === '_all' ? 'ALL' : method.toUpperCase(), path });
+        }
+      } else if (layer.handle?.stack) {
+        walk(layer.handle.stack);
+      }
+    }
+  };
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack);
+  return found;
+}
+
+function scopeOf(access: Access): string {
+  if (access.kind === 'none') return 'none';
+  if (access.kind === 'portal') return 'portal sign-in';
+  return access.scope ?? 'any key';
+}
+
+/** The gateway route a service path is reached by, and the path a caller sends; undefined when none reaches it. */
+export function publicPathOf(service: string, path: string): { route: Route; path: string } | undefined {
+  for (const root of ROOTS) {
+    const candidate = root !== '' && path === '/' ? root : `${root}${path}`;
+    const match = matchRoute(candidate);
+    if (match && match.route.service === service && upstreamPath(match.path) === path) return { route: match.route, path: candidate };
+  }
+  return undefined;
+}
+
+/**
+ * Public endpoints of the services' routes, ordered by path then method. The gateway's own are the health and
+ * metrics routes every service app has (createServiceApp), also answered under /api/v1 (routes/health.ts).
+ */
+export function endpointsOf(routes: Record<string, ServiceRoute[]>): Endpoint[] {
+  const endpoints: Endpoint[] = [];
+  for (const [service, list] of Object.entries(routes)) {
+    for (const { method, path } of list) {
+      // A route for every method on a path that has its own is the fallback answering the others (405), not an endpoint.
+      if (method === 'ALL' && list.some((r) => r.path === path && r.method !== 'ALL')) continue;
+      const reached = publicPathOf(service, path);
+      if (reached) endpoints.push({ method, path: reached.path, scope: scopeOf(reached.route.access), service });
+    }
+  }
+  const everyRoute = Object.values(routes).flat();
+  for (const [alias, target] of Object.entries(VERSIONED_ALIASES)) {
+    for (const { method } of everyRoute.filter((r) => r.path === target)) {
+      endpoints.push({ method, path: target, scope: 'none', service: 'gateway' });
+      endpoints.push({ method, path: alias, scope: 'none', service: 'gateway' });
+    }
+  }
+  const key = (e: Endpoint) => `${e.path}\u0000${e.method}`;
+  return [...new Map(endpoints.map((e) => [key(e), e])).values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** The markdown between the README's markers. */
+export function renderEndpoints(endpoints: Endpoint[]): string {
+  const served = new Set(endpoints.map((e) => publicPathOf(e.service, upstreamPath(e.path))?.route.prefix));
+  const unserved = ROUTES.filter((r) => !served.has(r.prefix)).map((r) => `\`${r.prefix}\` (${r.service})`);
+  const lines = [
+    START_MARKER,
+    `<!-- Generated from the gateway's route table and the services' routes; do not edit by hand. Regenerate: ${REGENERATE} -->`,
+    '',
+    '| Method | Path | Scope | Service |',
+    '| --- | --- | --- | --- |',
+    ...endpoints.map((e) => `| ${e.method} | \`${e.path}\` | ${e.scope} | ${e.service} |`),
+    '',
+    'Scope is what the gateway asks of the key for the path (an `admin` key holds every scope); `none` needs no key.',
+  ];
+  if (unserved.length > 0) {
+    lines.push(`The gateway's route table also forwards ${unserved.join(', ')}, where no service registers a route yet.`);
+  }
+  lines.push(END_MARKER);
+  return lines.join('\n');
+}
+
+/**
+ * Starts every service module the launcher holds but the gateway on one fresh database (not started: no consumers
+ * or timers), reads their routes, stops them, and renders the table.
+ */
+export async function generateEndpoints(modules: ServiceModule[] = MODULES): Promise<string> {
+  const db = await createTestDatabase();
+  try {
+    const routes: Record<string, ServiceRoute[]> = {};
+    for (const module of modules.filter((m) => m.name !== 'gateway')) {
+      const svc = await startTestService(module, { database: db.database, start: false });
+      try {
+        routes[module.name] = routesOf(svc.instance.app);
+      } finally {
+        await svc.stop();
+      }
+    }
+    return renderEndpoints(endpointsOf(routes));
+  } finally {
+    await db.drop();
+  }
+}
