@@ -1,0 +1,186 @@
+import { sql, type Transaction } from '@trove/db';
+import { cleanJson, dataText } from '../documents';
+import { identifiersOf } from '../identifiers';
+import type { IndexChange, IndexDocument } from '../port';
+import { searchText } from './sql';
+
+/**
+ * The PostgreSQL engine's write side: how a batch of index changes and a generation swap become statements (one per
+ * kind of change, whatever the batch size). What queries read is built in sql.ts; the engine in engine.ts holds both.
+ */
+
+const MAX_NAME_TEXT = 2_000;
+const MAX_DESCRIPTION_TEXT = 8_000;
+
+/** The record a change is about, read defensively: a malformed change still gets an outcome naming what it can. */
+export function recordIdOf(change: IndexChange): string {
+  return String((change?.op === 'upsert' ? change.document?.record_id : change?.record_id) ?? '');
+}
+
+export function versionOf(change: IndexChange): number {
+  return Number((change?.op === 'upsert' ? change.document?.version : change?.version) ?? 0);
+}
+
+/**
+ * Per record, the change that wins within the batch: the highest version, a removal winning a tie (a hard delete
+ * announced with the record's last version must still take it out).
+ */
+function latestPerRecord(changes: IndexChange[]): IndexChange[] {
+  const latest = new Map<string, IndexChange>();
+  for (const change of changes) {
+    const key = `${change.op === 'upsert' ? change.document.tenant_id : change.tenant_id}\u0000${recordIdOf(change)}`;
+    const current = latest.get(key);
+    const version = versionOf(change);
+    if (!current || version > versionOf(current) || (version === versionOf(current) && change.op === 'remove')) {
+      latest.set(key, change);
+    }
+  }
+  return [...latest.values()];
+}
+
+/** Writes a batch of valid changes with one statement per kind, whatever the batch size. */
+export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]): Promise<void> {
+  const winners = latestPerRecord(changes);
+  const upserts = winners.filter((c): c is Extract<IndexChange, { op: 'upsert' }> => c.op === 'upsert');
+  const removes = winners.filter((c): c is Extract<IndexChange, { op: 'remove' }> => c.op === 'remove');
+
+  // Swaps only ever raise a collection's active generation; a raise seen here is a swap this engine has not been
+  // told about yet, so it does the swap's work too.
+  const generations = new Map<string, { tenant_id: string; collection: string; generation: number }>();
+  for (const c of changes) {
+    if (c.op !== 'upsert') continue;
+    const key = `${c.document.tenant_id}\u0000${c.document.collection}`;
+    const known = generations.get(key);
+    if (!known || c.active_generation > known.generation) {
+      generations.set(key, { tenant_id: c.document.tenant_id, collection: c.document.collection, generation: c.active_generation });
+    }
+  }
+  if (generations.size > 0) {
+    const collections = JSON.stringify([...generations.values()]);
+    // Holding the collections' rows until commit orders this batch against a concurrent swap, so documents are
+    // never judged searchable by a generation that a swap is replacing at that moment.
+    await sql`
+      select 1 from search_engine.collections c
+      join jsonb_to_recordset(${collections}::jsonb) as x(tenant_id text, collection text)
+        on c.tenant_id = x.tenant_id and c.collection = x.collection
+      order by c.tenant_id, c.collection for update of c`.execute(trx);
+    const raised = await sql<{ tenant_id: string; collection: string; active_generation: number }>`
+      insert into search_engine.collections as c (tenant_id, collection, active_generation)
+      select x.tenant_id, x.collection, x.generation
+      from jsonb_to_recordset(${collections}::jsonb) as x(tenant_id text, collection text, generation integer)
+      order by 1, 2
+      on conflict (tenant_id, collection) do update set active_generation = excluded.active_generation
+        where c.active_generation < excluded.active_generation
+      returning c.tenant_id, c.collection, c.active_generation, (c.xmax::text <> '0') as updated`.execute(trx);
+    for (const row of raised.rows as Array<(typeof raised.rows)[number] & { updated: boolean }>) {
+      if (row.updated) await activate(trx, row.tenant_id, row.collection, row.active_generation);
+    }
+  }
+
+  if (upserts.length > 0) {
+    const rows = upserts.map(({ document }) => documentRow(cleanJson(document)));
+    // A version not newer than the stored one (tombstones included) changes nothing; a generation below the active
+    // one never becomes searchable again, so it is not stored at all.
+    await sql`
+      insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable, collection,
+        generation, record_type, name, description, description_llm, data, source_type, status, visibility,
+        updated_at, identifiers, name_tsv, tsv)
+      select x.tenant_id, x.record_id, x.version, false, x.status = 'active' and x.generation = c.active_generation,
+        x.collection, x.generation, x.record_type, x.name, x.description, x.description_llm, x.data, x.source_type,
+        x.status, x.visibility, x.updated_at,
+        array(select jsonb_array_elements_text(x.identifiers)),
+        setweight(to_tsvector('simple', x.name_text), 'A'),
+        setweight(to_tsvector('simple', x.name_text), 'A') || setweight(to_tsvector('simple', x.body_text), 'B')
+          || setweight(to_tsvector('simple', x.data_text), 'C')
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint,
+          collection text, generation integer, record_type text, name text, description text, description_llm text,
+          data jsonb, source_type text, status text, visibility text, updated_at text, identifiers jsonb,
+          name_text text, body_text text, data_text text)
+        join search_engine.collections c on c.tenant_id = x.tenant_id and c.collection = x.collection
+      where x.generation >= c.active_generation
+      order by x.tenant_id, x.record_id
+      on conflict (tenant_id, record_id) do update set
+        version = excluded.version, removed = false, searchable = excluded.searchable,
+        collection = excluded.collection, generation = excluded.generation, record_type = excluded.record_type,
+        name = excluded.name, description = excluded.description, description_llm = excluded.description_llm,
+        data = excluded.data, source_type = excluded.source_type, status = excluded.status,
+        visibility = excluded.visibility, updated_at = excluded.updated_at, identifiers = excluded.identifiers,
+        name_tsv = excluded.name_tsv, tsv = excluded.tsv
+      where d.version < excluded.version`.execute(trx);
+  }
+
+  if (removes.length > 0) {
+    const rows = removes.map(({ tenant_id, record_id, version }) => ({ tenant_id, record_id, version }));
+    // The tombstone keeps the version, so a late delivery of an older upsert cannot bring the record back.
+    await sql`
+      insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable)
+      select x.tenant_id, x.record_id, x.version, true, false
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint)
+      order by x.tenant_id, x.record_id
+      on conflict (tenant_id, record_id) do update set
+        version = excluded.version, removed = true, searchable = false, record_type = null, name = null,
+        description = null, description_llm = null, data = null, source_type = null, status = null,
+        visibility = null, updated_at = null, identifiers = '{}', name_tsv = null, tsv = null
+      where d.version <= excluded.version and not d.removed`.execute(trx);
+  }
+}
+
+/** Points the collection at `generation` unless it already has a newer one. */
+export async function swapActiveGeneration(
+  trx: Transaction<any>,
+  tenant_id: string,
+  collection: string,
+  generation: number,
+): Promise<void> {
+  // Swaps only ever raise the generation: a late redelivery of an older swap must not point the collection at a
+  // generation whose documents are gone.
+  const { rows } = await sql<{ active_generation: number }>`
+    insert into search_engine.collections (tenant_id, collection, active_generation)
+    values (${tenant_id}, ${collection}, ${generation})
+    on conflict (tenant_id, collection) do update
+      set active_generation = greatest(search_engine.collections.active_generation, excluded.active_generation)
+    returning active_generation`.execute(trx);
+  if (rows[0]?.active_generation === generation) await activate(trx, tenant_id, collection, generation);
+}
+
+/** Makes `generation` the searchable one: older generations' rows go, the new generation's active rows turn on. */
+async function activate(trx: Transaction<any>, tenant_id: string, collection: string, generation: number): Promise<void> {
+  await sql`
+    delete from search_engine.documents
+    where tenant_id = ${tenant_id} and collection = ${collection} and generation < ${generation}`.execute(trx);
+  await sql`
+    update search_engine.documents set searchable = (status = 'active')
+    where tenant_id = ${tenant_id} and collection = ${collection} and generation = ${generation}
+      and not removed and searchable <> (status = 'active')`.execute(trx);
+  await sql`
+    update search_engine.documents set searchable = false
+    where tenant_id = ${tenant_id} and collection = ${collection} and generation > ${generation} and searchable`.execute(
+    trx,
+  );
+}
+
+/** The row shape the upsert statement reads: the document plus its identifiers and search texts. */
+function documentRow(document: IndexDocument) {
+  const identifiers = identifiersOf(document);
+  const description = document.description ?? '';
+  return {
+    tenant_id: document.tenant_id,
+    record_id: document.record_id,
+    version: document.version,
+    collection: document.collection,
+    generation: document.generation,
+    record_type: document.record_type,
+    name: document.name,
+    description: document.description,
+    description_llm: document.description_llm,
+    data: document.collection_data,
+    source_type: document.source_type,
+    status: document.status,
+    visibility: document.visibility,
+    updated_at: document.updated_at,
+    identifiers,
+    name_text: `${searchText(document.name.slice(0, MAX_NAME_TEXT))} ${identifiers.join(' ').toLowerCase()}`,
+    body_text: searchText(`${description.slice(0, MAX_DESCRIPTION_TEXT)} ${document.description_llm.slice(0, MAX_DESCRIPTION_TEXT)}`),
+    data_text: searchText(dataText(document.collection_data)),
+  };
+}
