@@ -1,0 +1,55 @@
+import { sql } from 'kysely';
+import { openDatabase } from './factory';
+import type { Database } from './port';
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** PGlite is one connection: what the contract leaves open, that borrowers of it take turns, holds here. */
+describe('PGlite database', () => {
+  let database: Database;
+
+  beforeAll(async () => {
+    database = await openDatabase({ inMemory: true });
+    await sql`create table steps (trx text not null, step int not null, at serial primary key)`.execute(database.db);
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+  beforeEach(async () => {
+    await sql`delete from steps`.execute(database.db);
+  });
+
+  it('runs concurrent transactions one after the other, never interleaved', async () => {
+    const work = (trx: string) =>
+      database.db.transaction().execute(async (t) => {
+        for (let step = 0; step < 3; step++) {
+          await sql`insert into steps (trx, step) values (${trx}, ${step})`.execute(t);
+          await pause(10);
+        }
+      });
+
+    await Promise.all([work('a'), work('b'), work('c')]);
+
+    const rows = await sql<{ trx: string }>`select trx from steps order by at`.execute(database.db);
+    const order = rows.rows.map((r) => r.trx).join('');
+    expect(order).toMatch(/^(aaa|bbb|ccc){3}$/);
+    expect(new Set(order.match(/(.)\1\1/g))).toEqual(new Set(['aaa', 'bbb', 'ccc']));
+  });
+
+  it('runs a query issued outside a transaction only after the open transaction ends', async () => {
+    const trx = await database.db.startTransaction().execute();
+    await sql`insert into steps (trx, step) values ('open', 0)`.execute(trx);
+    let outsideDone = false;
+    const outside = sql`insert into steps (trx, step) values ('outside', 0)`.execute(database.db).then(() => {
+      outsideDone = true;
+    });
+
+    await pause(50);
+    expect(outsideDone).toBe(false);
+    await trx.rollback().execute();
+    await outside;
+
+    const rows = await sql<{ trx: string }>`select trx from steps`.execute(database.db);
+    expect(rows.rows.map((r) => r.trx)).toEqual(['outside']);
+  });
+});
