@@ -20,12 +20,12 @@ export const REGENERATE =
 /** The public version roots a gateway prefix can start with; MCP's /mcp has none. */
 const ROOTS = ['/api/v1', '/open/v1', ''];
 
-export interface ServiceRoute {
+interface ServiceRoute {
   method: string;
   path: string;
 }
 
-export interface Endpoint {
+interface Endpoint {
   method: string;
   path: string;
   scope: string;
@@ -38,7 +38,7 @@ interface Layer {
 }
 
 /** The method and path of every route an express app registers, routers mounted without a path included. */
-export function routesOf(app: Express): ServiceRoute[] {
+function routesOf(app: Express): ServiceRoute[] {
   const found: ServiceRoute[] = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
@@ -63,7 +63,7 @@ function scopeOf(access: Access): string {
 }
 
 /** The gateway route a service path is reached by, and the path a caller sends; undefined when none reaches it. */
-export function publicPathOf(service: string, path: string): { route: Route; path: string } | undefined {
+function publicPathOf(service: string, path: string): { route: Route; path: string } | undefined {
   for (const root of ROOTS) {
     const candidate = root !== '' && path === '/' ? root : `${root}${path}`;
     const match = matchRoute(candidate);
@@ -76,7 +76,7 @@ export function publicPathOf(service: string, path: string): { route: Route; pat
  * Public endpoints of the services' routes, ordered by path then method. The gateway's own are the health and
  * metrics routes every service app has (createServiceApp), also answered under /api/v1 (routes/health.ts).
  */
-export function endpointsOf(routes: Record<string, ServiceRoute[]>): Endpoint[] {
+function endpointsOf(routes: Record<string, ServiceRoute[]>): Endpoint[] {
   const endpoints: Endpoint[] = [];
   for (const [service, list] of Object.entries(routes)) {
     for (const { method, path } of list) {
@@ -98,7 +98,7 @@ export function endpointsOf(routes: Record<string, ServiceRoute[]>): Endpoint[] 
 }
 
 /** The markdown between the README's markers. */
-export function renderEndpoints(endpoints: Endpoint[]): string {
+function renderEndpoints(endpoints: Endpoint[]): string {
   const served = new Set(endpoints.map((e) => publicPathOf(e.service, upstreamPath(e.path))?.route.prefix));
   const unserved = ROUTES.filter((r) => !served.has(r.prefix)).map((r) => `\`${r.prefix}\` (${r.service})`);
   const lines = [
