@@ -55,10 +55,14 @@ export const SEARCH_LIMIT_MAX = 100;
 export const AGGREGATE_STATS_MAX = 5;
 
 const filterScalar = z.union([z.string().max(1_000), z.number(), z.boolean()]);
+/** A filter's key: a field name, with an optional operator suffix. */
+export const filterKey = z.string().min(1).max(200);
+/** A filter's value: one scalar, or a list of up to 100. */
+export const filterValue = z.union([filterScalar, z.array(filterScalar).min(1).max(100)]);
 
 /** The filter object as every search and aggregation takes it; its keys' operators are read by parseFilters. */
 export const searchFilters = z
-  .record(z.string().min(1).max(200), z.union([filterScalar, z.array(filterScalar).min(1).max(100)]))
+  .record(filterKey, filterValue)
   .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `At most ${MAX_FILTERS} filters are allowed` });
 
 /** Search text: 1-500 characters after trimming. */

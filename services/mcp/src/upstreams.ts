@@ -1,3 +1,4 @@
+import type { AggregateAnswer, SearchAnswer } from '@trove/contracts';
 import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
 import { ToolError, detailText } from './domain/tool-error';
 
@@ -39,15 +40,9 @@ export interface ListParams {
   limit: number;
 }
 
-export interface AggregateAnswer {
-  total: number;
-  groups: { value: unknown; count: number }[];
-  stats: Record<string, { count: number; min: number | null; max: number | null; avg: number | null } | null>;
-}
-
 /** The calls the tools make, for one tenant: search and records over HTTP with an identity carrying that tenant. */
 export interface Backend {
-  search(collection: string, body: Json): Promise<Json>;
+  search(collection: string, body: Json): Promise<SearchAnswer>;
   aggregate(body: Json): Promise<AggregateAnswer>;
   list(params: ListParams): Promise<ListPage>;
   /** Undefined when the record does not exist for this tenant. */
@@ -78,7 +73,7 @@ export class Upstreams {
     };
     return {
       search: async (collection, body) =>
-        ok<Json>(await call(this.searchClient, 'POST', `/search/${encodeURIComponent(collection)}`, body), 'Search'),
+        ok<SearchAnswer>(await call(this.searchClient, 'POST', `/search/${encodeURIComponent(collection)}`, body), 'Search'),
       aggregate: async (body) => ok<AggregateAnswer>(await call(this.searchClient, 'POST', '/aggregate', body), 'Aggregation'),
       list: async (params) => {
         const qs = new URLSearchParams();

@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AGGREGATE_STATS_MAX } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
 import { table } from '../domain/format';
@@ -15,9 +16,9 @@ const input = {
     .describe('A collection_data field (or "record_type") to count records by; the 50 largest groups are returned'),
   stats: z
     .array(field, { error: 'stats must be a list of field names, e.g. ["price"]' })
-    .max(5, { error: 'stats takes at most 5 fields' })
+    .max(AGGREGATE_STATS_MAX, { error: `stats takes at most ${AGGREGATE_STATS_MAX} fields` })
     .optional()
-    .describe('Up to 5 numeric collection_data fields to summarise (count, min, max, average), e.g. ["price", "weight"]'),
+    .describe(`Up to ${AGGREGATE_STATS_MAX} numeric collection_data fields to summarise (count, min, max, average), e.g. ["price", "weight"]`),
 };
 
 type Args = { collection: string; filters?: Filters; group_by?: string; stats?: string[] };

@@ -1,8 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@trove/platform';
+import { MAX_FILTERS, filterKey, filterValue, type Filter, type FilterValue } from '@trove/contracts';
 import { z } from 'zod';
 import { capAnswer } from '../domain/answer';
-import { parseDataFilters, type DataFilter, type FilterValue } from '../domain/data-filters';
+import { parseDataFilters } from '../domain/data-filters';
 import { ToolError } from '../domain/tool-error';
 
 export const collection = z
@@ -10,13 +11,11 @@ export const collection = z
   .regex(/^[A-Za-z0-9_.-]{1,50}$/, { error: 'collection must be 1-50 letters, digits, "_", "-" or "." (case-sensitive), as trove_collections lists it' })
   .describe('Collection name, exactly as trove_collections lists it (case-sensitive)');
 
-const scalar = z.union([z.string().max(1_000), z.number(), z.boolean()]);
-
 export const filters = z
-  .record(z.string().min(1).max(200), z.union([scalar, z.array(scalar).min(1).max(100)]), {
+  .record(filterKey, filterValue, {
     error: 'filters must be an object of field names to values, e.g. {"material": "steel", "price_max": 10}',
   })
-  .refine((f) => Object.keys(f).length <= 20, { error: 'filters: at most 20 filters are allowed' })
+  .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `filters: at most ${MAX_FILTERS} filters are allowed` })
   .optional()
   .describe(
     'Filters on collection_data fields, combined with AND. Key = field name (trove_schema lists them) plus an optional ' +
@@ -27,7 +26,7 @@ export const filters = z
 export type Filters = Record<string, FilterValue>;
 
 /** Data filters read for local matching; a filter that cannot apply is a tool error saying how to fix it. */
-export function dataFilters(raw: Filters | undefined): DataFilter[] {
+export function dataFilters(raw: Filters | undefined): Filter[] {
   const { filters: parsed, problems } = parseDataFilters(raw ?? {});
   if (problems.length > 0) throw new ToolError(problems.join('; '));
   return parsed;
@@ -59,5 +58,5 @@ export const FILTER_GUIDE = [
   '- `{"field": "value"}` exact match (case-sensitive; "10" matches 10, "true" matches true; matches array elements)',
   '- `{"field": "a,b"}` or `{"field": ["a", "b"]}` or `{"field_in": "a,b"}` any of the values',
   '- `{"field_min": 5}` >= 5, `{"field_max": 5}` <= 5, `{"field_gt": 5}` > 5, `{"field_lt": 5}` < 5 (numbers; ISO dates compare as text)',
-  '- several keys combine with AND; at most 20 filters; filters apply to top-level fields of collection_data',
+  `- several keys combine with AND; at most ${MAX_FILTERS} filters; filters apply to top-level fields of collection_data`,
 ].join('\n');

@@ -1,17 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '@trove/platform';
+import { MAX_OFFSET, type SearchAnswer } from '@trove/contracts';
 import { z } from 'zod';
 import { describeCuts, fitted } from '../domain/answer';
 import { compact, keyData, table } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
-import type { Backend, Json } from '../upstreams';
+import type { Backend } from '../upstreams';
 import { collection, filters, guarded, type Filters } from './common';
-
-interface SearchAnswer {
-  results: (Json & { record_id: string; name: string; score: number; record_type: string; collection_data: Json })[];
-  pagination: { offset: number; limit: number; has_more: boolean };
-  metadata: Json & { search_mode: string; query_type?: string; total_estimate: number; zero_result_fallback_used?: boolean };
-}
 
 const input = {
   collection,
@@ -31,7 +26,7 @@ const input = {
     .optional()
     .describe('Sort field: name, updated_at, record_type, score (relevance) or a collection_data field; prefix "-" for descending, e.g. "-price". Default: relevance.'),
   limit: z.int({ error: 'limit must be an integer from 1 to 50' }).min(1, { error: 'limit must be at least 1' }).max(50, { error: 'limit must be at most 50' }).default(10).describe('Results per page, 1-50 (default 10)'),
-  offset: z.int({ error: 'offset must be a whole number >= 0' }).min(0, { error: 'offset must be >= 0' }).max(10_000, { error: 'offset must be at most 10000' }).default(0).describe('Results to skip, for paging (default 0)'),
+  offset: z.int({ error: 'offset must be a whole number >= 0' }).min(0, { error: 'offset must be >= 0' }).max(MAX_OFFSET, { error: `offset must be at most ${MAX_OFFSET}` }).default(0).describe('Results to skip, for paging (default 0)'),
   format: z.enum(['markdown', 'json'], { error: 'format must be "markdown" or "json"' }).default('markdown').describe('markdown (default): a compact table; json: the results as JSON'),
 };
 
@@ -54,14 +49,14 @@ export function registerSearch(server: McpServer, backend: Backend, logger: Logg
       if (args.query === undefined && Object.keys(args.filters ?? {}).length === 0) {
         throw new ToolError('Give a query, filters, or both (for example query "hex bolt" or filters {"material": "steel"}).');
       }
-      const answer = (await backend.search(args.collection, {
+      const answer = await backend.search(args.collection, {
         ...(args.query === undefined ? {} : { query: args.query }),
         ...(args.sort === undefined ? {} : { sort: args.sort }),
         filters: args.filters ?? {},
         limit: args.limit,
         offset: args.offset,
         format: 'json',
-      })) as unknown as SearchAnswer;
+      });
       return args.format === 'json' ? searchJson(answer) : searchMarkdown(args, answer);
     }),
   );
