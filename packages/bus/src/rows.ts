@@ -3,9 +3,9 @@ import { copyInto } from '@trove/db';
 import type { OutgoingEvent } from './port';
 
 /**
- * Appends events to an event table (the embedded log or the outbox) with one COPY, numbered in the order given. For a
- * 1,000-record chunk, PostgreSQL spent about 29 µs an event on the INSERT that read them from one JSON parameter,
- * and spends about 11 µs on the COPY (bench/RESULTS.md, session 7).
+ * Appends events to an event table (the embedded log or the outbox) with one COPY, numbered in the order given. COPY
+ * spares PostgreSQL the parsing of a statement and of one JSON parameter holding every event, where the INSERT it
+ * replaced spent most of its time (measured in bench/RESULTS.md, "rows written with COPY").
  */
 export async function insertEventRows(trx: Transaction<any>, table: 'bus.events' | 'bus.outbox', events: OutgoingEvent[]): Promise<void> {
   await copyInto(

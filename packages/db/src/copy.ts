@@ -55,9 +55,10 @@ export function copyRows(table: string, columns: readonly string[], rows: Iterab
 
 /**
  * Inserts rows with COPY, in the given order, inside the caller's transaction when `db` is one. COPY skips the
- * parsing of a statement and of any JSON parameter, so PostgreSQL stores a row for about a third of what an
- * `INSERT … SELECT FROM json_…_recordset` costs it (bench/RESULTS.md, session 7). Columns left out take their
- * defaults; a constraint violation fails the COPY as it would fail an INSERT. No ON CONFLICT, no RETURNING.
+ * parsing of a statement and of any JSON parameter, so PostgreSQL stores a row for far less than an
+ * `INSERT … SELECT FROM json_…_recordset` costs it (measured in bench/RESULTS.md, "rows written with COPY"). Columns
+ * left out take their defaults; a constraint violation fails the COPY as it would fail an INSERT. No ON CONFLICT, no
+ * RETURNING.
  */
 export async function copyInto(db: Kysely<any>, table: string, columns: readonly string[], rows: Iterable<readonly CopyValue[]>): Promise<number> {
   const copy = copyRows(table, columns, rows);

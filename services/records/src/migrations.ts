@@ -102,8 +102,9 @@ export const migrations: Migration[] = [
     name: 'indexing status in a table of its own',
     // Search acknowledges every version it indexes. On the records row, each acknowledgement rewrote a row of over
     // 1 KB and entered it again into every index of the table (indexing_status sat in two partial index predicates,
-    // so the update could never be HOT): about 80 µs of PostgreSQL time per record, and a dead copy of every record
-    // until a vacuum. Here it rewrites about 60 bytes and one primary key entry. Writes keep both rows at one version.
+    // so the update could never be HOT): PostgreSQL rewrote every record once more, and kept a dead copy of it until a
+    // vacuum (bench/RESULTS.md, "indexing status in a table of its own"). Here it rewrites about 60 bytes and one
+    // primary key entry. Writes keep both rows at one version.
     up: `
       create table records.indexing (
         record_id uuid primary key,

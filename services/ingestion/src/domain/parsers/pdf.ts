@@ -84,8 +84,8 @@ async function* pdfItems(input: AsyncIterable<Buffer | string>, opts: ParseOptio
     const pages: TextRun[][] = [];
     for (let n = 1; n <= document.numPages; n++) {
       pages.push(await clock.race(pageRuns(document, n, limits, budget)));
-      // pdf.js parses on this thread, a few milliseconds a page; without a turn of the event loop between pages, a
-      // 1,000-page PDF kept every service of the process from answering for 2.5 s (and a 50 MB one for far longer).
+      // pdf.js parses on this thread; without a turn of the event loop between pages, a long PDF kept every service of
+      // the process from answering until the whole file was read.
       await nextTurn();
     }
     yield* toItems(await clock.race(layoutDocument(pages, nextTurn)), title, opts.fileName);
