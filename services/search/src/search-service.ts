@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Cache } from '@trove/cache';
 import type { Logger } from '@trove/platform';
 import {
@@ -15,6 +14,7 @@ import {
 import type { Histogram } from 'prom-client';
 import { compactTable, yamlList, type ResultItem } from './domain/format';
 import type { HealthWindow } from './domain/health-window';
+import { ResponseCache } from './response-cache';
 
 export type Format = 'json' | 'compact' | 'yaml';
 export type SearchMode = 'fulltext' | 'identifier' | 'filtered' | 'error';
@@ -66,27 +66,27 @@ export interface SearchServiceOptions {
 /** Sort values that mean "by relevance", the default order. */
 const RELEVANCE = new Set(['score', '-score', '_score', 'relevance']);
 
-/** The cache namespace of what a scope can see: one per tenant collection, one for the shared public index. */
-export function cacheNamespace(scope: SearchScope): string {
-  return scope.kind === 'private' ? `private:${scope.tenant_id}:${scope.collection}` : 'public';
-}
-
 /**
  * Private (and public) search as the specification describes it: classify the query, search the engine, fall back
  * from an identifier to full text and from query plus filters to filters alone, render the chosen format. Answers
- * are cached for the configured time under the scope's cache version, which the indexer raises on every change.
+ * are cached for the configured time under the scope's cache version, which the indexer raises on every change
+ * (ResponseCache).
  */
 export class SearchService {
-  constructor(private readonly opts: SearchServiceOptions) {}
+  private readonly responses: ResponseCache<Summary>;
+
+  constructor(private readonly opts: SearchServiceOptions) {
+    this.responses = new ResponseCache({ cache: opts.cache, ttlMs: opts.cacheTtlMs, logger: opts.logger });
+  }
 
   async search(req: SearchRequest): Promise<Rendered> {
     const started = performance.now();
-    const found = await this.cached(req.scope, { op: 'search', ...req }, () => this.searchUncached(req, started));
+    const found = await this.responses.answer(req.scope, { op: 'search', ...req }, () => this.searchUncached(req, started), summaryOf);
     if (found.hit && req.format === 'json') {
       // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten.
       const ms = round(performance.now() - started);
       const text = markCached(found.text, ms);
-      this.observe(found.summary ?? summaryOf(JSON.parse(text) as SearchBody), ms, true);
+      this.observe(found.note ?? summaryOf(JSON.parse(text) as SearchBody), ms, true);
       return { kind: 'json-text', body: text };
     }
     const body = found.hit ? (JSON.parse(found.text) as SearchBody) : found.value;
@@ -97,7 +97,7 @@ export class SearchService {
   }
 
   async aggregate(req: AggregateRequest): Promise<AggregateResult> {
-    const found = await this.cached(req.scope, { op: 'aggregate', ...req }, async () => ({
+    const found = await this.responses.answer(req.scope, { op: 'aggregate', ...req }, async () => ({
       value: await this.opts.engine.aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats }),
       store: true,
     }));
@@ -163,68 +163,21 @@ export class SearchService {
     return { value: body, store: true };
   }
 
-  /**
-   * Answers from the cache when an identical request was answered under the scope's current cache version, else
-   * computes and stores. The version is read before computing, so an answer computed while a change lands is stored
-   * under the old version, which that change's bump has already retired.
-   */
-  private async cached<T>(
-    scope: SearchScope,
-    request: unknown,
-    compute: () => Promise<{ value: T; store: boolean }>,
-  ): Promise<{ hit: true; text: string; summary?: Summary } | { hit: false; value: T }> {
-    const ns = cacheNamespace(scope);
-    const ttl = this.opts.cacheTtlMs;
-    let key: string | undefined;
-    if (ttl > 0) {
-      try {
-        const version = await this.opts.cache.version(ns);
-        key = `search:${ns}:${version}:${digest(request)}`;
-        const text = await this.opts.cache.get(key);
-        if (text !== undefined) return { hit: true, text, summary: this.summaries.get(key) };
-      } catch (err) {
-        // A cache that cannot answer only costs speed.
-        this.opts.logger.warn({ err }, 'search cache unavailable');
-        key = undefined;
-      }
-    }
-    const { value, store } = await compute();
-    if (key && store) {
-      const storedKey = key;
-      if (isSearchBody(value)) this.rememberSummary(storedKey, summaryOf(value));
-      this.opts.cache.set(storedKey, JSON.stringify(value), ttl).catch((err: unknown) => this.opts.logger.warn({ err }, 'search cache write failed'));
-    }
-    return { hit: false, value };
-  }
-
-  /** What the health window needs of a cached answer, kept beside the cache so a hit need not parse the answer. */
-  private readonly summaries = new Map<string, Summary>();
-
-  private rememberSummary(key: string, summary: Summary): void {
-    if (this.summaries.size >= MAX_SUMMARIES) this.summaries.delete(this.summaries.keys().next().value!);
-    this.summaries.set(key, summary);
-  }
-
   private observe(summary: Summary, ms: number, hit: boolean): void {
     this.opts.latency.observe({ mode: summary.mode, cache: hit ? 'hit' : 'miss' }, ms / 1000);
     this.opts.health.record({ ms, zeroResults: summary.zeroResults, fallback: summary.fallback });
   }
 }
 
+/** What the health window needs of a search answer, kept beside a cached one so a hit need not parse it. */
 interface Summary {
   mode: SearchMode;
   zeroResults: boolean;
   fallback: boolean;
 }
 
-const MAX_SUMMARIES = 10_000;
-
 function summaryOf(body: SearchBody): Summary {
   return { mode: body.metadata.search_mode, zeroResults: body.results.length === 0, fallback: body.metadata.zero_result_fallback_used };
-}
-
-function isSearchBody(value: unknown): value is SearchBody {
-  return typeof value === 'object' && value !== null && 'results' in value && 'metadata' in value;
 }
 
 /**
@@ -270,10 +223,6 @@ function render(body: SearchBody, req: SearchRequest): Rendered {
   if (req.format === 'compact') return { kind: 'text', body: compactTable(body.results, req.offset, body.metadata.total_estimate) };
   if (req.format === 'yaml') return { kind: 'text', body: yamlList(body.results) };
   return { kind: 'json', body };
-}
-
-function digest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('base64url');
 }
 
 function round(v: number, digits = 2): number {

@@ -3,7 +3,7 @@ import type { Cache } from '@trove/cache';
 import { TOPICS, recordChangedEvent, type RecordChangedEvent, type RecordDto, type RecordIndexedEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { IndexChange, IndexDocument, SearchEngine } from '@trove/search-engine';
-import { cacheNamespace } from '../search-service';
+import { cacheNamespace } from '../response-cache';
 
 export const INDEXER_GROUP = 'search.indexer';
 const BATCH_SIZE = 1_000;
