@@ -93,8 +93,9 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
     let app = svc.instance.app;
     if (dropEvents) {
       const bus: EventBus = { ...svc.bus, kind: svc.bus.kind, publishInTransaction: async () => {} };
-      const records = new RecordsService(svc.database.db as Db, bus);
-      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, database: svc.database, records });
+      const db: Db = svc.database.db;
+      const records = new RecordsService(db, bus);
+      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, database: svc.database, db, records });
     }
     server = app.listen(0);
     await new Promise((r) => server!.once('listening', r));

@@ -14,10 +14,11 @@ export const recordsModule: ServiceModule = {
   dependsOn: [],
   async init(ctx) {
     await migrate(ctx.database, 'records', migrations);
-    const db = ctx.database.db as Db;
+    // The one place the untyped handle gets the records schema's table types; everything below takes `db`.
+    const db: Db = ctx.database.db;
     const waiter = new IndexingWaiter(db, ctx.logger.child({ component: 'indexing-waiter' }));
     const records = new RecordsService(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
-    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records });
+    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, db, records });
     let subscription: Subscription | undefined;
     return {
       app,

@@ -494,7 +494,7 @@ describe('migration of stored records', () => {
       `.execute(db.database.db);
       await migrate(db.database, 'records', migrations);
 
-      const store = db.database.db as unknown as Db;
+      const store: Db = db.database.db;
       expect(await findRecord(store, 't', '00000000-0000-4000-8000-000000000001')).toMatchObject({ indexing_status: 'indexed', version: 3 });
       expect(await findRecord(store, 't', '00000000-0000-4000-8000-000000000002')).toMatchObject({ indexing_status: 'pending', version: 1 });
       expect(await countIndexingBacklog(store, 't')).toBe(1);
