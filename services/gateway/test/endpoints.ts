@@ -1,8 +1,8 @@
 /**
  * The endpoint table of README.md, built from what answers rather than written by hand: every route each service
  * registers (read from its express router), reached through the gateway's route table (services/gateway/src/domain/
- * route-table.ts), with the access that table demands. Routes the gateway never forwards (/internal, a service's own
- * /health) are left out, because no caller outside the system can reach them.
+ * route-table.ts), with the access that table demands. Routes the gateway never forwards (every /internal route, a
+ * service's own /health unless a prefix reaches it as /open/v1 reaches open's) are left out: no caller can reach them.
  */
 import type { Express } from 'express';
 import { MODULES } from '@trove/launcher';
