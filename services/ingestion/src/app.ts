@@ -15,14 +15,16 @@ import type { StreamBuffers } from './stream-buffers';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** For the readiness check. */
   database: Database;
+  db: Db;
   ingestor: Ingestor;
   streams: StreamBuffers;
   pipeline: RecordsPipeline;
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, ingestor, streams, pipeline }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, db, ingestor, streams, pipeline }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
@@ -38,9 +40,9 @@ export function buildApp({ config, logger, database, ingestor, streams, pipeline
       fileRoutes(router, ingestor, config.UPLOAD_MAX_BYTES);
       streamRoutes(router, streams, streamLimits);
       webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
-      olderIngestRoutes(router, ingestor, database.db as Db, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
-      uploadRoutes(router, database.db as Db);
-      pipelineRoutes(router, database.db as Db, pipeline);
+      olderIngestRoutes(router, ingestor, db, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
+      uploadRoutes(router, db);
+      pipelineRoutes(router, db, pipeline);
     },
   });
 }

@@ -17,6 +17,8 @@ export const ingestionModule: ServiceModule = {
   async init(ctx) {
     const { config, logger } = ctx;
     await migrate(ctx.database, 'ingestion', migrations);
+    // The one place the untyped handle gets the ingestion schema's table types; everything below takes `db`.
+    const db: Db = ctx.database.db;
     const records = new ServiceClient({
       service: 'records',
       caller: 'ingestion',
@@ -26,7 +28,7 @@ export const ingestionModule: ServiceModule = {
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     });
     const ingestor = new Ingestor({
-      db: ctx.database.db as Db,
+      db,
       writer: new HttpRecordsWriter(records),
       logger,
       chunkSize: config.INGEST_CHUNK_SIZE,
@@ -40,13 +42,13 @@ export const ingestionModule: ServiceModule = {
       intervalMs: config.STREAM_FLUSH_INTERVAL_MS,
     });
     const watch = new UploadWatch({
-      db: ctx.database.db as Db,
+      db,
       ingestor,
       logger: logger.child({ component: 'upload-watch' }),
       staleSeconds: config.UPLOAD_STALE_SECONDS,
     });
     return {
-      app: buildApp({ config, logger, database: ctx.database, ingestor, streams, pipeline: new RecordsPipeline(records) }),
+      app: buildApp({ config, logger, database: ctx.database, db, ingestor, streams, pipeline: new RecordsPipeline(records) }),
       async start() {
         streams.start();
         watch.start();

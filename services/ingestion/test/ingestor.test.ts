@@ -20,7 +20,7 @@ const target = { identity, collection: 'c', recordType: 't', sourceType: 'api' a
 beforeAll(async () => {
   tdb = await createTestDatabase();
   await migrate(tdb.database, 'ingestion', migrations);
-  db = tdb.database.db as Db;
+  db = tdb.database.db;
 });
 afterAll(() => tdb.drop());
 
