@@ -8,4 +8,3 @@ export const TOPICS = {
 } as const;
 
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
-export const ALL_TOPICS: Topic[] = Object.values(TOPICS);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERRORS, HttpError, type ValidationIssue } from './errors';
+import { ERRORS, type ValidationIssue } from './errors';
 
 type Source = 'body' | 'query' | 'path' | 'header';
 
@@ -131,10 +131,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, sourc
   const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw ERRORS.validation(toValidationIssues(result.error, source, input));
   return result.data;
-}
-
-export function isHttpError(e: unknown): e is HttpError {
-  return e instanceof HttpError;
 }
 
 /** Common field schemas shared by every service. */

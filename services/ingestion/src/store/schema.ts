@@ -1,4 +1,4 @@
-import type { ColumnType, Kysely, Transaction } from 'kysely';
+import type { ColumnType, Kysely } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
@@ -50,4 +50,3 @@ export interface IngestionSchema {
 }
 
 export type Db = Kysely<IngestionSchema>;
-export type Trx = Transaction<IngestionSchema>;
