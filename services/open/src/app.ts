@@ -15,7 +15,9 @@ import type { Db } from './store/schema';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** For the readiness check. */
   database: Database;
+  db: Db;
   cache: Cache;
   open: OpenService;
   counter: SearchCounter;
@@ -42,7 +44,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
       cache: () => deps.cache.ping(),
     },
     routes: (router) => {
-      internalAnalyticsRoutes(router, deps.database.db as Db, deps.counter);
+      internalAnalyticsRoutes(router, deps.db, deps.counter);
       // Everything below is the public Open API: counted per client IP, unknown paths included.
       router.use(limiter);
       router.use(jsonBody(config.JSON_BODY_LIMIT));

@@ -19,6 +19,8 @@ export const openModule: ServiceModule = {
   async init(ctx) {
     const { config, logger } = ctx;
     await migrate(ctx.database, 'open', migrations);
+    // The one place the untyped handle gets the open schema's table types; everything below takes `db`.
+    const db: Db = ctx.database.db;
     const client = (service: 'records' | 'search') =>
       new ServiceClient({
         service,
@@ -35,10 +37,10 @@ export const openModule: ServiceModule = {
       { cache: cache.kind },
       `open API rate limits counted ${cache.kind === 'memory' ? 'in-process (one process only; set REDIS_URL for replicas)' : 'in Redis'}`,
     );
-    const counter = new SearchCounter({ db: ctx.database.db as Db, logger: logger.child({ component: 'search-counter' }), intervalMs: COUNT_FLUSH_INTERVAL_MS });
+    const counter = new SearchCounter({ db, logger: logger.child({ component: 'search-counter' }), intervalMs: COUNT_FLUSH_INTERVAL_MS });
     const open = new OpenService({ upstreams: new Upstreams({ search, records }), counter });
     return {
-      app: buildApp({ config, logger, database: ctx.database, cache, open, counter }),
+      app: buildApp({ config, logger, database: ctx.database, db, cache, open, counter }),
       async start() {
         counter.start();
       },
