@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { migrate, type Database } from '@trove/db';
 import { fields, type Config } from '@trove/platform';
 import { newTenantPlan } from './domain/deployment';
 import { issueKey } from './key-service';
 import { authMigrations } from './migrations';
-import type { AuthTables } from './store/schema';
+import type { Db } from './store/schema';
 
 export interface BootstrapResult {
   tenant_id: string;
@@ -29,8 +28,9 @@ export async function createTenantWithAdminKey(
   if (opts.tenantId !== undefined && !fields.uuid.safeParse(opts.tenantId).success) throw new Error('The tenant id must be a UUID');
   await migrate(database, 'auth', authMigrations);
   const tenantId = opts.tenantId?.toLowerCase() ?? randomUUID();
+  const db: Db = database.db;
   const { row, value } = await issueKey(
-    database.db as Kysely<AuthTables>,
+    db,
     config.API_KEY_SALT,
     { id: tenantId, name, plan: newTenantPlan(config) },
     { name: 'Bootstrap admin key', scopes: ['admin'], expiresAt: null },

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { EventBus } from '@trove/bus';
 import { TOPICS, type AuthEvent } from '@trove/contracts';
-import type { Database } from '@trove/db';
 import type { Identity, Scope } from '@trove/platform';
 import { LAST_USED_WRITE_INTERVAL_MS, generateKeyValue, hashKeyValue, isExpired, shouldRecordUse, type Plan } from './domain/key-rules';
 import { findKeyByHash, insertKey, listActiveKeys, replaceKeyHash, revokeKey, touchLastUsed, type ApiKeyRow } from './store/api-keys';
-import type { AuthTables } from './store/schema';
+import type { Db } from './store/schema';
 import { ensureTenant } from './store/tenants';
 
 export interface KeyServiceOptions {
-  database: Database;
+  db: Db;
   bus: EventBus;
   apiKeySalt: string;
   /** Plan given to a tenant created by its first key (development bootstrap). */
@@ -35,7 +33,7 @@ export interface NewKey {
 
 /** Issues a key, creating its tenant first when the tenant is new (an existing tenant keeps its name and plan). */
 export async function issueKey(
-  db: Kysely<AuthTables>,
+  db: Db,
   apiKeySalt: string,
   tenant: { id: string; name: string | null; plan: Plan },
   input: NewKey,
@@ -57,10 +55,10 @@ export async function issueKey(
 
 /** API key use cases: issue, list, rotate, revoke and verify, each write with its event in one transaction. */
 export class KeyService {
-  private readonly db: Kysely<AuthTables>;
+  private readonly db: Db;
 
   constructor(private readonly opts: KeyServiceOptions) {
-    this.db = opts.database.db as Kysely<AuthTables>;
+    this.db = opts.db;
   }
 
   create(identity: Identity, input: NewKey): Promise<IssuedKey> {

@@ -29,4 +29,7 @@ export interface AuthTables {
   'auth.api_keys': ApiKeyTable;
 }
 
-export type AuthDb = Kysely<AuthTables> | Transaction<AuthTables>;
+/** The auth service's typed handle, made once where the service is composed (module.ts, bootstrap.ts). */
+export type Db = Kysely<AuthTables>;
+
+export type AuthDb = Db | Transaction<AuthTables>;
