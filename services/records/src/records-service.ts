@@ -7,7 +7,7 @@ import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
-import { activeGenerations, ensureCollection, setDefaultVisibility } from './store/collections';
+import { activeGenerations, ensureCollection, setDefaultVisibility, type CollectionSettings } from './store/collections';
 import {
   archiveRecords,
   countIndexingBacklog,
@@ -29,6 +29,8 @@ import {
   transactionTime,
   type ListFilter,
   type ListRow,
+  type NewRecord,
+  type NewRecordsShared,
   type RecordRow,
 } from './store/records';
 import type { Db, Trx } from './store/schema';
@@ -135,33 +137,11 @@ export class RecordsService {
         await lockCollectionWrites(trx, tenantId, input.collection);
         if ((await findLiveBySourceIds(trx, tenantId, input.collection, [input.source_id])).length > 0) throw taken();
       }
-      const collection = await ensureCollection(trx, tenantId, input.collection);
-      const rows = await insertRecords(
-        trx,
-        {
-          tenant_id: tenantId,
-          collection: input.collection,
-          record_type: input.record_type,
-          status: input.status,
-          visibility: input.visibility ?? collection.default_visibility,
-          generation: collection.active_generation,
-          source_name: input.source_name ?? null,
-          source_type: 'api',
-        },
-        [
-          {
-            id: randomUUID(),
-            name: input.name,
-            description: input.description ?? null,
-            description_llm: describeRecord(input),
-            collection_data: input.collection_data,
-            content_hash: contentHash(input),
-            source_id: input.source_id ?? null,
-            source_url: input.source_url ?? null,
-          },
-        ],
-        await transactionTime(trx),
-      );
+      const settings = await ensureCollection(trx, tenantId, input.collection);
+      const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, source_type: 'api' }, settings, [
+        { ...input, id: randomUUID(), content_hash: contentHash(input) },
+      ]);
+      const rows = await insertRecords(trx, shared, records, await transactionTime(trx));
       return announce('upserted', rows)[0]!;
     }).catch((err: unknown) => {
       // An upload writing by source id takes no lock, so it may have created the record since the look above.
@@ -200,41 +180,16 @@ export class RecordsService {
           // creating one fail, and its chunk starts over and finds the record. It starts over holding the lock, so a
           // stream of API creates (which take it) cannot make it lose again and again.
           if (hashes.length > 0 || attempt > 1) await lockCollectionWrites(trx, tenantId, input.collection);
-          const collection = await ensureCollection(trx, tenantId, input.collection);
+          const settings = await ensureCollection(trx, tenantId, input.collection);
           const bySource = await findLiveBySourceIds(trx, tenantId, input.collection, sourceIds);
           const byHash = await findLiveByContentHashes(trx, tenantId, input.collection, input.record_type, hashes, items.length + 1);
           const plan = planUpsert({ recordType: input.record_type, items, bySource, byHash, newId: randomUUID });
-          const describe = (w: (typeof plan.creates)[number]) =>
-            describeRecord({ name: w.name, record_type: w.record_type, collection: input.collection, collection_data: w.collection_data });
-
-          const created = await insertRecords(
-            trx,
-            {
-              tenant_id: tenantId,
-              collection: input.collection,
-              record_type: input.record_type,
-              status: 'active',
-              visibility: collection.default_visibility,
-              generation: collection.active_generation,
-              source_name: input.source_name ?? null,
-              source_type: input.source_type,
-            },
-            plan.creates.map((w) => ({
-              id: w.id,
-              name: w.name,
-              description: w.description ?? null,
-              description_llm: describe(w),
-              collection_data: w.collection_data,
-              content_hash: w.content_hash,
-              source_id: w.source_id,
-              source_url: w.source_url ?? null,
-            })),
-            await transactionTime(trx),
-          );
+          const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, status: 'active' }, settings, plan.creates);
+          const created = await insertRecords(trx, shared, records, await transactionTime(trx));
           const updated = await replaceContents(
             trx,
             tenantId,
-            plan.updates.map((w) => ({ ...w, description_llm: describe(w) })),
+            plan.updates.map((w) => ({ ...w, description_llm: describeRecord({ ...w, collection: input.collection }) })),
           );
           // A record archived between the lookup and the update: the plan no longer holds, so the chunk starts over.
           if (updated.length !== plan.updates.length) throw new LostRace();
@@ -378,6 +333,63 @@ export class RecordsService {
   async retryFailed(tenantId: string): Promise<number> {
     return this.write(async (trx, announce) => announce('upserted', await resetFailed(trx, tenantId)).length);
   }
+}
+
+/** Where the records of one write go and where they came from, as the write states it. */
+interface NewRecordsTarget {
+  tenant_id: string;
+  collection: string;
+  record_type: string;
+  status: 'active' | 'draft';
+  /** The collection's default when absent. */
+  visibility?: Visibility;
+  source_name?: string | null;
+  source_type: RecordRow['source_type'];
+}
+
+/** What a new record has of its own; optional fields absent are stored as null. */
+interface NewRecordContent {
+  id: string;
+  name: string;
+  collection_data: Record<string, unknown>;
+  content_hash: string;
+  description?: string | null;
+  source_id?: string | null;
+  source_url?: string | null;
+}
+
+/**
+ * The rows insertRecords writes for new records, whichever route creates them: the collection's settings complete
+ * the target (its default visibility, its active generation) and each record is described.
+ */
+function newRecordRows(
+  target: NewRecordsTarget,
+  settings: CollectionSettings,
+  contents: NewRecordContent[],
+): { shared: NewRecordsShared; records: NewRecord[] } {
+  const shared: NewRecordsShared = {
+    tenant_id: target.tenant_id,
+    collection: target.collection,
+    record_type: target.record_type,
+    status: target.status,
+    visibility: target.visibility ?? settings.default_visibility,
+    generation: settings.active_generation,
+    source_name: target.source_name ?? null,
+    source_type: target.source_type,
+  };
+  const described = (c: NewRecordContent) =>
+    describeRecord({ name: c.name, record_type: target.record_type, collection: target.collection, collection_data: c.collection_data });
+  const records = contents.map((c) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description ?? null,
+    description_llm: described(c),
+    collection_data: c.collection_data,
+    content_hash: c.content_hash,
+    source_id: c.source_id ?? null,
+    source_url: c.source_url ?? null,
+  }));
+  return { shared, records };
 }
 
 class LostRace extends Error {}
