@@ -1,7 +1,7 @@
 export type { Database } from './port';
-export { openDatabase, type OpenDatabaseOptions } from './factory';
+export { openDatabase } from './factory';
 export { copyInto, type CopyValue } from './copy';
 export { DataFolderLockedError } from './folder-lock';
 export * from './migrate';
 export { sql } from 'kysely';
-export type { Kysely, Transaction, Selectable, Insertable, Updateable } from 'kysely';
+export type { Kysely, Transaction } from 'kysely';

@@ -1,2 +1,2 @@
 export { authModule } from './module';
-export { createTenantWithAdminKey, type BootstrapResult } from './bootstrap';
+export { createTenantWithAdminKey } from './bootstrap';

@@ -1,2 +1,1 @@
 export { gatewayModule } from './module';
-export { ROUTES, type Route, type Access } from './domain/route-table';

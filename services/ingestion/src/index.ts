@@ -1,3 +1,1 @@
 export { ingestionModule } from './module';
-export { migrations as ingestionMigrations } from './migrations';
-export { buildApp } from './app';

@@ -1,2 +1,1 @@
 export { mcpModule } from './module';
-export { buildApp } from './app';
