@@ -8,10 +8,9 @@ import { recordChanged, type ChangeKind } from './domain/events';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
 import { activeGenerations, ensureCollection, setDefaultVisibility, type CollectionSettings } from './store/collections';
+import { countIndexingBacklog, countIndexingStatuses } from './store/indexing';
 import {
   archiveRecords,
-  countIndexingBacklog,
-  countIndexingStatuses,
   findLiveByContentHashes,
   findLiveBySourceIds,
   findRecord,

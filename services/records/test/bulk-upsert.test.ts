@@ -13,7 +13,8 @@ import { migrate, sql } from '@trove/db';
 import { describeRecord } from '../src';
 import { contentHash } from '../src/domain/content-hash';
 import { migrations } from '../src/migrations';
-import { countIndexingBacklog, findRecord } from '../src/store/records';
+import { countIndexingBacklog } from '../src/store/indexing';
+import { findRecord } from '../src/store/records';
 import type { Db } from '../src/store/schema';
 import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
 

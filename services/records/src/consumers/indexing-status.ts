@@ -1,7 +1,7 @@
 import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
 import { TOPICS, recordIndexedEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
-import { acknowledgeIndexing, type Acknowledgement } from '../store/records';
+import { acknowledgeIndexing, type Acknowledgement } from '../store/indexing';
 import type { IndexingWaiter } from '../indexing-waiter';
 import type { Db } from '../store/schema';
 

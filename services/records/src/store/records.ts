@@ -4,6 +4,8 @@ import type { RecordDto } from '@trove/contracts';
 import { contentHash } from '../domain/content-hash';
 import { nameVector } from '../domain/search-terms';
 import type { ListPosition } from '../domain/cursor';
+import { indexingAt, markPending, startIndexing } from './indexing';
+import { byId } from './lock-order';
 import type { Executor, IndexingStatus, RecordsSchema, RecordsTable, Trx } from './schema';
 
 /**
@@ -43,32 +45,12 @@ const RETURNING = sql.raw(`${QUALIFIED.join(', ')}, 'pending' as indexing_status
 const PENDING = sql<IndexingStatus>`'pending'`.as('indexing_status');
 const WRITTEN = [...COLUMNS, PENDING] as const;
 
-/** Orders rows by id: multi-record writes lock in this order, so concurrent ones do not deadlock. */
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 /** Records with their indexing status, for reading. */
 function selectRecords(db: Executor) {
   return db
     .selectFrom('records.records as r')
     .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
     .select([...QUALIFIED, 'i.status as indexing_status']);
-}
-
-/**
- * Sets the indexing of records a write just changed to pending at the version it gave them, so search's
- * acknowledgement of that version (and no older one) settles it. Every write that changes a record calls it;
- * insertRecords writes the first indexing row of the records it creates itself.
- */
-async function markPending<T extends Pick<RecordRow, 'id' | 'version'>>(trx: Trx, tenantId: string, rows: T[]): Promise<T[]> {
-  if (rows.length === 0) return rows;
-  await sql`
-    insert into records.indexing (record_id, tenant_id, version, status)
-    select x.id, ${tenantId}, x.version, 'pending'
-    from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.version)}::integer[]) as x(id, version)
-    order by x.id
-    on conflict (record_id) do update set version = excluded.version, status = 'pending'
-  `.execute(trx);
-  return rows;
 }
 
 let lastDate: Date | undefined;
@@ -191,13 +173,7 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
     created_at: now,
     updated_at: now,
   })) satisfies RecordRow[];
-  // New records have no indexing row yet, and no other transaction can hold one of their ids: plain inserts.
-  await copyInto(
-    trx,
-    'records.indexing',
-    ['record_id', 'tenant_id', 'version', 'status'],
-    created.map((r) => [r.id, shared.tenant_id, 1, 'pending']),
-  );
+  await startIndexing(trx, shared.tenant_id, created);
   return created;
 }
 
@@ -318,21 +294,6 @@ export async function replaceContents(trx: Trx, tenantId: string, replacements: 
   return markPending(trx, tenantId, result.rows);
 }
 
-/**
- * The tenant's indexing backlog: records pending or being indexed (a partial index keeps this proportional to it),
- * counted up to `limit` when one is given.
- */
-export async function countIndexingBacklog(db: Executor, tenantId: string, limit?: number): Promise<number> {
-  const result = await sql<{ n: number }>`
-    select count(*)::integer as n from (
-      select 1 from records.indexing
-      where tenant_id = ${tenantId} and status in ('pending', 'processing')
-      ${limit === undefined ? sql`` : sql`limit ${limit}`}
-    ) as backlog
-  `.execute(db);
-  return result.rows[0]!.n;
-}
-
 export async function findRecord(db: Executor, tenantId: string, id: string): Promise<RecordRow | undefined> {
   return selectRecords(db).where('r.tenant_id', '=', tenantId).where('r.id', '=', id).executeTakeFirst();
 }
@@ -422,33 +383,6 @@ export async function resetFailed(trx: Trx, tenantId: string): Promise<RecordRow
   return bumpVersions(trx, tenantId, (q) => q.where('id', 'in', indexingAt(trx, tenantId, ['failed'])));
 }
 
-export interface Acknowledgement {
-  tenantId: string;
-  recordId: string;
-  version: number;
-  status: 'indexed' | 'failed';
-}
-
-/**
- * Records search's acknowledgements, each only for the version its record is at now, in one statement for any
- * number of them; returns those that applied. (One statement and one commit per delivered batch: an upload of
- * 100,000 records is acknowledged 100,000 times.)
- */
-export async function acknowledgeIndexing(db: Executor, acks: Acknowledgement[]): Promise<Acknowledgement[]> {
-  if (acks.length === 0) return [];
-  // In id order, the order writes mark records pending in (markPending), so the two never wait on each other in a circle.
-  const rows = acks
-    .map((a) => ({ tenant_id: a.tenantId, id: a.recordId, version: a.version, status: a.status }))
-    .sort(byId);
-  const result = await sql<{ record_id: string; version: number; status: 'indexed' | 'failed'; tenant_id: string }>`
-    update records.indexing i set status = a.status
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(tenant_id text, id uuid, version integer, status text)
-    where i.record_id = a.id and i.tenant_id = a.tenant_id and i.version = a.version and i.status is distinct from a.status
-    returning i.tenant_id, i.record_id, i.version, i.status
-  `.execute(db);
-  return result.rows.map((r) => ({ tenantId: r.tenant_id, recordId: r.record_id, version: r.version, status: r.status }));
-}
-
 export interface ListFilter {
   tenantId: string;
   status: RecordRow['status'];
@@ -489,18 +423,6 @@ export async function resetForReindex(trx: Trx, tenantId: string, scope: { colle
   return bumpVersions(trx, tenantId, (q) => ('collection' in scope ? q.where('collection', '=', scope.collection) : q.where('id', '=', scope.id)));
 }
 
-/** How many of the tenant's records among `ids` are at each indexing status (archived ones included). */
-export async function countIndexingStatuses(db: Executor, tenantId: string, ids: string[]): Promise<Record<RecordRow['indexing_status'], number>> {
-  const counts = { pending: 0, processing: 0, indexed: 0, failed: 0 };
-  const result = await sql<{ status: IndexingStatus; n: number }>`
-    select status, count(*)::int as n from records.indexing
-    where tenant_id = ${tenantId} and record_id = any(${ids}::uuid[])
-    group by status
-  `.execute(db);
-  for (const row of result.rows) counts[row.status] = row.n;
-  return counts;
-}
-
 /** Queues the tenant's live records among `ids` that are pending or failed for indexing again, each with a new version. */
 export async function requeueRecords(trx: Trx, tenantId: string, ids: string[]): Promise<RecordRow[]> {
   return bumpVersions(trx, tenantId, (q) =>
@@ -514,9 +436,4 @@ type RecordsUpdate = UpdateQueryBuilder<RecordsSchema, typeof TABLE, typeof TABL
 async function bumpVersions(trx: Trx, tenantId: string, scope: (query: RecordsUpdate) => RecordsUpdate): Promise<RecordRow[]> {
   const query = trx.updateTable(TABLE).set({ version: sql`version + 1` }).where('tenant_id', '=', tenantId).where('status', '<>', 'archived');
   return markPending(trx, tenantId, await scope(query).returning(WRITTEN).execute());
-}
-
-/** The ids of the tenant's records whose indexing is at one of `statuses`, as a subquery. */
-function indexingAt(db: Executor, tenantId: string, statuses: IndexingStatus[]) {
-  return db.selectFrom('records.indexing').select('record_id').where('tenant_id', '=', tenantId).where('status', 'in', statuses);
 }
