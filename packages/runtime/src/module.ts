@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { EventBus } from '@trove/bus';
 import type { Database } from '@trove/db';
-import type { Config, Logger, ServiceName } from '@trove/platform';
+import { ServiceClient, serviceUrl, type Config, type Logger, type ServiceName } from '@trove/platform';
 
 /** What the composition root hands every service: validated configuration and the ports it chose. */
 export interface ServiceContext {
@@ -10,6 +10,29 @@ export interface ServiceContext {
   /** The service's database; its tables live in the service's own schema. */
   database: Database;
   bus: EventBus;
+  /**
+   * A new client for another service's internal API at serviceUrl(config, service), signed as this service (the
+   * caller its /internal routes require) with INTERNAL_TOKEN_SECRET for INTERNAL_TOKEN_TTL_SECONDS, each call timed
+   * out after UPSTREAM_TIMEOUT_MS. The module owns it: it calls `shutdown()` when it stops.
+   */
+  client(service: ServiceName): ServiceClient;
+}
+
+/** The context of the module `name`, whose clients sign their calls as that service. */
+export function serviceContext(name: ServiceName, parts: Omit<ServiceContext, 'client'>): ServiceContext {
+  const { config } = parts;
+  return {
+    ...parts,
+    client: (service) =>
+      new ServiceClient({
+        service,
+        caller: name,
+        baseUrl: serviceUrl(config, service),
+        internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+        tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      }),
+  };
 }
 
 /** A service once initialised: its HTTP app, and the background work that starts after it listens. */

@@ -1,7 +1,7 @@
 import { createEventBus, type EventBus } from '@trove/bus';
 import { openDatabase, type Database } from '@trove/db';
 import { databaseUrl, listen, servicePort, type Config, type Logger, type RunningServer } from '@trove/platform';
-import { orderModules, type ServiceInstance, type ServiceModule } from './module';
+import { orderModules, serviceContext, type ServiceInstance, type ServiceModule } from './module';
 
 export interface StartSystemOptions {
   config: Config;
@@ -80,7 +80,7 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
     for (const module of orderModules(opts.modules)) {
       const log = logger.child({ service: module.name });
       const { database, bus } = await sharedFor(databaseUrl(config, module.name));
-      const instance = await module.init({ config, logger: log, database, bus });
+      const instance = await module.init(serviceContext(module.name, { config, logger: log, database, bus }));
       const port = opts.ports?.[module.name] ?? servicePort(config, module.name);
       const server = await listen(instance.app, port, opts.hosts?.[module.name] ?? config.HOST);
       started.push({ name: module.name, server, instance });

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createEventBus, type EventBus } from '@trove/bus';
 import { openDatabase, type Database } from '@trove/db';
 import { IDENTITY_HEADER, createLogger, loadConfig, signIdentity, type Config, type Identity, type Scope, type ServiceName } from '@trove/platform';
-import type { ServiceContext, ServiceInstance, ServiceModule } from '@trove/runtime';
+import { serviceContext, type ServiceContext, type ServiceInstance, type ServiceModule } from '@trove/runtime';
 
 /** The PostgreSQL server tests run against; CI starts it if it is down. */
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -74,7 +74,7 @@ export async function startTestService(
   const logger = createLogger({ level: config.LOG_LEVEL, name: module.name });
   const bus = await createEventBus({ database, logger, kafkaBrokers: config.KAFKA_BROKERS });
   await bus.start();
-  const ctx: ServiceContext = { config, logger, database, bus };
+  const ctx = serviceContext(module.name, { config, logger, database, bus });
   const instance = await module.init(ctx);
   if (opts.start !== false) await instance.start?.();
   return {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { GATEWAY_PRINCIPAL, KEY_VERIFY_PATH, keyVerifyResponse, type KeyVerifyRequest } from '@trove/contracts';
-import { ERRORS, ServiceClient, type Identity, type Logger } from '@trove/platform';
+import { ERRORS, type Identity, type Logger, type ServiceClient } from '@trove/platform';
 
 /** Who the gateway is when it asks auth to verify a key; auth answers only this principal. */
 export const GATEWAY_IDENTITY: Identity = {
@@ -18,11 +18,8 @@ interface CachedKey {
 }
 
 export interface KeyVerifierOptions {
-  /** Base URL of the auth service, looked up on every call so a changed configuration takes effect. */
-  authUrl: () => string;
-  internalTokenSecret: string;
-  tokenTtlSeconds: number;
-  timeoutMs: number;
+  /** The auth service's client (ctx.client('auth')); shutdown() shuts it down. */
+  auth: ServiceClient;
   cacheTtlMs: number;
   logger: Logger;
   maxCachedKeys?: number;
@@ -40,7 +37,6 @@ export class KeyVerifier {
   private caching = false;
   /** Bumped by every drop; a verification that started before a drop must not cache its (maybe stale) answer. */
   private generation = 0;
-  private client?: { url: string; client: ServiceClient };
 
   constructor(private readonly opts: KeyVerifierOptions) {
     this.cache = new LRUCache({ max: opts.maxCachedKeys ?? 10_000, ...(opts.cacheTtlMs > 0 ? { ttl: opts.cacheTtlMs } : {}) });
@@ -61,7 +57,7 @@ export class KeyVerifier {
     if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached.identity;
 
     const generation = this.generation;
-    const res = await this.auth().request<unknown>({
+    const res = await this.opts.auth.request<unknown>({
       method: 'POST',
       path: KEY_VERIFY_PATH,
       identity: GATEWAY_IDENTITY,
@@ -96,26 +92,7 @@ export class KeyVerifier {
 
   shutdown(): void {
     this.disableCache();
-    this.client?.client.shutdown();
-  }
-
-  private auth(): ServiceClient {
-    const url = this.opts.authUrl();
-    if (this.client?.url !== url) {
-      this.client?.client.shutdown();
-      this.client = {
-        url,
-        client: new ServiceClient({
-          service: 'auth',
-          caller: 'gateway',
-          baseUrl: url,
-          internalTokenSecret: this.opts.internalTokenSecret,
-          tokenTtlSeconds: this.opts.tokenTtlSeconds,
-          timeoutMs: this.opts.timeoutMs,
-        }),
-      };
-    }
-    return this.client.client;
+    this.opts.auth.shutdown();
   }
 }
 

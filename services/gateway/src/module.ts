@@ -1,5 +1,4 @@
 import type { Subscription } from '@trove/bus';
-import { serviceUrl } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createGatewayApp } from './app';
 import { Authenticator } from './authenticate';
@@ -13,12 +12,9 @@ import { Upstreams } from './upstreams';
 export const gatewayModule: ServiceModule = {
   name: 'gateway',
   dependsOn: ['auth', 'records', 'ingestion', 'search', 'open', 'mcp'],
-  async init({ config, logger, database, bus }) {
+  async init({ config, logger, database, bus, client }) {
     const keys = new KeyVerifier({
-      authUrl: () => serviceUrl(config, 'auth'),
-      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-      tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      auth: client('auth'),
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
       logger,
     });

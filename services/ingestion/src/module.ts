@@ -1,5 +1,4 @@
 import { migrate } from '@trove/db';
-import { ServiceClient, serviceUrl } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { Ingestor } from './ingestor';
@@ -19,14 +18,7 @@ export const ingestionModule: ServiceModule = {
     await migrate(ctx.database, 'ingestion', migrations);
     // The one place the untyped handle gets the ingestion schema's table types; everything below takes `db`.
     const db: Db = ctx.database.db;
-    const records = new ServiceClient({
-      service: 'records',
-      caller: 'ingestion',
-      baseUrl: serviceUrl(config, 'records'),
-      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-      tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    });
+    const records = ctx.client('records');
     const ingestor = new Ingestor({
       db,
       writer: new HttpRecordsWriter(records),

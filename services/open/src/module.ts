@@ -1,6 +1,5 @@
 import { createCache } from '@trove/cache';
 import { migrate } from '@trove/db';
-import { ServiceClient, serviceUrl } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { migrations } from './migrations';
@@ -21,17 +20,8 @@ export const openModule: ServiceModule = {
     await migrate(ctx.database, 'open', migrations);
     // The one place the untyped handle gets the open schema's table types; everything below takes `db`.
     const db: Db = ctx.database.db;
-    const client = (service: 'records' | 'search') =>
-      new ServiceClient({
-        service,
-        caller: 'open',
-        baseUrl: serviceUrl(config, service),
-        internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-        tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
-        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      });
-    const records = client('records');
-    const search = client('search');
+    const records = ctx.client('records');
+    const search = ctx.client('search');
     const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
     logger.info(
       { cache: cache.kind },
