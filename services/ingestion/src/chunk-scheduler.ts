@@ -10,9 +10,8 @@ export interface Pending {
 
 /**
  * A chunk is sent once its records' JSON reaches this many characters, even short of chunkSize records: a UTF-16 unit
- * is at most 3 bytes of UTF-8, so a chunk stays under records' body limit, and the chunks an upload holds at once
- * (about four) stay within a bounded share of memory whatever its records' sizes. Without it, 1,000 records of 1 MB
- * made one chunk of 1 GB, which records refused whole.
+ * is at most 3 bytes of UTF-8, so a chunk stays under records' body limit (records refuses a chunk over it whole), and
+ * the chunks an upload holds at once (about four) stay within a bounded share of memory whatever its records' sizes.
  */
 export const CHUNK_MAX_CHARACTERS = Math.floor(BULK_UPSERT_MAX_BYTES / 4);
 

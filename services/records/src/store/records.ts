@@ -132,9 +132,10 @@ const bySourceId = (a: NewRecord, b: NewRecord) =>
   a.source_id === b.source_id ? 0 : a.source_id === null ? 1 : b.source_id === null ? -1 : a.source_id < b.source_id ? -1 : 1;
 
 /**
- * Creates records, pending indexing at version 1, with one COPY for any number of them (a third of the database's
- * work of an INSERT reading them from a JSON parameter; bench/RESULTS.md, session 7). Returns the records as stored
- * without reading them back: every value is known here, the timestamps being the transaction's (`now`).
+ * Creates records, pending indexing at version 1, with one COPY for any number of them (PostgreSQL does less work
+ * per row than for an INSERT reading them from a JSON parameter; measured in bench/RESULTS.md, "rows written with
+ * COPY"). Returns the records as stored without reading them back: every value is known here, the timestamps being
+ * the transaction's (`now`).
  */
 export async function insertRecords(trx: Trx, shared: NewRecordsShared, records: NewRecord[], now: Date): Promise<RecordRow[]> {
   if (records.length === 0) return [];
