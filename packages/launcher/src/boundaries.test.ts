@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 
@@ -36,5 +36,22 @@ describe('import boundaries', () => {
     for (const path of ['services/search/test/fixture.ts', 'services/search/src/fixture.test.ts', 'test-e2e/fixture.ts', 'bench/src/fixture.ts']) {
       expect(await lintAs(path)).toEqual([]);
     }
+  });
+});
+
+describe('declared dependencies', () => {
+  const manifests = ['packages', 'services'].flatMap((dir) =>
+    readdirSync(join(ROOT, dir)).map((name) => {
+      const manifest = JSON.parse(readFileSync(join(ROOT, dir, name, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string> };
+      return { name: manifest.name, dependencies: Object.keys(manifest.dependencies ?? {}) };
+    }),
+  );
+
+  it('name a service only in the launcher, and the test harness nowhere', () => {
+    const crossings = manifests.flatMap(({ name, dependencies }) =>
+      dependencies.filter((d) => d === '@trove/testing' || (name !== '@trove/launcher' && d.endsWith('-service'))).map((d) => `${name} -> ${d}`),
+    );
+    expect(manifests.map((m) => m.name)).toEqual(expect.arrayContaining(['@trove/launcher', '@trove/records-service', '@trove/testing']));
+    expect(crossings).toEqual([]);
   });
 });
