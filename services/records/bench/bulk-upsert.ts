@@ -95,7 +95,7 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
       const bus: EventBus = { ...svc.bus, kind: svc.bus.kind, publishInTransaction: async () => {} };
       const db: Db = svc.database.db;
       const records = new RecordsService(db, bus);
-      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, database: svc.database, db, records });
+      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, database: svc.database, records });
     }
     server = app.listen(0);
     await new Promise((r) => server!.once('listening', r));

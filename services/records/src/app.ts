@@ -10,19 +10,16 @@ import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
 import { retryResetRoutes } from './routes/retry-reset';
 import { visibilityRoutes } from './routes/visibility';
-import type { Db } from './store/schema';
 
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  /** For the readiness check. */
   database: Database;
-  db: Db;
   records: RecordsService;
 }
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, db, records }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, records }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'records',
     logger,
@@ -39,7 +36,7 @@ export function buildApp({ config, logger, database, db, records }: AppDeps): Re
       adminReindexRoutes(router, records);
       visibilityRoutes(router, records);
       collectionRoutes(router, records);
-      internalPublicRecordRoutes(router, db);
+      internalPublicRecordRoutes(router, records);
       recordRoutes(router, records);
     },
   });

@@ -18,7 +18,7 @@ export const recordsModule: ServiceModule = {
     const db: Db = ctx.database.db;
     const waiter = new IndexingWaiter(db, ctx.logger.child({ component: 'indexing-waiter' }));
     const records = new RecordsService(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
-    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, db, records });
+    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records });
     let subscription: Subscription | undefined;
     return {
       app,

@@ -9,6 +9,7 @@ import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
 import { activeGenerations, ensureCollection, setDefaultVisibility, type CollectionSettings } from './store/collections';
 import { countIndexingBacklog, countIndexingStatuses } from './store/indexing';
+import { publicRecords } from './store/public';
 import {
   archiveRecords,
   findLiveByContentHashes,
@@ -212,6 +213,11 @@ export class RecordsService {
   async list(tenantId: string, query: ListQuery): Promise<{ items: ListRow[]; hasMore: boolean }> {
     const rows = await listRecords(this.db, { tenantId, ...query, limit: query.limit + 1 });
     return { items: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+  }
+
+  /** The records among `ids` that anyone may see (public, active, of the active generation), of any tenant. */
+  publicRecords(ids: string[]) {
+    return publicRecords(this.db, ids);
   }
 
   /** Updates one record; an archived record cannot change. An update that changes nothing writes nothing. */
