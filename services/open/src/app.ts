@@ -10,14 +10,11 @@ import { internalAnalyticsRoutes } from './routes/internal-analytics';
 import { recordRoutes } from './routes/records';
 import { searchRoutes } from './routes/search';
 import type { SearchCounter } from './search-counter';
-import type { Db } from './store/schema';
 
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  /** For the readiness check. */
   database: Database;
-  db: Db;
   cache: Cache;
   open: OpenService;
   counter: SearchCounter;
@@ -44,7 +41,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
       cache: () => deps.cache.ping(),
     },
     routes: (router) => {
-      internalAnalyticsRoutes(router, deps.db, deps.counter);
+      internalAnalyticsRoutes(router, deps.counter);
       // Everything below is the public Open API: counted per client IP, unknown paths included.
       router.use(limiter);
       router.use(jsonBody(config.JSON_BODY_LIMIT));

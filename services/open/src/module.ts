@@ -30,7 +30,7 @@ export const openModule: ServiceModule = {
     const counter = new SearchCounter({ db, logger: logger.child({ component: 'search-counter' }), intervalMs: COUNT_FLUSH_INTERVAL_MS });
     const open = new OpenService({ upstreams: new Upstreams({ search, records }), counter });
     return {
-      app: buildApp({ config, logger, database: ctx.database, db, cache, open, counter }),
+      app: buildApp({ config, logger, database: ctx.database, cache, open, counter }),
       async start() {
         counter.start();
       },

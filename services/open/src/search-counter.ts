@@ -1,5 +1,5 @@
 import type { Logger } from '@trove/platform';
-import { addSearchCounts, type CountIncrement } from './store/search-counts';
+import { addSearchCounts, searchCountsOf, type CountIncrement } from './store/search-counts';
 import type { Db } from './store/schema';
 
 /**
@@ -51,6 +51,12 @@ export class SearchCounter {
       }
     });
     return this.flushing;
+  }
+
+  /** A tenant's searches per collection between two days (inclusive), counting what is still gathered in memory. */
+  async countsOf(tenantId: string, from: string, to: string): Promise<Array<{ collection: string; searches: number }>> {
+    await this.flush();
+    return searchCountsOf(this.opts.db, tenantId, from, to);
   }
 
   async stop(): Promise<void> {

@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { fields, parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { SearchCounter } from '../search-counter';
-import { searchCountsOf } from '../store/search-counts';
-import type { Db } from '../store/schema';
 
 /** Where the portal's analytics read Open search counts; the gateway never forwards /internal. */
 export const OPEN_SEARCH_COUNTS_PATH = '/internal/open/search-counts';
@@ -19,16 +17,15 @@ const countsQuery = z.object({
 
 /**
  * How often Open searches surfaced each of a tenant's collections in a month: `{tenant_id, period,
- * total_open_searches, collections: [{collection, open_searches}]}`. What is still gathered in memory is stored first.
+ * total_open_searches, collections: [{collection, open_searches}]}`, counting what is still gathered in memory.
  */
-export function internalAnalyticsRoutes(router: Router, db: Db, counter: SearchCounter): void {
+export function internalAnalyticsRoutes(router: Router, counter: SearchCounter): void {
   router.get(OPEN_SEARCH_COUNTS_PATH, async (req, res) => {
     const q = parseInput(countsQuery, req.query, 'query');
     const period = q.period ?? new Date().toISOString().slice(0, 7);
     const [year, month] = period.split('-').map(Number) as [number, number];
     const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
-    await counter.flush();
-    const rows = await searchCountsOf(db, q.tenant_id, `${period}-01`, last);
+    const rows = await counter.countsOf(q.tenant_id, `${period}-01`, last);
     res.json({
       tenant_id: q.tenant_id,
       period,
