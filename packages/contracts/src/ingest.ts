@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionData, collectionName, recordName, recordType, sourceType } from './records';
+import { collectionData, collectionName, recordDescription, recordName, recordType, sourceId, sourceName, sourceType, sourceUrl } from './records';
 
 /**
  * Ingestion writes records through records' bulk endpoint: one call and one transaction per chunk. The chunk is
@@ -13,13 +13,14 @@ export const BULK_UPSERT_MAX_ITEMS = 1000;
  */
 export const BULK_UPSERT_MAX_BYTES = 64 * 1024 * 1024;
 
+/** A record to write, held to the same rules as POST /records, so a record the API refuses cannot enter through an upload. */
 export const bulkUpsertItem = z.strictObject({
   name: recordName,
   /** A stored record of the collection with this source_id is updated (upsert) unless its content is identical. */
-  source_id: z.string().min(1).max(500).nullish(),
+  source_id: sourceId.min(1).nullish(),
   collection_data: collectionData.default({}),
-  description: z.string().max(50_000).nullish(),
-  source_url: z.string().max(2048).nullish(),
+  description: recordDescription.nullish(),
+  source_url: sourceUrl.nullish(),
 });
 export type BulkUpsertItem = z.input<typeof bulkUpsertItem>;
 
@@ -27,7 +28,7 @@ export const bulkUpsertRequest = z.strictObject({
   collection: collectionName,
   record_type: recordType,
   source_type: sourceType,
-  source_name: z.string().max(200).nullish(),
+  source_name: sourceName.nullish(),
   records: z.array(bulkUpsertItem).min(1).max(BULK_UPSERT_MAX_ITEMS),
   /**
    * Count the indexing backlog only up to this many (pending_indexing is then at most this): a caller comparing it

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COLLECTION_DATA_MAX_DEPTH, COLLECTION_DATA_MAX_FIELDS, FIELD_NAME_MAX_LENGTH, fieldLimitProblem, firstUnstorable, isStorableText } from './storable';
 
 export const RECORD_STATUSES = ['active', 'archived', 'draft'] as const;
 export const INDEXING_STATUSES = ['pending', 'processing', 'indexed', 'failed'] as const;
@@ -16,9 +17,65 @@ export const collectionName = z
   .min(1)
   .max(50)
   .regex(/^[A-Za-z0-9_.-]+$/, { error: 'String should contain only letters, digits, _, - and .' });
-export const recordName = z.string().min(1).max(500);
-export const recordType = z.string().min(1).max(100);
-export const collectionData = z.record(z.string(), z.unknown());
+/** The longest text of each record field, as every writer of records (the API, uploads, connectors) is held to. */
+export const RECORD_NAME_MAX = 500;
+export const RECORD_TYPE_MAX = 100;
+export const DESCRIPTION_MAX = 50_000;
+export const SOURCE_NAME_MAX = 200;
+export const SOURCE_ID_MAX = 500;
+export const SOURCE_URL_MAX = 2048;
+
+/** PostgreSQL cannot store NUL characters or unpaired surrogates; they are refused as input, never a 500. */
+const STORABLE = { error: 'String should not contain NUL characters or unpaired surrogates' };
+
+/** A string PostgreSQL can store, of at most `max` characters. */
+export const storableText = (max: number) => z.string().max(max).refine(isStorableText, STORABLE);
+
+/** A name or type of only spaces would read as nothing in listings and in the generated description. */
+const notBlank = (s: string) => s.trim().length > 0;
+const NOT_BLANK = { error: 'String should not be blank' };
+
+export const recordName = z.string().min(1).max(RECORD_NAME_MAX).refine(notBlank, NOT_BLANK).refine(isStorableText, STORABLE);
+export const recordType = z.string().min(1).max(RECORD_TYPE_MAX).refine(notBlank, NOT_BLANK).refine(isStorableText, STORABLE);
+export const recordDescription = storableText(DESCRIPTION_MAX);
+export const sourceName = storableText(SOURCE_NAME_MAX);
+export const sourceId = storableText(SOURCE_ID_MAX);
+export const sourceUrl = storableText(SOURCE_URL_MAX);
+
+const UNSTORABLE_MESSAGE = {
+  too_deep: `Value should be nested at most ${COLLECTION_DATA_MAX_DEPTH} levels deep`,
+  text: STORABLE.error,
+  key: 'Key should not contain NUL characters or unpaired surrogates',
+  not_finite: 'Input should be a finite number',
+} as const;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Free-form structured data, as every writer of records is held to: a JSON object, passed through as parsed (no copy:
+ * an upload carries a thousand of them), that PostgreSQL can store (firstUnstorable names the offending part), nested
+ * at most COLLECTION_DATA_MAX_DEPTH deep, with at most COLLECTION_DATA_MAX_FIELDS fields over every nested level and
+ * names of at most FIELD_NAME_MAX_LENGTH characters.
+ */
+export const collectionData = z.custom<Record<string, unknown>>(() => true).superRefine((data, ctx) => {
+  if (!isObject(data)) {
+    ctx.addIssue({ code: 'invalid_type', expected: 'object', input: data, message: 'Input should be a valid dictionary' });
+    return;
+  }
+  const unstorable = firstUnstorable(data);
+  if (unstorable) {
+    ctx.addIssue({ code: 'custom', path: unstorable.path, input: unstorable.value, message: UNSTORABLE_MESSAGE[unstorable.reason] });
+    return;
+  }
+  const problem = fieldLimitProblem(data);
+  if (problem?.reason === 'name_too_long') {
+    ctx.addIssue({ code: 'custom', path: problem.path, input: problem.path.at(-1), message: `Key should be at most ${FIELD_NAME_MAX_LENGTH} characters` });
+  } else if (problem) {
+    ctx.addIssue({ code: 'custom', path: [], input: null, message: `Value should have at most ${COLLECTION_DATA_MAX_FIELDS} fields, counted over every nested level` });
+  }
+});
 
 /** A full record as services exchange it and as GET /records/{id} answers it. */
 export const recordSchema = z.object({
@@ -29,7 +86,7 @@ export const recordSchema = z.object({
   description_llm: z.string(),
   collection: z.string(),
   record_type: z.string(),
-  collection_data: collectionData,
+  collection_data: z.record(z.string(), z.unknown()),
   indexing_status: indexingStatus,
   status: recordStatus,
   visibility,

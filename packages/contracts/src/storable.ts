@@ -20,6 +20,47 @@ export function replaceUnstorable(text: string, replacement: (character: string)
   return isStorableText(text) ? text : text.replace(UNSTORABLE_ALL, replacement);
 }
 
+/** Where a JSON value holds what PostgreSQL cannot store: the path of the offending part, and that part. */
+export interface UnstorablePart {
+  /** too_deep: nested beyond COLLECTION_DATA_MAX_DEPTH; text, key: a string or an object key isStorableText refuses. */
+  reason: 'too_deep' | 'text' | 'key' | 'not_finite';
+  /** From the value walked to the offending part; for `key`, it ends in the key. */
+  path: (string | number)[];
+  value: unknown;
+}
+
+/**
+ * The first part of a JSON value that PostgreSQL could not store, or undefined: a string or key with a NUL character or
+ * an unpaired surrogate, a number that is not finite (which JSON cannot carry), or a value nested more than `maxDepth`
+ * levels deep (the value itself is level `depth`). Parts are visited in order, each key before its value; nothing is
+ * allocated unless a part is found. Records refuses such input, ingestion rejects only the record that carries it,
+ * and search cleans what reaches it.
+ */
+export function firstUnstorable(value: unknown, maxDepth = COLLECTION_DATA_MAX_DEPTH, depth = 1): UnstorablePart | undefined {
+  if (depth > maxDepth) return { reason: 'too_deep', path: [], value };
+  if (typeof value === 'string') return isStorableText(value) ? undefined : { reason: 'text', path: [], value };
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { reason: 'not_finite', path: [], value };
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const part = firstUnstorable(value[i], maxDepth, depth + 1);
+      if (part) return prefixed(i, part);
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    if (!isStorableText(key)) return { reason: 'key', path: [key], value: key };
+    const part = firstUnstorable((value as Record<string, unknown>)[key], maxDepth, depth + 1);
+    if (part) return prefixed(key, part);
+  }
+  return undefined;
+}
+
+function prefixed(step: string | number, part: UnstorablePart): UnstorablePart {
+  part.path.unshift(step);
+  return part;
+}
+
 /**
  * How many fields collection_data may hold, counted over every nested level: Elasticsearch's default
  * `index.mapping.total_fields.limit`, so whatever records store a search index can map.

@@ -1,4 +1,4 @@
-import { isStorableText, replaceUnstorable } from '@trove/contracts';
+import { firstUnstorable, replaceUnstorable } from '@trove/contracts';
 import type { IndexChange, IndexDocument } from './port';
 
 /** Helpers both engines use to read documents the same way. */
@@ -69,14 +69,8 @@ export function cleanText(text: string): string {
 
 /** A JSON value with every string and key cleaned (see cleanText); the value itself when nothing needed cleaning. */
 export function cleanJson<T>(value: T): T {
-  return needsCleaning(value) ? (clean(value) as T) : value;
-}
-
-function needsCleaning(value: unknown): boolean {
-  if (typeof value === 'string') return !isStorableText(value);
-  if (!value || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(needsCleaning);
-  return Object.entries(value).some(([k, v]) => !isStorableText(k) || needsCleaning(v));
+  // At any depth: what records stored is indexed whole.
+  return firstUnstorable(value, Infinity) ? (clean(value) as T) : value;
 }
 
 function clean(value: unknown): unknown {

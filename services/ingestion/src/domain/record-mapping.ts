@@ -1,4 +1,4 @@
-import { bulkUpsertItem, isStorableText } from '@trove/contracts';
+import { DESCRIPTION_MAX, RECORD_NAME_MAX, SOURCE_ID_MAX, SOURCE_URL_MAX, bulkUpsertItem, isStorableText } from '@trove/contracts';
 import { fieldLimitBreach, unstorablePart } from './storable';
 
 /** A record as ingestion sends it to records' bulk upsert. */
@@ -19,8 +19,7 @@ export interface MappingOptions {
   dataField?: 'collection_data' | 'vertical_data';
 }
 
-const NAME_MAX = 500;
-const TEXT_FIELDS = { source_id: 500, description: 50_000, source_url: 2048 } as const;
+const TEXT_FIELDS = { source_id: SOURCE_ID_MAX, description: DESCRIPTION_MAX, source_url: SOURCE_URL_MAX } as const;
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -46,7 +45,7 @@ function nameOf(raw: Record<string, unknown>, column: string): Field<string> {
   if (text === undefined) return { error: `${label} must be a string` };
   const name = text.trim();
   if (name === '') return required;
-  if (name.length > NAME_MAX) return { error: `${label} must be at most ${NAME_MAX} characters` };
+  if (name.length > RECORD_NAME_MAX) return { error: `${label} must be at most ${RECORD_NAME_MAX} characters` };
   if (!isStorableText(name)) return { error: `${label} contains a NUL character or an unpaired surrogate, which cannot be stored` };
   return { value: name };
 }
@@ -96,17 +95,13 @@ export function mapRecord(raw: unknown, opts: MappingOptions = {}): Mapped {
     ...Object.entries(raw).filter(([k]) => !reserved.has(k)),
     ...Object.entries(explicit ?? {}),
   ]);
-  const unstorable = unstorablePart(collectionData, 'collection_data');
-  if (unstorable) return { ok: false, error: unstorable };
-  const tooWide = fieldLimitBreach(collectionData);
-  if (tooWide) return { ok: false, error: tooWide };
-
   const record: UpsertItem = { name: name.value, ...texts, collection_data: collectionData };
   // The contract records validates against; checked here so records never refuses what ingestion let through.
   const checked = bulkUpsertItem.safeParse(record);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    return { ok: false, error: `${issue.path.map(String).join('.') || 'record'}: ${issue.message}` };
-  }
-  return { ok: true, record };
+  if (checked.success) return { ok: true, record };
+  // Said in the words of an upload where it can be: the fields above were checked already, so it is collection_data.
+  const refused = unstorablePart(collectionData, 'collection_data') ?? fieldLimitBreach(collectionData);
+  if (refused) return { ok: false, error: refused };
+  const issue = checked.error.issues[0]!;
+  return { ok: false, error: `${issue.path.map(String).join('.') || 'record'}: ${issue.message}` };
 }

@@ -3,35 +3,28 @@ import {
   COLLECTION_DATA_MAX_FIELDS,
   FIELD_NAME_MAX_LENGTH,
   fieldLimitProblem,
-  isStorableText,
+  firstUnstorable,
   replaceUnstorable,
 } from '@trove/contracts';
 
 /**
- * The first part of a JSON value that records would refuse to store, as a message naming its path, or undefined.
- * `path` names the value itself (e.g. `collection_data`).
+ * The first part of a JSON value that records would refuse to store (firstUnstorable), as a message naming its path,
+ * or undefined. `path` names the value itself (e.g. `collection_data`).
  */
-export function unstorablePart(value: unknown, path: string, depth = 1): string | undefined {
-  if (depth > MAX_DEPTH) return `${path} is nested more than ${MAX_DEPTH} levels deep`;
-  if (typeof value === 'string') {
-    return isStorableText(value) ? undefined : `${path} contains a NUL character or an unpaired surrogate, which cannot be stored`;
-  }
-  if (typeof value === 'number' && !Number.isFinite(value)) return `${path} is not a finite number`;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = unstorablePart(value[i], `${path}[${i}]`, depth + 1);
-      if (bad) return bad;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (!isStorableText(k)) return `${path} has a key with a NUL character or an unpaired surrogate, which cannot be stored`;
-      const bad = unstorablePart(v, `${path}.${k}`, depth + 1);
-      if (bad) return bad;
-    }
-  }
-  return undefined;
+export function unstorablePart(value: unknown, path: string): string | undefined {
+  const part = firstUnstorable(value);
+  if (!part) return undefined;
+  const steps = part.reason === 'key' ? part.path.slice(0, -1) : part.path;
+  const at = path + pathText(steps);
+  if (part.reason === 'too_deep') return `${at} is nested more than ${MAX_DEPTH} levels deep`;
+  if (part.reason === 'not_finite') return `${at} is not a finite number`;
+  if (part.reason === 'key') return `${at} has a key with a NUL character or an unpaired surrogate, which cannot be stored`;
+  return `${at} contains a NUL character or an unpaired surrogate, which cannot be stored`;
+}
+
+/** A path inside a value as `[0].name`. */
+function pathText(steps: (string | number)[]): string {
+  return steps.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('');
 }
 
 /**
@@ -44,7 +37,7 @@ export function fieldLimitBreach(data: Record<string, unknown>): string | undefi
   if (problem.reason === 'too_many_fields') {
     return `collection_data has more than ${COLLECTION_DATA_MAX_FIELDS} fields, counted over every nested level`;
   }
-  const at = problem.path.slice(0, -1).map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('');
+  const at = pathText(problem.path.slice(0, -1));
   const key = String(problem.path.at(-1));
   return `collection_data${at} has a field name longer than ${FIELD_NAME_MAX_LENGTH} characters ("${key.slice(0, 40)}…")`;
 }

@@ -1,11 +1,8 @@
-import { z } from 'zod';
 import {
   BULK_UPSERT_MAX_BYTES,
-  BULK_UPSERT_MAX_ITEMS,
   RECORDS_BULK_UPSERT_PATH,
   RECORDS_INDEXING_SUMMARY_PATH,
   RECORDS_REQUEUE_PATH,
-  bulkUpsertItem,
   bulkUpsertRequest,
   recordIdsRequest,
   type BulkUpsertResponse,
@@ -13,28 +10,6 @@ import {
 import { jsonBody, parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
-import { collectionData, description, name, sourceId, sourceName, sourceUrl, type } from './schemas';
-
-/**
- * The contract's request, with every field held to the same rules as POST /records (no blank names, nothing
- * PostgreSQL cannot store), so a record the API refuses cannot enter through an upload either.
- */
-const bulkUpsertBody = bulkUpsertRequest.extend({
-  record_type: type,
-  source_name: sourceName.nullish(),
-  records: z
-    .array(
-      bulkUpsertItem.extend({
-        name,
-        source_id: sourceId.min(1).nullish(),
-        collection_data: collectionData.default({}),
-        description: description.nullish(),
-        source_url: sourceUrl.nullish(),
-      }),
-    )
-    .min(1)
-    .max(BULK_UPSERT_MAX_ITEMS),
-});
 
 /**
  * Internal: ingestion (and later connectors) write an upload's records here, one chunk per call and per transaction,
@@ -42,7 +17,7 @@ const bulkUpsertBody = bulkUpsertRequest.extend({
  */
 export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
   router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(`${BULK_UPSERT_MAX_BYTES}b`), async (req, res) => {
-    const body = parseInput(bulkUpsertBody, req.body, 'body');
+    const body = parseInput(bulkUpsertRequest, req.body, 'body');
     const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), body);
     res.json(outcome);
   });

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { visibility } from '@trove/contracts';
+import { collectionName, visibility } from '@trove/contracts';
 import { parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
-import { collection } from './schemas';
 
-const collectionParams = z.object({ collection });
+const collectionParams = z.object({ collection: collectionName });
 const defaultVisibilityBody = z.strictObject({ default_visibility: visibility });
 
 export function collectionRoutes(router: Router, records: RecordsService): void {

@@ -1,20 +1,32 @@
 import { z } from 'zod';
-import { recordStatus, visibility } from '@trove/contracts';
+import {
+  collectionData,
+  collectionName,
+  recordDescription,
+  recordName,
+  recordStatus,
+  recordType,
+  sourceId,
+  sourceName,
+  sourceUrl,
+  storableText,
+  visibility,
+} from '@trove/contracts';
 import { parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { nameQuery } from '../domain/search-terms';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
-import { collection, collectionData, description, idParams, name, recordUpdate, sourceId, sourceName, sourceUrl, text, type } from './schemas';
+import { idParams, recordUpdate } from './schemas';
 
 /** Unknown fields are refused (422 extra_forbidden) so a misspelt field never silently falls back to a default. */
 const createBody = z.strictObject({
-  name,
-  collection,
-  record_type: type,
+  name: recordName,
+  collection: collectionName,
+  record_type: recordType,
   collection_data: collectionData.default({}),
   visibility: visibility.optional(),
-  description: description.optional(),
+  description: recordDescription.optional(),
   status: z.enum(['active', 'draft']).default('active'),
   source_name: sourceName.optional(),
   source_id: sourceId.optional(),
@@ -30,9 +42,9 @@ const limit = z
 
 /** Unknown query parameters are ignored, as caches and proxies add their own. */
 const listQuery = z.object({
-  collection: collection.optional(),
-  record_type: type.optional(),
-  q: text(500).optional(),
+  collection: collectionName.optional(),
+  record_type: recordType.optional(),
+  q: storableText(500).optional(),
   status: recordStatus.default('active'),
   limit,
   cursor: z.string().optional(),
