@@ -6,3 +6,4 @@ export * from './ingest';
 export * from './search';
 export * from './storable';
 export * from './name-terms';
+export * from './analytics';

@@ -1,10 +1,8 @@
 import { z } from 'zod';
+import { OPEN_SEARCH_COUNTS_PATH, type OpenSearchCounts } from '@trove/contracts';
 import { fields, parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { SearchCounter } from '../search-counter';
-
-/** Where the portal's analytics read Open search counts; the gateway never forwards /internal. */
-export const OPEN_SEARCH_COUNTS_PATH = '/internal/open/search-counts';
 
 const countsQuery = z.object({
   tenant_id: fields.uuid,
@@ -26,11 +24,12 @@ export function internalAnalyticsRoutes(router: Router, counter: SearchCounter):
     const [year, month] = period.split('-').map(Number) as [number, number];
     const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
     const rows = await counter.countsOf(q.tenant_id, `${period}-01`, last);
-    res.json({
+    const answer: OpenSearchCounts = {
       tenant_id: q.tenant_id,
       period,
       total_open_searches: rows.reduce((n, r) => n + r.searches, 0),
       collections: rows.map((r) => ({ collection: r.collection, open_searches: r.searches })),
-    });
+    };
+    res.json(answer);
   });
 }
