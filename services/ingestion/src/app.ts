@@ -9,22 +9,21 @@ import { pipelineRoutes } from './routes/pipeline';
 import { streamRoutes } from './routes/stream';
 import { uploadRoutes } from './routes/uploads';
 import { webhookRoutes } from './routes/webhooks';
-import type { Db } from './store/schema';
 import type { StreamBuffers } from './stream-buffers';
+import type { UploadService } from './upload-service';
 
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  /** For the readiness check. */
   database: Database;
-  db: Db;
   ingestor: Ingestor;
+  uploads: UploadService;
   streams: StreamBuffers;
   pipeline: RecordsPipeline;
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, db, ingestor, streams, pipeline }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, ingestor, uploads, streams, pipeline }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
@@ -40,9 +39,9 @@ export function buildApp({ config, logger, database, db, ingestor, streams, pipe
       fileRoutes(router, ingestor, config.UPLOAD_MAX_BYTES);
       streamRoutes(router, streams, streamLimits);
       webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
-      olderIngestRoutes(router, ingestor, db, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
-      uploadRoutes(router, db);
-      pipelineRoutes(router, db, pipeline);
+      olderIngestRoutes(router, ingestor, uploads, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
+      uploadRoutes(router, uploads);
+      pipelineRoutes(router, uploads, pipeline);
     },
   });
 }

@@ -7,6 +7,7 @@ import { RecordsPipeline } from './records-pipeline';
 import { HttpRecordsWriter } from './records-writer';
 import type { Db } from './store/schema';
 import { StreamBuffers } from './stream-buffers';
+import { UploadService } from './upload-service';
 import { UploadWatch } from './upload-watch';
 
 /** The ingestion service: batch, file, PDF, stream and webhook uploads, written to records in chunks. */
@@ -40,7 +41,7 @@ export const ingestionModule: ServiceModule = {
       staleSeconds: config.UPLOAD_STALE_SECONDS,
     });
     return {
-      app: buildApp({ config, logger, database: ctx.database, db, ingestor, streams, pipeline: new RecordsPipeline(records) }),
+      app: buildApp({ config, logger, database: ctx.database, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records) }),
       async start() {
         streams.start();
         watch.start();

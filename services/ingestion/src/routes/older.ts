@@ -1,8 +1,7 @@
 import { requireScope } from '@trove/platform';
 import type { Router } from '../http';
 import type { Ingestor, UploadResult } from '../ingestor';
-import type { Db } from '../store/schema';
-import { uploadRecordIds } from '../store/uploads';
+import type { UploadService } from '../upload-service';
 import { ingestBatch, refuseOversizedBatch } from './batch';
 import { PDF_FILES, RECORD_FILES, ingestFile, refuseOversizedFile } from './files';
 import { olderIngestionResult, OLDER } from './vocabulary';
@@ -20,13 +19,13 @@ const IDS_PAGE = 10_000;
 export function olderIngestRoutes(
   router: Router,
   ingestor: Ingestor,
-  db: Db,
+  uploads: UploadService,
   opts: { maxBytes: number; webhookSecret: string | undefined },
 ): void {
   /** The older answer: entity_ids are the ids the ingestor kept for the upload, in item order. */
   const answer = async (result: UploadResult) => {
     const ids: string[] = [];
-    for await (const page of uploadRecordIds(db, result.upload_id, IDS_PAGE)) ids.push(...page);
+    for await (const page of uploads.recordIds(result.upload_id, IDS_PAGE)) ids.push(...page);
     return olderIngestionResult(result, ids);
   };
 

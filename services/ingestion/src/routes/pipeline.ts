@@ -2,22 +2,21 @@ import { RECORD_IDS_MAX } from '@trove/contracts';
 import { identityOf, parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsPipeline } from '../records-pipeline';
-import type { Db } from '../store/schema';
-import { uploadRecordIds } from '../store/uploads';
-import { ingestionParams, loadUpload } from './uploads';
+import type { UploadService } from '../upload-service';
+import { ingestionParams } from './uploads';
 
 /**
  * The older pipeline routes (spec, Upload: "Older pipeline"): where the records an upload wrote (created or updated)
  * stand in indexing, and queueing the pending and failed ones again. Records deleted since are not counted.
  */
-export function pipelineRoutes(router: Router, db: Db, records: RecordsPipeline): void {
-  const load = (tenantId: string, id: string) => loadUpload(db, tenantId, id, 'Ingestion');
+export function pipelineRoutes(router: Router, uploads: UploadService, records: RecordsPipeline): void {
+  const load = (tenantId: string, id: string) => uploads.get(tenantId, id, 'Ingestion');
 
   router.get('/pipeline/status/:ingestion_id', requireScope('upload'), async (req, res) => {
     const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
     const upload = await load(tenantOf(req), ingestion_id);
     const totals = { total: 0, pending: 0, processing: 0, completed: 0, failed: 0 };
-    for await (const ids of uploadRecordIds(db, upload.id, RECORD_IDS_MAX)) {
+    for await (const ids of uploads.recordIds(upload.id, RECORD_IDS_MAX)) {
       const s = await records.summary(identityOf(req), ids);
       totals.total += s.total;
       totals.pending += s.pending;
@@ -32,7 +31,7 @@ export function pipelineRoutes(router: Router, db: Db, records: RecordsPipeline)
     const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
     const upload = await load(tenantOf(req), ingestion_id);
     let triggered = 0;
-    for await (const ids of uploadRecordIds(db, upload.id, RECORD_IDS_MAX)) triggered += await records.requeue(identityOf(req), ids);
+    for await (const ids of uploads.recordIds(upload.id, RECORD_IDS_MAX)) triggered += await records.requeue(identityOf(req), ids);
     res.json({ triggered, message: `${triggered} records of ingestion ${upload.id} queued for indexing` });
   });
 }

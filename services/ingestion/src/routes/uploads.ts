@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { ERRORS, fields, parseInput, requireScope, tenantOf } from '@trove/platform';
+import { fields, parseInput, requireScope, tenantOf } from '@trove/platform';
 import { ERRORS_IN_RESULT, type DeadLetter } from '../domain/tally';
 import type { Response, Router } from '../http';
 import { olderDeadLetter, olderStatus } from './vocabulary';
-import type { Db } from '../store/schema';
-import { deadLetterPage, findUpload, type UploadRow } from '../store/uploads';
+import type { UploadRow } from '../store/uploads';
+import type { UploadService } from '../upload-service';
 
 const uploadParams = z.object({ upload_id: fields.uuid });
 export const ingestionParams = z.object({ ingestion_id: fields.uuid });
@@ -46,24 +46,17 @@ function olderStatusView(row: UploadRow) {
   };
 }
 
-/** The tenant's upload, or 404 (another tenant's upload is indistinguishable from a missing one). */
-export async function loadUpload(db: Db, tenantId: string, id: string, noun: 'Upload' | 'Ingestion' = 'Upload'): Promise<UploadRow> {
-  const row = await findUpload(db, tenantId, id);
-  if (!row) throw ERRORS.notFound(`${noun} ${id} not found`);
-  return row;
-}
-
 /**
  * Upload status and dead letters, under both vocabularies (/uploads and /ingestions); another tenant's upload is
  * indistinguishable from a missing one (404).
  */
-export function uploadRoutes(router: Router, db: Db): void {
-  const load = (tenantId: string, id: string) => loadUpload(db, tenantId, id);
+export function uploadRoutes(router: Router, uploads: UploadService): void {
+  const load = (tenantId: string, id: string) => uploads.get(tenantId, id);
 
   router.get('/uploads/:upload_id', requireScope('upload'), async (req, res) => {
     const { upload_id } = parseInput(uploadParams, req.params, 'path');
     const row = await load(tenantOf(req), upload_id);
-    res.json(statusView(row, await deadLetterPage(db, row.id, -1, ERRORS_IN_RESULT)));
+    res.json(statusView(row, await uploads.deadLetters(row.id, -1, ERRORS_IN_RESULT)));
   });
 
   router.get('/ingestions/:ingestion_id', requireScope('upload'), async (req, res) => {
@@ -73,7 +66,7 @@ export function uploadRoutes(router: Router, db: Db): void {
 
   /** Every dead letter, read and written out a page at a time so a long list never sits in memory whole. */
   const writeDeadLetters = async (res: Response, uploadId: string, view: (letter: DeadLetter) => unknown) => {
-    let page = await deadLetterPage(db, uploadId, -1, ERRORS_PAGE);
+    let page = await uploads.deadLetters(uploadId, -1, ERRORS_PAGE);
     res.status(200).type('application/json');
     res.write('[');
     let first = true;
@@ -82,7 +75,7 @@ export function uploadRoutes(router: Router, db: Db): void {
       res.write(first ? text : `,${text}`);
       first = false;
       if (page.length < ERRORS_PAGE) break;
-      page = await deadLetterPage(db, uploadId, page[page.length - 1]!.record_index, ERRORS_PAGE);
+      page = await uploads.deadLetters(uploadId, page[page.length - 1]!.record_index, ERRORS_PAGE);
     }
     res.end(']');
   };
