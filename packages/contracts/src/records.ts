@@ -11,12 +11,18 @@ export const indexingStatus = z.enum(INDEXING_STATUSES);
 export const visibility = z.enum(VISIBILITIES);
 export const sourceType = z.enum(SOURCE_TYPES);
 
-/** Collection names: 1-50 letters, digits, `_`, `-`, `.` (design.md). */
+/** The longest collection name. */
+export const COLLECTION_NAME_MAX = 50;
+/** A whole collection name: 1-50 letters, digits, `_`, `-`, `.` (design.md). */
+export const COLLECTION_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${COLLECTION_NAME_MAX}}$`);
+
+/** Collection names, each broken rule with its own message. */
 export const collectionName = z
   .string()
   .min(1)
-  .max(50)
+  .max(COLLECTION_NAME_MAX)
   .regex(/^[A-Za-z0-9_.-]+$/, { error: 'String should contain only letters, digits, _, - and .' });
+
 /** The longest text of each record field, as every writer of records (the API, uploads, connectors) is held to. */
 export const RECORD_NAME_MAX = 500;
 export const RECORD_TYPE_MAX = 100;

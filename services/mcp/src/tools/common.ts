@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@trove/platform';
-import { MAX_FILTERS, filterKey, filterValue, type Filter, type FilterValue } from '@trove/contracts';
+import { COLLECTION_NAME_MAX, COLLECTION_NAME_PATTERN, MAX_FILTERS, filterKey, filterValue, type Filter, type FilterValue } from '@trove/contracts';
 import { z } from 'zod';
 import { capAnswer } from '../domain/answer';
 import { parseDataFilters } from '../domain/data-filters';
@@ -8,7 +8,9 @@ import { ToolError } from '../domain/tool-error';
 
 export const collection = z
   .string({ error: 'collection is required: a collection name as trove_collections lists it' })
-  .regex(/^[A-Za-z0-9_.-]{1,50}$/, { error: 'collection must be 1-50 letters, digits, "_", "-" or "." (case-sensitive), as trove_collections lists it' })
+  .regex(COLLECTION_NAME_PATTERN, {
+    error: `collection must be 1-${COLLECTION_NAME_MAX} letters, digits, "_", "-" or "." (case-sensitive), as trove_collections lists it`,
+  })
   .describe('Collection name, exactly as trove_collections lists it (case-sensitive)');
 
 export const filters = z

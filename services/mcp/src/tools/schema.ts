@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { RECORD_TYPE_MAX } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
 import { CUT, table } from '../domain/format';
@@ -18,7 +19,7 @@ export const recordType = z
   .string({ error: 'record_type must be a string' })
   .trim()
   .min(1, { error: 'record_type must not be empty' })
-  .max(100, { error: 'record_type must be at most 100 characters' })
+  .max(RECORD_TYPE_MAX, { error: `record_type must be at most ${RECORD_TYPE_MAX} characters` })
   .describe('Record type within the collection, as trove_collections lists it (e.g. "product")');
 
 export interface InferredSchema {
