@@ -1,1 +1,3 @@
 export { gatewayModule } from './module';
+export { ROUTES, matchRoute, upstreamPath, type Route, type Access } from './domain/route-table';
+export { VERSIONED_ALIASES } from './routes/health';

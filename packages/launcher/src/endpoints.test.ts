@@ -1,21 +1,21 @@
 /**
- * The endpoint table of README.md, built from what answers rather than written by hand: every route each service
- * registers (read from its express router), reached through the gateway's route table (services/gateway/src/domain/
- * route-table.ts), with the access that table demands. Routes the gateway never forwards (every /internal route, a
+ * The endpoint table of README.md, built from what answers rather than written by hand: every route each service of
+ * the launcher registers (read from its express router), reached through the gateway's route table
+ * (services/gateway/src/domain/route-table.ts), with the access that table demands. Routes the gateway never forwards (every /internal route, a
  * service's own /health unless a prefix reaches it as /open/v1 reaches open's) are left out: no caller can reach them.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Express } from 'express';
-import { MODULES } from '@trove/launcher';
-import type { ServiceModule } from '@trove/runtime';
+import { ROUTES, VERSIONED_ALIASES, matchRoute, upstreamPath, type Access, type Route } from '@trove/gateway-service';
 import { createTestDatabase, startTestService } from '@trove/testing';
-import { ROUTES, matchRoute, upstreamPath, type Access, type Route } from '../src/domain/route-table';
-import { VERSIONED_ALIASES } from '../src/routes/health';
+import { MODULES } from './modules';
 
-export const START_MARKER = '<!-- endpoints:start -->';
-export const END_MARKER = '<!-- endpoints:end -->';
+const START_MARKER = '<!-- endpoints:start -->';
+const END_MARKER = '<!-- endpoints:end -->';
 /** The command that rewrites the README's table; the test that checks it names it. */
-export const REGENERATE =
-  'WRITE_ENDPOINTS=1 node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js services/gateway/test/endpoints.test.ts';
+const REGENERATE =
+  'WRITE_ENDPOINTS=1 node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js packages/launcher/src/endpoints.test.ts';
 
 /** The public version roots a gateway prefix can start with; MCP's /mcp has none. */
 const ROOTS = ['/api/v1', '/open/v1', ''];
@@ -122,11 +122,11 @@ function renderEndpoints(endpoints: Endpoint[]): string {
  * Starts every service module the launcher holds but the gateway on one fresh database (not started: no consumers
  * or timers), reads their routes, stops them, and renders the table.
  */
-export async function generateEndpoints(modules: ServiceModule[] = MODULES): Promise<string> {
+async function generateEndpoints(): Promise<string> {
   const db = await createTestDatabase();
   try {
     const routes: Record<string, ServiceRoute[]> = {};
-    for (const module of modules.filter((m) => m.name !== 'gateway')) {
+    for (const module of MODULES.filter((m) => m.name !== 'gateway')) {
       const svc = await startTestService(module, { database: db.database, start: false });
       try {
         routes[module.name] = routesOf(svc.instance.app);
@@ -139,3 +139,40 @@ export async function generateEndpoints(modules: ServiceModule[] = MODULES): Pro
     await db.drop();
   }
 }
+
+const README = resolve(__dirname, '../../../README.md');
+
+let table: string;
+
+beforeAll(async () => {
+  table = await generateEndpoints();
+});
+
+/** The README's endpoint block, markers included, or undefined when the markers are missing. */
+function blockOf(readme: string): { start: number; end: number } | undefined {
+  const start = readme.indexOf(START_MARKER);
+  const end = readme.indexOf(END_MARKER);
+  return start === -1 || end < start ? undefined : { start, end: end + END_MARKER.length };
+}
+
+test('the table lists what a caller reaches through the gateway, and no /internal route', () => {
+  expect(table).toContain('| POST | `/api/v1/upload/:collection/:record_type/batch` | upload | ingestion |');
+  expect(table).toContain('| POST | `/api/v1/ingest/:vertical/:entity_type/batch` | upload | ingestion |');
+  expect(table).toContain('| GET | `/open/v1/search` | none | open |');
+  expect(table).toContain('| POST | `/mcp` | search | mcp |');
+  expect(table).toContain('| GET | `/api/v1/health` | none | gateway |');
+  expect(table).not.toMatch(/internal/i);
+});
+
+test("README.md's endpoint table is the one the gateway's route table and the services' routes give", () => {
+  const readme = readFileSync(README, 'utf8');
+  const block = blockOf(readme);
+  if (process.env.WRITE_ENDPOINTS === '1' && block) {
+    writeFileSync(README, readme.slice(0, block.start) + table + readme.slice(block.end));
+    return;
+  }
+  const current = block ? readme.slice(block.start, block.end) : '(no endpoint block in README.md)';
+  if (current !== table) {
+    throw new Error(`README.md's endpoint table is out of date; regenerate it with\n  ${REGENERATE}\n\nExpected:\n${table}\n\nFound:\n${current}`);
+  }
+});
