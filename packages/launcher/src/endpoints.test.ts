@@ -1,13 +1,14 @@
 /**
  * The endpoint table of README.md, built from what answers rather than written by hand: every route each service of
  * the launcher registers (read from its express router), reached through the gateway's route table
- * (services/gateway/src/domain/route-table.ts), with the access that table demands. Routes the gateway never forwards (every /internal route, a
- * service's own /health unless a prefix reaches it as /open/v1 reaches open's) are left out: no caller can reach them.
+ * (services/gateway/src/domain/route-table.ts), with the access that table demands. Routes the gateway never
+ * forwards (every /internal route, a service's own /health unless a prefix reaches it as /open/v1 reaches open's) are
+ * left out: no caller can reach them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Express } from 'express';
 import { ROUTES, VERSIONED_ALIASES, matchRoute, upstreamPath, type Access, type Route } from '@trove/gateway-service';
+import type { ServiceInstance } from '@trove/runtime';
 import { createTestDatabase, startTestService } from '@trove/testing';
 import { MODULES } from './modules';
 
@@ -38,7 +39,7 @@ interface Layer {
 }
 
 /** The method and path of every route an express app registers, routers mounted without a path included. */
-function routesOf(app: Express): ServiceRoute[] {
+function routesOf(app: ServiceInstance['app']): ServiceRoute[] {
   const found: ServiceRoute[] = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
