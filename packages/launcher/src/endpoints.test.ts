@@ -81,7 +81,7 @@ function endpointsOf(routes: Record<string, ServiceRoute[]>): Endpoint[] {
   const endpoints: Endpoint[] = [];
   for (const [service, list] of Object.entries(routes)) {
     for (const { method, path } of list) {
-      // A route for every method on a path that has its own is the fallback answering the others (405), not an endpoint.
+      // A route for every method on a path that has its own answers the other methods (405); it is no endpoint.
       if (method === 'ALL' && list.some((r) => r.path === path && r.method !== 'ALL')) continue;
       const reached = publicPathOf(service, path);
       if (reached) endpoints.push({ method, path: reached.path, scope: scopeOf(reached.route.access), service });
