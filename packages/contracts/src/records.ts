@@ -106,3 +106,26 @@ export const recordSchema = z.object({
   updated_at: z.string(),
 });
 export type RecordDto = z.infer<typeof recordSchema>;
+
+/**
+ * Where key holders (`GET /api/v1/collections`, scope records) and other services (MCP) read a tenant's collections:
+ * one summary per collection holding active records of its active generation, by name.
+ */
+export const RECORDS_COLLECTIONS_PATH = '/collections';
+
+export interface CollectionSummary {
+  name: string;
+  /** The collection's record types, most records first (ties by name): the first is its main type. */
+  record_types: string[];
+  /** Active records of each record type. */
+  record_type_counts: Record<string, number>;
+  total_records: number;
+  indexed: number;
+  pending: number;
+  processing: number;
+  failed: number;
+}
+
+export interface CollectionsAnswer {
+  collections: CollectionSummary[];
+}

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus, OutgoingEvent } from '@trove/bus';
-import { COLLECTION_DATA_MAX_FIELDS, fieldLimitProblem, type IndexingSummary, type RecordDto } from '@trove/contracts';
+import { COLLECTION_DATA_MAX_FIELDS, fieldLimitProblem, type CollectionSummary, type IndexingSummary, type RecordDto } from '@trove/contracts';
 import { ERRORS, validationError } from '@trove/platform';
 import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
-import { activeGenerations, ensureCollection, setDefaultVisibility, type CollectionSettings } from './store/collections';
+import { activeGenerations, ensureCollection, listCollections, setDefaultVisibility, type CollectionSettings } from './store/collections';
 import { countIndexingBacklog, countIndexingStatuses } from './store/indexing';
 import { publicRecords } from './store/public';
 import {
@@ -300,6 +300,11 @@ export class RecordsService {
 
   async setDefaultVisibility(tenantId: string, collection: string, visibility: Visibility): Promise<void> {
     await setDefaultVisibility(this.db, tenantId, collection, visibility);
+  }
+
+  /** The tenant's collections with their record types and counts, by name. */
+  async collections(tenantId: string): Promise<CollectionSummary[]> {
+    return listCollections(this.db, tenantId);
   }
 
   /** How the tenant's records among `ids` stand in indexing (the older pipeline status of an upload). */

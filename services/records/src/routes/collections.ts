@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionName, visibility } from '@trove/contracts';
+import { RECORDS_COLLECTIONS_PATH, collectionName, visibility, type CollectionsAnswer } from '@trove/contracts';
 import { parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
@@ -8,6 +8,11 @@ const collectionParams = z.object({ collection: collectionName });
 const defaultVisibilityBody = z.strictObject({ default_visibility: visibility });
 
 export function collectionRoutes(router: Router, records: RecordsService): void {
+  router.get(RECORDS_COLLECTIONS_PATH, requireScope('records'), async (req, res) => {
+    const answer: CollectionsAnswer = { collections: await records.collections(tenantOf(req)) };
+    res.json(answer);
+  });
+
   /** Only records created afterwards take the new default; existing records keep their visibility. */
   router.patch('/collections/:collection/default-visibility', requireScope('records'), async (req, res) => {
     const params = parseInput(collectionParams, req.params, 'path');

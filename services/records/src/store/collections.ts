@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor, Trx } from './schema';
+import type { CollectionSummary } from '@trove/contracts';
+import type { Executor, IndexingStatus, Trx } from './schema';
 
 const TABLE = 'records.collections';
 
@@ -50,4 +51,37 @@ export async function activeGenerations(db: Executor, tenantId: string, names: s
     .where('name', 'in', names)
     .execute();
   return new Map(rows.map((r) => [r.name, r.active_generation]));
+}
+
+/**
+ * The tenant's collections that hold active records of their active generation, by name, each with its record types
+ * (most records first, ties by name) and its records' counts by indexing status. One grouped query over the records,
+ * their collection and their indexing rows (index records_collections).
+ */
+export async function listCollections(db: Executor, tenantId: string): Promise<CollectionSummary[]> {
+  const { rows } = await sql<{ collection: string; record_type: string; status: IndexingStatus; n: number }>`
+    select r.collection, r.record_type, i.status, count(*)::int as n
+    from records.records r
+    join records.collections c on c.tenant_id = r.tenant_id and c.name = r.collection
+    join records.indexing i on i.record_id = r.id
+    where r.tenant_id = ${tenantId} and r.status = 'active' and r.generation = c.active_generation
+    group by r.collection, r.record_type, i.status
+  `.execute(db);
+  const byName = new Map<string, CollectionSummary>();
+  for (const row of rows) {
+    let summary = byName.get(row.collection);
+    if (!summary) {
+      summary = { name: row.collection, record_types: [], record_type_counts: {}, total_records: 0, indexed: 0, pending: 0, processing: 0, failed: 0 };
+      byName.set(row.collection, summary);
+    }
+    summary.record_type_counts[row.record_type] = (summary.record_type_counts[row.record_type] ?? 0) + row.n;
+    summary.total_records += row.n;
+    summary[row.status] += row.n;
+  }
+  const summaries = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const s of summaries) {
+    const counts = s.record_type_counts;
+    s.record_types = Object.keys(counts).sort((a, b) => counts[b]! - counts[a]! || (a < b ? -1 : a > b ? 1 : 0));
+  }
+  return summaries;
 }
