@@ -1,4 +1,4 @@
-import type { AggregateAnswer, SearchAnswer } from '@trove/contracts';
+import { RECORDS_COLLECTIONS_PATH, type AggregateAnswer, type CollectionsAnswer, type SearchAnswer } from '@trove/contracts';
 import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
 import { ToolError, detailText } from './domain/tool-error';
 
@@ -45,6 +45,8 @@ export interface Backend {
   search(collection: string, body: Json): Promise<SearchAnswer>;
   aggregate(body: Json): Promise<AggregateAnswer>;
   list(params: ListParams): Promise<ListPage>;
+  /** The tenant's collections as records lists them (by name). */
+  collections(): Promise<CollectionsAnswer>;
   /** Undefined when the record does not exist for this tenant. */
   record(id: string): Promise<FullRecord | undefined>;
 }
@@ -80,6 +82,7 @@ export class Upstreams {
         for (const [k, v] of Object.entries(params)) if (v !== undefined) qs.set(k, String(v));
         return ok<ListPage>(await call(this.records, 'GET', `/records?${qs}`), 'Listing records');
       },
+      collections: async () => ok<CollectionsAnswer>(await call(this.records, 'GET', RECORDS_COLLECTIONS_PATH), 'Listing collections'),
       record: async (id) => {
         const res = await call<FullRecord>(this.records, 'GET', `/records/${encodeURIComponent(id)}`);
         if (res.status === 404) return undefined;

@@ -5,33 +5,8 @@ import { table, truncate } from '../domain/format';
 import type { Backend } from '../upstreams';
 import { guarded } from './common';
 
-/**
- * Records has no collection listing yet, so collections are discovered from the newest active records (this many at
- * most) and each one's counts then come exactly from search's aggregation.
- */
-export const COLLECTION_SCAN = 2_000;
-
-interface Found {
-  name: string;
-  examples: string[];
-}
-
-async function discover(backend: Backend): Promise<{ found: Map<string, Found>; complete: boolean }> {
-  const found = new Map<string, Found>();
-  let cursor: string | undefined;
-  for (let scanned = 0; scanned < COLLECTION_SCAN; ) {
-    const page = await backend.list({ cursor, limit: 100 });
-    scanned += page.items.length;
-    for (const item of page.items) {
-      let f = found.get(item.collection);
-      if (!f) found.set(item.collection, (f = { name: item.collection, examples: [] }));
-      if (f.examples.length < 2) f.examples.push(truncate(item.name, 40));
-    }
-    if (!page.has_more || !page.cursor) return { found, complete: true };
-    cursor = page.cursor;
-  }
-  return { found, complete: false };
-}
+/** Example record names shown per collection: its newest active records. */
+const EXAMPLES = 2;
 
 type Args = { query?: string; category?: string; limit: number };
 
@@ -41,7 +16,7 @@ export function registerCollections(server: McpServer, backend: Backend, logger:
     {
       title: 'List collections',
       description:
-        'Lists this account\'s record collections with their record types, number of searchable records, category (the ' +
+        'Lists this account\'s record collections with their record types, number of active records, category (the ' +
         'main record type) and example record names. Start here to learn which collection to pass to the other tools.',
       inputSchema: {
         query: z.string({ error: 'query must be a string' }).trim().max(200).optional().describe('Only collections whose name contains this text (any case)'),
@@ -56,32 +31,31 @@ export function registerCollections(server: McpServer, backend: Backend, logger:
       annotations: { readOnlyHint: true },
     },
     guarded<Args>(logger, 'trove_collections', 'Narrow with query or category, or a smaller limit.', async (args) => {
-      const { found, complete } = await discover(backend);
+      const { collections } = await backend.collections();
       const query = args.query?.toLowerCase();
-      const names = [...found.keys()].filter((n) => !query || n.toLowerCase().includes(query)).sort();
       const category = args.category?.toLowerCase();
+      const shown = collections
+        .filter((c) => !query || c.name.toLowerCase().includes(query))
+        .filter((c) => !category || c.record_types.some((t) => t.toLowerCase().includes(category)))
+        .slice(0, args.limit);
       const rows: unknown[][] = [];
-      for (const name of names) {
-        if (rows.length >= args.limit) break;
-        const counts = await backend.aggregate({ collection: name, group_by: 'record_type', filters: {}, stats: [] });
-        const types = counts.groups.map((g) => String(g.value));
-        if (category && !types.some((t) => t.toLowerCase().includes(category))) continue;
+      for (const c of shown) {
+        const examples = await backend.list({ collection: c.name, limit: EXAMPLES });
         rows.push([
-          name,
-          counts.groups.map((g) => `${String(g.value)} (${g.count})`).join(', '),
-          counts.total,
-          types[0] ?? '',
-          `e.g. ${found.get(name)!.examples.join('; ')}`,
+          c.name,
+          c.record_types.map((t) => `${t} (${c.record_type_counts[t]})`).join(', '),
+          c.total_records,
+          c.record_types[0] ?? '',
+          `e.g. ${examples.items.map((i) => truncate(i.name, 40)).join('; ')}`,
         ]);
       }
       const lines: string[] = [];
       if (rows.length === 0) {
-        lines.push(found.size === 0 ? 'This account has no records yet.' : 'No collection matches; call trove_collections without query or category to see all.');
+        lines.push(collections.length === 0 ? 'This account has no records yet.' : 'No collection matches; call trove_collections without query or category to see all.');
       } else {
         lines.push(`${rows.length} collection${rows.length === 1 ? '' : 's'}:`, '');
         lines.push(table(['Collection', 'Record types (count)', 'Records', 'Category', 'Description'], rows));
       }
-      if (!complete) lines.push('', `(Collections found among the ${COLLECTION_SCAN} most recently created records.)`);
       return lines.join('\n');
     }),
   );
