@@ -148,6 +148,27 @@ describe('tenant isolation', () => {
   });
 });
 
+describe('collection listing through the gateway', () => {
+  it("answers GET /api/v1/collections with the key's tenant's collections, record types and counts", async () => {
+    const key = await bootstrapKey(['records']);
+    for (const body of [bolt, { ...bolt, name: 'M8 hex nut' }, { ...bolt, name: 'Torque guide', record_type: 'manual' }, { ...bolt, name: 'Drill', collection: 'tools' }]) {
+      expect((await api('POST', '/api/v1/records', { headers: bearer(key), body })).status).toBe(201);
+    }
+    const res = await api('GET', '/api/v1/collections', { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(res.body.collections.map((c: Record<string, unknown>) => [c.name, c.record_types, c.record_type_counts, c.total_records])).toEqual([
+      ['fasteners', ['product', 'manual'], { product: 2, manual: 1 }, 3],
+      ['tools', ['product'], { product: 1 }, 1],
+    ]);
+    const other = await api('GET', '/api/v1/collections', { headers: bearer(keyB) });
+    expect(other.status).toBe(200);
+    expect(other.body.collections.map((c: { name: string }) => c.name)).not.toContain('tools');
+    const searchOnly = await api('POST', '/api/v1/auth/keys', { headers: bearer(keyA), body: { name: 's', scopes: ['search'] } });
+    expect((await api('GET', '/api/v1/collections', { headers: bearer(searchOnly.body.key) })).status).toBe(403);
+    expect((await api('GET', '/api/v1/collections')).status).toBe(401);
+  });
+});
+
 describe('bad input', () => {
   it('answers malformed JSON with 422 json_invalid', async () => {
     const res = await api('POST', '/api/v1/records', { headers: bearer(keyA), raw: '{"name": ' });
