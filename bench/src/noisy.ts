@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
-import { BRANDS, KINDS, MATERIALS, SIZES, catalogue } from './catalogue';
+import { BRANDS, KINDS, SIZES, catalogue } from './catalogue';
 import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op } from './load';
 import { benchArgs } from './args';
 import { startSystem } from './system';
