@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   collectionData,
   collectionName,
+  parseFilters,
   recordDescription,
   recordName,
   recordStatus,
@@ -9,10 +10,12 @@ import {
   sourceId,
   sourceName,
   sourceUrl,
+  searchFilters,
   storableText,
   visibility,
+  type Filter,
 } from '@trove/contracts';
-import { parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
+import { ERRORS, parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { nameQuery } from '../domain/search-terms';
 import type { Router } from '../http';
@@ -48,7 +51,30 @@ const listQuery = z.object({
   status: recordStatus.default('active'),
   limit,
   cursor: z.string().optional(),
+  filters: z.string().optional(),
 });
+
+const filtersQuery = z.object({ filters: searchFilters });
+
+/**
+ * The `filters` query parameter: a JSON object in the filter syntax of search (parseFilters), applied to
+ * collection_data. A filter that cannot apply is a 422 naming it, as search answers.
+ */
+function dataFiltersOf(text: string | undefined): Filter[] | undefined {
+  if (text === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw validationError(['query', 'filters'], 'Input should be a JSON object of filters', 'json_invalid', text);
+  }
+  const { filters: object } = parseInput(filtersQuery, { filters: raw }, 'query');
+  const { filters, issues } = parseFilters(object);
+  if (issues.length > 0) {
+    throw ERRORS.validation(issues.map((i) => ({ loc: ['query', 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
+  }
+  return filters;
+}
 
 export function recordRoutes(router: Router, records: RecordsService): void {
   router.post('/records', requireScope('records'), async (req, res) => {
@@ -68,6 +94,7 @@ export function recordRoutes(router: Router, records: RecordsService): void {
 
   router.get('/records', requireScope('records'), async (req, res) => {
     const query = parseInput(listQuery, req.query, 'query');
+    const data = dataFiltersOf(query.filters);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     if (query.cursor !== undefined && !after) {
       throw validationError(['query', 'cursor'], 'Input should be a cursor returned by a previous page', 'value_error', query.cursor);
@@ -84,6 +111,7 @@ export function recordRoutes(router: Router, records: RecordsService): void {
       collection: query.collection,
       recordType: query.record_type,
       nameQuery: tsquery,
+      data,
       after,
       limit: query.limit,
     });

@@ -1,10 +1,11 @@
 import { sql, type Selectable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { copyInto } from '@trove/db';
-import type { RecordDto } from '@trove/contracts';
+import type { Filter, RecordDto } from '@trove/contracts';
 import { contentHash } from '../domain/content-hash';
 import { nameVector } from '../domain/search-terms';
 import type { ListPosition } from '../domain/cursor';
 import { indexingAt, markPending, startIndexing } from './indexing';
+import { dataFilterCondition } from './data-filters';
 import { byId } from './lock-order';
 import type { Executor, IndexingStatus, RecordsSchema, RecordsTable, Trx } from './schema';
 
@@ -391,6 +392,8 @@ export interface ListFilter {
   recordType?: string;
   /** A tsquery text over the name (domain/search-terms.ts). */
   nameQuery?: string;
+  /** Filters on collection_data, all of which must hold (store/data-filters.ts). */
+  data?: Filter[];
   after?: ListPosition;
   limit: number;
 }
@@ -408,6 +411,7 @@ export async function listRecords(db: Executor, filter: ListFilter): Promise<Lis
   if (filter.collection !== undefined) query = query.where('r.collection', '=', filter.collection);
   if (filter.recordType !== undefined) query = query.where('r.record_type', '=', filter.recordType);
   if (filter.nameQuery !== undefined) query = query.where(sql<boolean>`r.name_tsv @@ ${filter.nameQuery}::tsquery`);
+  if (filter.data !== undefined && filter.data.length > 0) query = query.where(dataFilterCondition(filter.data));
   if (filter.after) {
     const { createdAt, id } = filter.after;
     // Passed as text: a Date parameter depends on the driver's serialiser, and the cast states the type either way.
