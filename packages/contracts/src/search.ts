@@ -183,6 +183,22 @@ export function parseFilters(filters: Record<string, FilterValue>): { filters: F
   return { filters: out, issues };
 }
 
+const SUFFIX_OF: Record<FilterOp, string> = { eq: '', in: '_in', gte: '_min', lte: '_max', gt: '_gt', lt: '_lt' };
+
+/**
+ * Writes filters back in the filter object's syntax, so a service that read them (and tidied them) can pass them on:
+ * parseFilters reads the object it returns as the same filters.
+ */
+export function formatFilters(filters: Filter[]): Record<string, FilterValue> {
+  const out: Record<string, FilterValue> = {};
+  for (const f of filters) {
+    const key = `${f.field}${SUFFIX_OF[f.op]}`;
+    // Both `a_in` and a bare `a` holding a list read as any-of on `a`: the second such filter takes the bare key.
+    out[f.op === 'in' && key in out ? f.field : key] = f.value;
+  }
+  return out;
+}
+
 function operatorOf(key: string, value: FilterValue): [string, FilterOp] {
   for (const [suffix, op] of SUFFIXES) {
     if (key.endsWith(suffix)) return [key.slice(0, -suffix.length), op];

@@ -36,6 +36,8 @@ export interface ListParams {
   collection?: string;
   record_type?: string;
   status?: string;
+  /** collection_data filters: a JSON object in the shared filter syntax, applied by records. */
+  filters?: string;
   cursor?: string;
   limit: number;
 }

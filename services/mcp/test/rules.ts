@@ -137,6 +137,10 @@ export function mcpRules(start: () => Promise<McpHarness>, newTenant: () => stri
       expect(names(textOf(await call('trove_list', { collection: 'fasteners', q: '"stainless steel"' })))).toEqual(['Hex bolt M8x40 stainless steel']);
       expect(names(textOf(await call('trove_list', { collection: 'fasteners', q: '"steel stainless"' })))).toEqual([]);
       expect(names(textOf(await call('trove_list', { collection: 'fasteners', filters: { price_min: 0.1, in_stock: 'true' } })))).toEqual(['Hex bolt M8x40 stainless steel']);
+      expect(names(textOf(await call('trove_list', { collection: 'fasteners', filters: { material: [' brass ', 'zinc plated steel'], price_lt: 0.35 } })))).toEqual([
+        'Countersunk screw M6x20 brass',
+        'Hex nut M8 zinc plated',
+      ]);
       const drafts = textOf(await call('trove_list', { collection: 'fasteners', status: 'draft' }));
       expect(drafts).toContain(draftId);
     });

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { formatFilters } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
-import { matchesData } from '../domain/data-filters';
 import { keyData, table } from '../domain/format';
 import { decodeListCursor, encodeListCursor, type ListPosition } from '../domain/list-cursor';
 import { matchesName, parseNameQuery } from '../domain/name-query';
@@ -10,7 +10,7 @@ import type { Backend, FullRecord, ListItem } from '../upstreams';
 import { collection, dataFilters, filters, guarded, type Filters } from './common';
 import { recordType } from './schema';
 
-/** Records looked at per call when q or filters thin the pages out; the cursor continues from where it stopped. */
+/** Records looked at per call when q thins the pages out; the cursor continues from where it stopped. */
 export const LIST_SCAN = 500;
 const PAGE = 100;
 
@@ -76,7 +76,9 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
       const nameQuery = args.q === undefined ? undefined : parseNameQuery(args.q);
       if (args.q !== undefined && !nameQuery) throw new ToolError('q holds no word to search for; use letters or digits, or leave q out.');
       const data = dataFilters(args.filters);
-      const thinned = nameQuery !== undefined || data.length > 0;
+      // Records applies the data filters to its listing; only the name query, in trove_list's own syntax, is matched here.
+      const filters = data.length > 0 ? JSON.stringify(formatFilters(data)) : undefined;
+      const thinned = nameQuery !== undefined;
 
       const rows: Row[] = [];
       let position: ListPosition | null = start;
@@ -87,13 +89,11 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
           collection: args.collection,
           record_type: args.record_type,
           status: STATUS[args.status],
+          filters,
           cursor: position.after ?? undefined,
           limit: pageSize,
         });
         const items = page.items.slice(position.skip);
-        const named = nameQuery ? items.map((i) => matchesName(nameQuery, i.name)) : items.map(() => true);
-        // Data filters need each candidate's collection_data; only records whose name already matched are read.
-        const records = data.length > 0 ? await mapLimit(items, 10, (i, n) => (named[n] ? backend.record(i.id) : Promise.resolve(undefined))) : [];
         let stoppedAt: number | undefined;
         for (let n = 0; n < items.length; n++) {
           if (rows.length >= args.limit) {
@@ -101,20 +101,23 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
             break;
           }
           scanned++;
-          if (!named[n]) continue;
-          const record = records[n];
-          if (data.length > 0 && (!record || !matchesData(data, record.collection_data))) continue;
-          rows.push({ item: items[n]!, record });
+          if (nameQuery && !matchesName(nameQuery, items[n]!.name)) continue;
+          rows.push({ item: items[n]! });
         }
         if (stoppedAt !== undefined) position = { after: position.after, skip: position.skip + stoppedAt };
         else position = page.has_more && page.cursor ? { after: page.cursor, skip: 0 } : null;
         if (stoppedAt !== undefined) break;
       }
+      // The key data column shows what the filters looked at: each listed record's collection_data is read.
+      if (data.length > 0) {
+        const records = await mapLimit(rows, 10, (r) => backend.record(r.item.id));
+        rows.forEach((r, n) => (r.record = records[n]));
+      }
 
       sortRows(rows, args.sort);
       const lines: string[] = [];
       const what = `${args.status} record${rows.length === 1 ? '' : 's'} in "${args.collection}"${args.record_type ? ` of type "${args.record_type}"` : ''}`;
-      if (rows.length === 0) lines.push(`No ${what}${thinned ? ' match' : ''} on this page.`);
+      if (rows.length === 0) lines.push(`No ${what}${thinned || data.length > 0 ? ' match' : ''} on this page.`);
       else {
         lines.push(`${rows.length} ${what}:`, '');
         const headers = ['Name', 'Type', 'Updated', ...(data.length > 0 ? ['Key data'] : []), 'Record ID'];
