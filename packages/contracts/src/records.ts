@@ -126,6 +126,12 @@ export interface CollectionSummary {
   failed: number;
 }
 
+/**
+ * Where other services (MCP) list a tenant's records: GET /records's parameters as a JSON body (`limit` a number,
+ * `filters` an object), so filters of any size fit; the answer is GET /records's.
+ */
+export const RECORDS_LIST_PATH = '/internal/records/list';
+
 export interface CollectionsAnswer {
   collections: CollectionSummary[];
 }

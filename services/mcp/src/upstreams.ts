@@ -1,4 +1,4 @@
-import { RECORDS_COLLECTIONS_PATH, type AggregateAnswer, type CollectionsAnswer, type SearchAnswer } from '@trove/contracts';
+import { RECORDS_COLLECTIONS_PATH, RECORDS_LIST_PATH, type AggregateAnswer, type CollectionsAnswer, type FilterValue, type SearchAnswer } from '@trove/contracts';
 import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
 import { ToolError, detailText } from './domain/tool-error';
 
@@ -36,8 +36,8 @@ export interface ListParams {
   collection?: string;
   record_type?: string;
   status?: string;
-  /** collection_data filters: a JSON object in the shared filter syntax, applied by records. */
-  filters?: string;
+  /** collection_data filters in the shared filter syntax, applied by records. */
+  filters?: Record<string, FilterValue>;
   cursor?: string;
   limit: number;
 }
@@ -79,11 +79,7 @@ export class Upstreams {
       search: async (collection, body) =>
         ok<SearchAnswer>(await call(this.searchClient, 'POST', `/search/${encodeURIComponent(collection)}`, body), 'Search'),
       aggregate: async (body) => ok<AggregateAnswer>(await call(this.searchClient, 'POST', '/aggregate', body), 'Aggregation'),
-      list: async (params) => {
-        const qs = new URLSearchParams();
-        for (const [k, v] of Object.entries(params)) if (v !== undefined) qs.set(k, String(v));
-        return ok<ListPage>(await call(this.records, 'GET', `/records?${qs}`), 'Listing records');
-      },
+      list: async (params) => ok<ListPage>(await call(this.records, 'POST', RECORDS_LIST_PATH, params), 'Listing records'),
       collections: async () => ok<CollectionsAnswer>(await call(this.records, 'GET', RECORDS_COLLECTIONS_PATH), 'Listing collections'),
       record: async (id) => {
         const res = await call<FullRecord>(this.records, 'GET', `/records/${encodeURIComponent(id)}`);

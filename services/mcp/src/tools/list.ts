@@ -77,7 +77,7 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
       if (args.q !== undefined && !nameQuery) throw new ToolError('q holds no word to search for; use letters or digits, or leave q out.');
       const data = dataFilters(args.filters);
       // Records applies the data filters to its listing; only the name query, in trove_list's own syntax, is matched here.
-      const filters = data.length > 0 ? JSON.stringify(formatFilters(data)) : undefined;
+      const filters = data.length > 0 ? formatFilters(data) : undefined;
       const thinned = nameQuery !== undefined;
 
       const rows: Row[] = [];

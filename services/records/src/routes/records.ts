@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   collectionData,
   collectionName,
+  RECORDS_LIST_PATH,
   parseFilters,
   recordDescription,
   recordName,
@@ -14,6 +15,7 @@ import {
   storableText,
   visibility,
   type Filter,
+  type FilterValue,
 } from '@trove/contracts';
 import { ERRORS, parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
@@ -54,13 +56,31 @@ const listQuery = z.object({
   filters: z.string().optional(),
 });
 
-const filtersQuery = z.object({ filters: searchFilters });
+/** The same parameters as a JSON body, for other services: filters of any size fit in a body, not in a URL. */
+const listBody = z.strictObject({
+  collection: collectionName.optional(),
+  record_type: recordType.optional(),
+  q: storableText(500).optional(),
+  status: recordStatus.default('active'),
+  limit: z.int().min(1).max(100).default(20),
+  cursor: z.string().optional(),
+  filters: searchFilters.optional(),
+});
 
-/**
- * The `filters` query parameter: a JSON object in the filter syntax of search (parseFilters), applied to
- * collection_data. A filter that cannot apply is a 422 naming it, as search answers.
- */
-function dataFiltersOf(text: string | undefined): Filter[] | undefined {
+type ListInput = Omit<z.output<typeof listBody>, 'filters'>;
+
+/** `filters` of the list: an object in the filter syntax of search (parseFilters); one that cannot apply is a 422 naming it. */
+function dataFiltersOf(raw: Record<string, FilterValue> | undefined, source: 'query' | 'body'): Filter[] | undefined {
+  if (raw === undefined) return undefined;
+  const { filters, issues } = parseFilters(raw);
+  if (issues.length > 0) {
+    throw ERRORS.validation(issues.map((i) => ({ loc: [source, 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
+  }
+  return filters;
+}
+
+/** The `filters` query parameter: the filter object as JSON text. */
+function filtersParameter(text: string | undefined): Record<string, FilterValue> | undefined {
   if (text === undefined) return undefined;
   let raw: unknown;
   try {
@@ -68,12 +88,42 @@ function dataFiltersOf(text: string | undefined): Filter[] | undefined {
   } catch {
     throw validationError(['query', 'filters'], 'Input should be a JSON object of filters', 'json_invalid', text);
   }
-  const { filters: object } = parseInput(filtersQuery, { filters: raw }, 'query');
-  const { filters, issues } = parseFilters(object);
-  if (issues.length > 0) {
-    throw ERRORS.validation(issues.map((i) => ({ loc: ['query', 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
+  return parseInput(z.object({ filters: searchFilters }), { filters: raw }, 'query').filters;
+}
+
+/** One page of the tenant's records, newest first, as GET /records answers it. */
+async function listPage(records: RecordsService, tenantId: string, query: ListInput, data: Filter[] | undefined, source: 'query' | 'body') {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (query.cursor !== undefined && !after) {
+    throw validationError([source, 'cursor'], 'Input should be a cursor returned by a previous page', 'value_error', query.cursor);
   }
-  return filters;
+  const q = query.q?.trim();
+  const tsquery = q ? nameQuery(q) : undefined;
+  // A query with no letters or digits names nothing, so it matches nothing rather than everything.
+  if (q && !tsquery) return { items: [], cursor: null, has_more: false };
+  const page = await records.list(tenantId, {
+    status: query.status,
+    collection: query.collection,
+    recordType: query.record_type,
+    nameQuery: tsquery,
+    data,
+    after,
+    limit: query.limit,
+  });
+  const last = page.items.at(-1);
+  return {
+    items: page.items.map((r) => ({
+      id: r.id,
+      name: r.name,
+      collection: r.collection,
+      record_type: r.record_type,
+      indexing_status: r.indexing_status,
+      created_at: r.created_at.toISOString(),
+      updated_at: r.updated_at.toISOString(),
+    })),
+    cursor: page.hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+    has_more: page.hasMore,
+  };
 }
 
 export function recordRoutes(router: Router, records: RecordsService): void {
@@ -94,41 +144,13 @@ export function recordRoutes(router: Router, records: RecordsService): void {
 
   router.get('/records', requireScope('records'), async (req, res) => {
     const query = parseInput(listQuery, req.query, 'query');
-    const data = dataFiltersOf(query.filters);
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    if (query.cursor !== undefined && !after) {
-      throw validationError(['query', 'cursor'], 'Input should be a cursor returned by a previous page', 'value_error', query.cursor);
-    }
-    const q = query.q?.trim();
-    const tsquery = q ? nameQuery(q) : undefined;
-    // A query with no letters or digits names nothing, so it matches nothing rather than everything.
-    if (q && !tsquery) {
-      res.json({ items: [], cursor: null, has_more: false });
-      return;
-    }
-    const page = await records.list(tenantOf(req), {
-      status: query.status,
-      collection: query.collection,
-      recordType: query.record_type,
-      nameQuery: tsquery,
-      data,
-      after,
-      limit: query.limit,
-    });
-    const last = page.items.at(-1);
-    res.json({
-      items: page.items.map((r) => ({
-        id: r.id,
-        name: r.name,
-        collection: r.collection,
-        record_type: r.record_type,
-        indexing_status: r.indexing_status,
-        created_at: r.created_at.toISOString(),
-        updated_at: r.updated_at.toISOString(),
-      })),
-      cursor: page.hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
-      has_more: page.hasMore,
-    });
+    const data = dataFiltersOf(filtersParameter(query.filters), 'query');
+    res.json(await listPage(records, tenantOf(req), query, data, 'query'));
+  });
+
+  router.post(RECORDS_LIST_PATH, requireScope('records'), async (req, res) => {
+    const body = parseInput(listBody, req.body ?? {}, 'body');
+    res.json(await listPage(records, tenantOf(req), body, dataFiltersOf(body.filters, 'body'), 'body'));
   });
 
   router.get('/records/:id', requireScope('records'), async (req, res) => {
