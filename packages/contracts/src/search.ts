@@ -37,12 +37,20 @@ export interface SearchAnswer {
 export type Scalar = string | number | boolean;
 export type FilterValue = Scalar | Scalar[];
 
+/** Numeric stats of one field over an aggregation's records: only numeric values count (all null when none). */
+export interface FieldStats {
+  count: number;
+  min: number | null;
+  max: number | null;
+  avg: number | null;
+}
+
 /** The answer of an aggregation: total, the 50 largest groups (ties by value) and numeric stats per field. */
 export interface AggregateAnswer {
   total: number;
-  /** Highest count first, ties by value; values as stored. */
+  /** Highest count first, ties by value; values as stored (string, number or boolean). */
   groups: Array<{ value: Scalar; count: number }>;
-  stats: Record<string, { count: number; min: number | null; max: number | null; avg: number | null }>;
+  stats: Record<string, FieldStats>;
 }
 
 /** The specification's limit on filters per search. */

@@ -9,7 +9,11 @@
  * A record is searchable when its status is active and its generation is the collection's active generation.
  */
 
-export type Scalar = string | number | boolean;
+import type { AggregateAnswer, Filter } from '@trove/contracts';
+
+// Filters and aggregate answers are the contract between search and its callers; the engine takes and gives them as
+// they are.
+export type { AggregateAnswer as AggregateResult, FieldStats, Filter, Scalar } from '@trove/contracts';
 
 /** One record as the engine stores it: the fields a search result shows plus what filtering and scoping need. */
 export interface IndexDocument {
@@ -45,15 +49,6 @@ export interface ApplyOutcome {
   /** indexed also for a change ignored because the engine already holds this or a newer version. */
   status: 'indexed' | 'failed';
   error?: string;
-}
-
-export type FilterOp = 'eq' | 'in' | 'gte' | 'lte' | 'gt' | 'lt';
-
-/** A filter on one collection_data field. `in` takes an array; range operators take a number (or an ISO date string). */
-export interface Filter {
-  field: string;
-  op: FilterOp;
-  value: Scalar | Scalar[];
 }
 
 export interface Sort {
@@ -109,20 +104,6 @@ export interface AggregateQuery {
   stats?: string[];
 }
 
-export interface FieldStats {
-  count: number;
-  min: number | null;
-  max: number | null;
-  avg: number | null;
-}
-
-export interface AggregateResult {
-  total: number;
-  /** Highest count first, ties by value; values as stored (string, number or boolean). */
-  groups: Array<{ value: Scalar; count: number }>;
-  stats: Record<string, FieldStats>;
-}
-
 export interface SearchEngine {
   readonly kind: 'postgres' | 'elasticsearch';
   /** Creates tables, indexes or index templates; idempotent. */
@@ -138,7 +119,7 @@ export interface SearchEngine {
    */
   swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void>;
   search(query: SearchQuery): Promise<SearchResult>;
-  aggregate(query: AggregateQuery): Promise<AggregateResult>;
+  aggregate(query: AggregateQuery): Promise<AggregateAnswer>;
   /** Rejects when the engine cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
