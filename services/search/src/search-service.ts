@@ -1,4 +1,5 @@
 import type { Cache } from '@trove/cache';
+import type { SearchAnswer } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import {
   classifyQuery,
@@ -12,12 +13,12 @@ import {
   type Sort,
 } from '@trove/search-engine';
 import type { Histogram } from 'prom-client';
-import { compactTable, yamlList, type ResultItem } from './domain/format';
+import { compactTable, yamlList } from './domain/format';
 import type { HealthWindow } from './domain/health-window';
 import { ResponseCache } from './response-cache';
 
 export type Format = 'json' | 'compact' | 'yaml';
-export type SearchMode = 'fulltext' | 'identifier' | 'filtered' | 'error';
+type SearchMode = SearchAnswer['metadata']['search_mode'];
 
 export interface SearchRequest {
   scope: SearchScope;
@@ -28,20 +29,6 @@ export interface SearchRequest {
   limit: number;
   offset: number;
   format: Format;
-}
-
-export interface SearchBody {
-  results: ResultItem[];
-  pagination: { offset: number; limit: number; has_more: boolean };
-  metadata: {
-    search_mode: SearchMode;
-    query_type: QueryType;
-    processing_time_ms: number;
-    total_estimate: number;
-    cache_hit: boolean;
-    zero_result_fallback_used: boolean;
-    timings: { classify_ms: number; search_ms: number; hydrate_ms: number };
-  };
 }
 
 /** What a route sends: a JSON body, or plain text for the compact and yaml formats. */
@@ -86,10 +73,10 @@ export class SearchService {
       // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten.
       const ms = round(performance.now() - started);
       const text = markCached(found.text, ms);
-      this.observe(found.note ?? summaryOf(JSON.parse(text) as SearchBody), ms, true);
+      this.observe(found.note ?? summaryOf(JSON.parse(text) as SearchAnswer), ms, true);
       return { kind: 'json-text', body: text };
     }
-    const body = found.hit ? (JSON.parse(found.text) as SearchBody) : found.value;
+    const body = found.hit ? (JSON.parse(found.text) as SearchAnswer) : found.value;
     body.metadata.cache_hit = found.hit;
     body.metadata.processing_time_ms = round(performance.now() - started);
     this.observe(summaryOf(body), body.metadata.processing_time_ms, found.hit);
@@ -104,7 +91,7 @@ export class SearchService {
     return found.hit ? (JSON.parse(found.text) as AggregateResult) : found.value;
   }
 
-  private async searchUncached(req: SearchRequest, started: number): Promise<{ value: SearchBody; store: boolean }> {
+  private async searchUncached(req: SearchRequest, started: number): Promise<{ value: SearchAnswer; store: boolean }> {
     const classified = req.query !== undefined ? classifyQuery(req.query) : undefined;
     const classifyMs = performance.now() - started;
     const base: SearchQuery = { scope: req.scope, filters: req.filters, sort: sortOf(req.sort), limit: req.limit, offset: req.offset };
@@ -147,7 +134,7 @@ export class SearchService {
       source_type: d.source_type,
       updated_at: d.updated_at,
     }));
-    const body: SearchBody = {
+    const body: SearchAnswer = {
       results,
       pagination: { offset: req.offset, limit: req.limit, has_more: req.offset + results.length < result.total_estimate },
       metadata: {
@@ -176,7 +163,7 @@ interface Summary {
   fallback: boolean;
 }
 
-function summaryOf(body: SearchBody): Summary {
+function summaryOf(body: SearchAnswer): Summary {
   return { mode: body.metadata.search_mode, zeroResults: body.results.length === 0, fallback: body.metadata.zero_result_fallback_used };
 }
 
@@ -203,7 +190,7 @@ function sortOf(sort: string | undefined): Sort | undefined {
   return sort.startsWith('-') ? { field: sort.slice(1), direction: 'desc' } : { field: sort, direction: 'asc' };
 }
 
-function errorBody(req: SearchRequest, queryType: QueryType | undefined): SearchBody {
+function errorBody(req: SearchRequest, queryType: QueryType | undefined): SearchAnswer {
   return {
     results: [],
     pagination: { offset: req.offset, limit: req.limit, has_more: false },
@@ -219,7 +206,7 @@ function errorBody(req: SearchRequest, queryType: QueryType | undefined): Search
   };
 }
 
-function render(body: SearchBody, req: SearchRequest): Rendered {
+function render(body: SearchAnswer, req: SearchRequest): Rendered {
   if (req.format === 'compact') return { kind: 'text', body: compactTable(body.results, req.offset, body.metadata.total_estimate) };
   if (req.format === 'yaml') return { kind: 'text', body: yamlList(body.results) };
   return { kind: 'json', body };
