@@ -3,7 +3,7 @@ import { collectionName } from '@trove/contracts';
 import { parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
-import { idParams } from './schemas';
+import { idParams } from './request-schemas';
 
 const collectionParams = z.object({ collection: collectionName });
 

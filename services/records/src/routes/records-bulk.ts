@@ -3,7 +3,7 @@ import { visibility } from '@trove/contracts';
 import { parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
-import { recordIds, recordUpdate } from './schemas';
+import { recordIds, recordUpdate } from './request-schemas';
 
 const bulkUpdateBody = z.strictObject({ record_ids: recordIds, update: recordUpdate });
 const bulkDeleteBody = z.strictObject({ record_ids: recordIds });

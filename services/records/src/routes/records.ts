@@ -22,7 +22,7 @@ import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { nameQuery } from '../domain/search-terms';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
-import { idParams, recordUpdate } from './schemas';
+import { idParams, recordUpdate } from './request-schemas';
 
 /** Unknown fields are refused (422 extra_forbidden) so a misspelt field never silently falls back to a default. */
 const createBody = z.strictObject({

@@ -3,7 +3,7 @@ import { visibility } from '@trove/contracts';
 import { parseInput, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
-import { idParams } from './schemas';
+import { idParams } from './request-schemas';
 
 const visibilityBody = z.strictObject({ visibility });
 
