@@ -46,13 +46,19 @@ class UpstreamFailure extends Error {
 }
 
 /**
- * Whether a failed call says nothing about the upstream's health, so it must not count against the breaker: a 500
- * (or any 5xx but 502, 503 and 504) is the upstream's answer to this call's content, as a 4xx is. Only network
- * failures, timeouts and 502/503/504 count, as in the gateway's breakers.
+ * Whether an upstream's answer says it cannot serve anything right now (502, 503, 504), which counts against a circuit
+ * breaker (the gateway's and ServiceClient's alike) besides network failures and timeouts. A 4xx is the caller's, and a
+ * 500 (or any other 5xx) is the upstream's answer to the request's own content: neither says the upstream is down,
+ * and counting them let one tenant's bad requests shut a service off for everyone.
  */
+export function isUnavailableStatus(status: number): boolean {
+  return status === 502 || status === 503 || status === 504;
+}
+
+/** Whether a failed call says nothing about the upstream's health, so it must not count against the breaker. */
 function answeredByUpstream(err: unknown): boolean {
   const status = err instanceof UpstreamFailure ? err.status : undefined;
-  return status !== undefined && status !== 502 && status !== 503 && status !== 504;
+  return status !== undefined && !isUnavailableStatus(status);
 }
 
 /**

@@ -2,7 +2,7 @@ import { Agent, type ClientRequest } from 'node:http';
 import type { Request, Response } from 'express';
 import CircuitBreaker from 'opossum';
 import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middleware';
-import { ERRORS, IDENTITY_HEADER, REQUEST_ID_HEADER, serviceUrl, signIdentity, type Config, type ServiceName } from '@trove/platform';
+import { ERRORS, IDENTITY_HEADER, REQUEST_ID_HEADER, isUnavailableStatus, serviceUrl, signIdentity, type Config, type ServiceName } from '@trove/platform';
 import { ANONYMOUS_IDENTITY } from './authenticate';
 import { upstreamPath } from './domain/route-table';
 
@@ -17,13 +17,6 @@ interface Pending {
  * its response still streams to the client.
  */
 class UpstreamServerError extends Error {}
-
-/**
- * The statuses that count against a breaker besides connection errors and timeouts. A 4xx is the client's, and a
- * 500 is the service's answer to the request's own content (a bad upload): neither says the service is down, and
- * counting them let one tenant's bad requests shut a service off for everyone.
- */
-const UNAVAILABLE_STATUSES = new Set([502, 503, 504]);
 
 /** How long a client may keep sending a body its service has already answered before its connection is closed. */
 const DRAIN_AFTER_ANSWER_MS = 5_000;
@@ -169,7 +162,7 @@ export class Upstreams {
           const proxyReq = this.outgoing.get(req);
           if (proxyReq) this.releaseAfter(proxyReq, req, res, status);
           this.opts.onResponse?.(service, req, status, this.paths.get(req)!.split('?')[0]!);
-          this.settle(req, UNAVAILABLE_STATUSES.has(status) ? new UpstreamServerError(`${service} answered ${status}`) : undefined);
+          this.settle(req, isUnavailableStatus(status) ? new UpstreamServerError(`${service} answered ${status}`) : undefined);
         },
         error: (err, req, res) => {
           if (this.pending.has(req as Request)) this.settle(req as Request, err);
