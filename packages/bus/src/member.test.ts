@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { holderIsGone, isRunning, thisProcess, type LeaseHolder, type MemberIdentity } from './member';
+import { holderIsGone, thisProcess, type LeaseHolder, type MemberIdentity } from './member';
 
 const self: MemberIdentity = { host: 'box/boot-1', pidNamespace: 'pid:[1]', pid: 100, incarnation: 'now' };
 const holder = (over: Partial<LeaseHolder> = {}): LeaseHolder => ({
@@ -37,12 +36,7 @@ describe('whether a lease holder is a process that is gone', () => {
   });
 });
 
-describe('whether a pid runs', () => {
-  it('knows this process runs and an exited one does not', () => {
-    expect(isRunning(process.pid)).toBe(true);
-    expect(isRunning(spawnSync(process.execPath, ['-e', '']).pid!)).toBe(false);
-  });
-
+describe('this process', () => {
   it('names this process by host, pid and an incarnation of its own', () => {
     expect(thisProcess()).toEqual({ host: expect.any(String), pidNamespace: expect.any(String), pid: process.pid, incarnation: expect.any(String) });
     expect(thisProcess()).toEqual(thisProcess());

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isRunning } from '@trove/db';
 
 /**
  * Who holds a consumer group's lease, as written in the lease: enough for a member to tell that the holder is a
@@ -43,21 +44,6 @@ export function thisProcess(): MemberIdentity {
     pid: process.pid,
     incarnation: INCARNATION,
   };
-}
-
-/**
- * Whether a process with this pid runs here. A zombie (killed, not yet reaped by its parent) is not running, though
- * signalling it still succeeds; EPERM means it runs under another user.
- */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  const stat = readOr(() => readFileSync(`/proc/${pid}/stat`, 'utf8'), '');
-  // The state follows the command name, which is in parentheses and may itself hold spaces or parentheses.
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isRunning } from './process';
 
 /** Raised when another process (or this one) already has the data folder open; the message names it. */
 export class DataFolderLockedError extends Error {
@@ -87,12 +88,7 @@ function isAlive(holder: Holder, path: string): boolean {
   }
   // A lock naming this very process is a previous run's when the process id came round again (a container restarted).
   if (holder.pid === process.pid) return held.has(path);
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return isRunning(holder.pid);
 }
 
 /**

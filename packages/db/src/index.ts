@@ -2,6 +2,7 @@ export type { Database } from './port';
 export { openDatabase } from './factory';
 export { copyInto, type CopyValue } from './copy';
 export { DataFolderLockedError } from './folder-lock';
+export { isRunning } from './process';
 export * from './migrate';
 export { sql } from 'kysely';
 export type { Kysely, Transaction } from 'kysely';
