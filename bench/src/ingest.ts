@@ -20,7 +20,6 @@ import { catalogue, csvHeader, csvLine, ndjsonLine, type CatalogueRecord } from 
 import { benchArgs } from './args';
 import { startSystem, type RunningSystem } from './system';
 
-
 function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : NaN;

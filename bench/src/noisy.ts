@@ -23,7 +23,6 @@ const BATCH_SIZE = 10_000;
 /** How long the flood runs before B's measurement starts, so B meets a flood already at full strength. */
 const RAMP_SECONDS = 1;
 
-
 /** Keyword queries over the catalogue's vocabulary ("brass hex nut", "M8 washer", "Fischer anchor"). */
 function keywordQueries(): string[] {
   const materials = ['steel', 'stainless', 'brass', 'aluminium', 'nylon', 'titanium'];

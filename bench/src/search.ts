@@ -24,7 +24,6 @@ import { startSystem } from './system';
 const COLLECTION = 'catalogue';
 const BATCH_SIZE = 10_000;
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // Requests: one description per request, rendered as an HTTP body for the gateway and as an engine query.
 
