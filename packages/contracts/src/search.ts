@@ -45,7 +45,7 @@ export interface FieldStats {
   avg: number | null;
 }
 
-/** The answer of an aggregation: total, the 50 largest groups (ties by value) and numeric stats per field. */
+/** The answer of an aggregation: total, the largest groups (AGGREGATE_GROUP_LIMIT) (ties by value) and numeric stats per field. */
 export interface AggregateAnswer {
   total: number;
   /** Highest count first, ties by value; values as stored (string, number or boolean). */
@@ -61,6 +61,8 @@ export const MAX_OFFSET = 10_000;
 export const SEARCH_LIMIT_MAX = 100;
 /** The most numeric fields one aggregation computes stats for. */
 export const AGGREGATE_STATS_MAX = 5;
+/** The most groups an aggregation answers (the largest, ties by value), and the most collections of a listing. */
+export const AGGREGATE_GROUP_LIMIT = 50;
 
 const filterScalar = z.union([z.string().max(1_000), z.number(), z.boolean()]);
 /** A filter's key: a field name, with an optional operator suffix. */
@@ -111,6 +113,25 @@ export const publicSearchRequest = searchRequest.extend({
 export type PublicSearchRequest = z.input<typeof publicSearchRequest>;
 export const publicAggregateRequest = aggregateRequest.extend({ collection: collectionName.optional() });
 export type PublicAggregateRequest = z.input<typeof publicAggregateRequest>;
+
+/**
+ * Where the Open API lists the collections of the shared public index in one call: grouped by name across tenants,
+ * the AGGREGATE_GROUP_LIMIT largest (ties by name), each with its record types (the largest, by name).
+ */
+export const PUBLIC_COLLECTIONS_PATH = '/internal/public/collections';
+export const publicCollectionsRequest = z.strictObject({});
+
+/** One collection of the public index: its public record count and the record types among them, sorted by name. */
+export interface PublicCollection {
+  collection: string;
+  record_count: number;
+  record_types: string[];
+}
+
+export interface PublicCollectionsAnswer {
+  /** Largest first, ties by name. */
+  collections: PublicCollection[];
+}
 
 /**
  * Where the Open API checks visibility when it loads records: answers `{records}`, the full records among the ids

@@ -213,6 +213,29 @@ export function searchEngineContract(
         expect((await engine.aggregate({ scope: { kind: 'public', collection }, filters: [] })).total).toBe(2);
       });
 
+      it('lists its collections across tenants in one call: largest first, ties by name, with their record types', async () => {
+        const [a, b] = [tenant(), tenant()];
+        const word = uniqueWord();
+        const [x, y, z] = ['x', 'y', 'z'].map((c) => `open_${word}_${c}`);
+        const data = { run: word };
+        await index(
+          doc(a, { collection: x, record_type: 'bolt', visibility: 'public', collection_data: data }),
+          doc(a, { collection: x, record_type: 'bolt', visibility: 'public', collection_data: data }),
+          doc(a, { collection: z, record_type: 'nut', visibility: 'public', collection_data: data }),
+          doc(a, { collection: y, record_type: 'nut', collection_data: data }),
+          doc(a, { collection: y, record_type: 'nut', visibility: 'public', status: 'archived', collection_data: data }),
+        );
+        await index(
+          doc(b, { collection: x, record_type: 'nut', visibility: 'public', collection_data: data }),
+          doc(b, { collection: y, record_type: 'washer', visibility: 'public', collection_data: data }),
+        );
+        expect(await engine.publicCollections([{ field: 'run', op: 'eq', value: word }])).toEqual([
+          { collection: x, count: 3, record_types: [{ value: 'bolt', count: 2 }, { value: 'nut', count: 1 }] },
+          { collection: y, count: 1, record_types: [{ value: 'washer', count: 1 }] },
+          { collection: z, count: 1, record_types: [{ value: 'nut', count: 1 }] },
+        ]);
+      });
+
       it('moves a document in and out with its visibility, and drops it when archived', async () => {
         const t = tenant();
         const word = uniqueWord();

@@ -104,6 +104,14 @@ export interface AggregateQuery {
   stats?: string[];
 }
 
+/** A collection of the public index, grouped by name across tenants; see SearchEngine.publicCollections. */
+export interface CollectionGroup {
+  collection: string;
+  count: number;
+  /** Highest count first, ties by name. */
+  record_types: Array<{ value: string; count: number }>;
+}
+
 export interface SearchEngine {
   readonly kind: 'postgres' | 'elasticsearch';
   /** Creates tables, indexes or index templates; idempotent. */
@@ -120,6 +128,11 @@ export interface SearchEngine {
   swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void>;
   search(query: SearchQuery): Promise<SearchResult>;
   aggregate(query: AggregateQuery): Promise<AggregateAnswer>;
+  /**
+   * The collections of the public index whose documents match the filters, grouped by name across tenants: the
+   * AGGREGATE_GROUP_LIMIT largest (ties by name, in code point order), each with its largest record types.
+   */
+  publicCollections(filters: Filter[]): Promise<CollectionGroup[]>;
   /** Rejects when the engine cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -56,17 +56,10 @@ export class OpenService {
 
   /** Every collection with public records, grouped by name across tenants, largest first (the index's top 50). */
   async collections(q: string | undefined, requestId?: string): Promise<OpenCollection[]> {
-    const { upstreams } = this.deps;
-    const top = await upstreams.aggregate({ group_by: 'collection' }, requestId);
-    const all = await Promise.all(
-      top.groups.map(async (g) => {
-        const collection = String(g.value);
-        const types = await upstreams.aggregate({ collection, group_by: 'record_type' }, requestId);
-        return openCollection(collection, types);
-      }),
-    );
-    return all
-      .filter((c) => c.record_count > 0 && matchesQuery(c, q))
+    const listed = await this.deps.upstreams.collections(requestId);
+    return listed
+      .map((c) => openCollection(c.collection, c.record_count, c.record_types))
+      .filter((c) => matchesQuery(c, q))
       .sort((a, b) => b.record_count - a.record_count || (a.collection < b.collection ? -1 : a.collection > b.collection ? 1 : 0));
   }
 
@@ -82,7 +75,8 @@ export class OpenService {
       sample.results.map((h) => h.record_id),
       requestId,
     );
-    return { ...openCollection(collection, types), filterable_fields: filterableFields([...records.values()].map((r) => r.collection_data)) };
+    const recordTypes = types.groups.map((g) => String(g.value)).sort();
+    return { ...openCollection(collection, types.total, recordTypes), filterable_fields: filterableFields([...records.values()].map((r) => r.collection_data)) };
   }
 
   /** The full public record; a private, archived or missing one is the same 404. */
@@ -94,9 +88,8 @@ export class OpenService {
   }
 }
 
-function openCollection(collection: string, types: AggregateAnswer): OpenCollection {
-  const recordTypes = types.groups.map((g) => String(g.value)).sort();
-  return { collection, record_types: recordTypes, record_count: types.total, description: generatedDescription(collection, types.total, recordTypes) };
+function openCollection(collection: string, recordCount: number, recordTypes: string[]): OpenCollection {
+  return { collection, record_types: recordTypes, record_count: recordCount, description: generatedDescription(collection, recordCount, recordTypes) };
 }
 
 function resultItem(r: RecordDto, score: number): OpenResultItem {

@@ -1,10 +1,13 @@
 import {
   PUBLIC_AGGREGATE_PATH,
+  PUBLIC_COLLECTIONS_PATH,
   PUBLIC_RECORDS_MAX_IDS,
   PUBLIC_RECORDS_PATH,
   PUBLIC_SEARCH_PATH,
   type AggregateAnswer,
   type PublicAggregateRequest,
+  type PublicCollection,
+  type PublicCollectionsAnswer,
   type PublicSearchRequest,
   type RecordDto,
   type SearchAnswer,
@@ -27,6 +30,12 @@ export class Upstreams {
 
   aggregate(body: PublicAggregateRequest, requestId?: string): Promise<AggregateAnswer> {
     return this.call(this.clients.search, 'search', PUBLIC_AGGREGATE_PATH, body, requestId);
+  }
+
+  /** The public index's collections, grouped across tenants, in one call. */
+  async collections(requestId?: string): Promise<PublicCollection[]> {
+    const answer = await this.call<PublicCollectionsAnswer>(this.clients.search, 'search', PUBLIC_COLLECTIONS_PATH, {}, requestId);
+    return answer.collections;
   }
 
   /** The records among `ids` that are public and searchable right now, by id. */

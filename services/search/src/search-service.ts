@@ -1,5 +1,5 @@
 import type { Cache } from '@trove/cache';
-import type { SearchAnswer } from '@trove/contracts';
+import type { PublicCollection, SearchAnswer } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import {
   classifyQuery,
@@ -89,6 +89,20 @@ export class SearchService {
       store: true,
     }));
     return found.hit ? (JSON.parse(found.text) as AggregateResult) : found.value;
+  }
+
+  /** The public index's collections, grouped across tenants, each with its record types sorted by name. */
+  async publicCollections(): Promise<PublicCollection[]> {
+    const scope: SearchScope = { kind: 'public' };
+    const found = await this.responses.answer(scope, { op: 'collections' }, async () => ({
+      value: (await this.opts.engine.publicCollections([])).map((c) => ({
+        collection: c.collection,
+        record_count: c.count,
+        record_types: c.record_types.map((t) => t.value).sort(),
+      })),
+      store: true,
+    }));
+    return found.hit ? (JSON.parse(found.text) as PublicCollection[]) : found.value;
   }
 
   private async searchUncached(req: SearchRequest, started: number): Promise<{ value: SearchAnswer; store: boolean }> {

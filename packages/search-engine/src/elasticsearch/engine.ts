@@ -3,6 +3,8 @@ import type {
   AggregateQuery,
   AggregateResult,
   ApplyOutcome,
+  CollectionGroup,
+  Filter,
   IndexChange,
   SearchEngine,
   SearchQuery,
@@ -10,7 +12,7 @@ import type {
 } from '../port';
 import { heldStateOf, lookupsOf, outcomesOf, planBulk, reasonOf, type HeldState } from './bulk';
 import { documentMappings, generationMappings, indexesOf, indexTemplates, type Indexes } from './mappings';
-import { aggregateRequest, aggregateResult, fuzzyQuery, modeOf, searchRequest, searchResult } from './queries';
+import { aggregateRequest, aggregateResult, collectionsRequest, collectionsResult, fuzzyQuery, modeOf, searchRequest, searchResult } from './queries';
 import { generationId, type StoredDocument } from './source';
 
 export interface ElasticsearchEngineOptions {
@@ -186,6 +188,10 @@ export class ElasticsearchEngine implements SearchEngine {
 
   async aggregate(query: AggregateQuery): Promise<AggregateResult> {
     return aggregateResult(query, await this.client.search(aggregateRequest(query, this.indexes)));
+  }
+
+  async publicCollections(filters: Filter[]): Promise<CollectionGroup[]> {
+    return collectionsResult(await this.client.search(collectionsRequest(filters, this.indexes)));
   }
 
   async ping(): Promise<void> {

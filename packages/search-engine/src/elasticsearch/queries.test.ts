@@ -5,6 +5,8 @@ import { indexesOf } from './mappings';
 import {
   aggregateRequest,
   aggregateResult,
+  collectionsRequest,
+  collectionsResult,
   compareScalars,
   filterQuery,
   fuzzyQuery,
@@ -338,5 +340,40 @@ describe('aggregation', () => {
 
   it('orders tie values as jsonb does: strings, then numbers, then booleans', () => {
     expect([true, 'b', 10, 'a', 9, false].sort(compareScalars)).toEqual(['a', 'b', 9, 10, false, true]);
+  });
+
+  it('lists public collections in one request: collection buckets with record-type buckets inside', () => {
+    const request = collectionsRequest([{ field: 'run', op: 'eq', value: 'r1' }], indexes);
+    expect(request).toMatchObject({ index: 't-public', size: 0 });
+    expect(request.routing).toBeUndefined();
+    expect(request.query).toEqual({ bool: { filter: [filterQuery({ field: 'run', op: 'eq', value: 'r1' })] } });
+    const order = [{ _count: 'desc' }, { _key: 'asc' }];
+    expect(request.aggs).toEqual({
+      collections: {
+        terms: { field: 'collection', size: 100, order },
+        aggs: { types: { terms: { field: 'record_type', size: 100, order } } },
+      },
+    });
+  });
+
+  it('answers the 50 largest collections, ties by name in code point order, with their record types', () => {
+    const types = (...pairs: Array<[string, number]>) => ({ buckets: pairs.map(([key, doc_count]) => ({ key, doc_count })) });
+    const buckets = [
+      { key: 'b', doc_count: 2, types: types(['nut', 1], ['bolt', 1]) },
+      { key: 'a', doc_count: 2, types: types(['bolt', 2]) },
+      { key: 'Z', doc_count: 2, types: types(['washer', 2]) },
+      { key: 'big', doc_count: 9, types: types(['bolt', 4], ['nut', 5]) },
+      ...Array.from({ length: 60 }, (_, i) => ({ key: `c${String(i).padStart(2, '0')}`, doc_count: 1, types: types(['x', 1]) })),
+    ];
+    const result = collectionsResult(aggregations({ collections: { buckets } }));
+    expect(result).toHaveLength(50);
+    expect(result.slice(0, 4)).toEqual([
+      { collection: 'big', count: 9, record_types: [{ value: 'nut', count: 5 }, { value: 'bolt', count: 4 }] },
+      { collection: 'Z', count: 2, record_types: [{ value: 'washer', count: 2 }] },
+      { collection: 'a', count: 2, record_types: [{ value: 'bolt', count: 2 }] },
+      { collection: 'b', count: 2, record_types: [{ value: 'bolt', count: 1 }, { value: 'nut', count: 1 }] },
+    ]);
+    expect(result[49]!.collection).toBe('c45');
+    expect(collectionsResult(aggregations({}))).toEqual([]);
   });
 });

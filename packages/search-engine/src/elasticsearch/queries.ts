@@ -1,7 +1,9 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import type {
   AggregateQuery,
   AggregateResult,
+  CollectionGroup,
   FieldStats,
   Filter,
   Scalar,
@@ -19,7 +21,6 @@ type Query = estypes.QueryDslQueryContainer;
 
 /** Elasticsearch's default index.max_result_window: from + size beyond it is refused. */
 export const RESULT_WINDOW = 10_000;
-export const GROUP_LIMIT = 50;
 
 /**
  * Field weights of the full-text match, in the PostgreSQL engine's proportions (name and identifiers 1.0, descriptions
@@ -256,10 +257,6 @@ export function aggregateRequest(query: AggregateQuery, indexes: Indexes): estyp
   const scope = scopeOf(query.scope, indexes);
   const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
   if (query.group_by !== undefined) {
-    // More than shown, so re-ordering ties by value rarely depends on which ties Elasticsearch cut at the boundary.
-    const terms = (field: string): estypes.AggregationsAggregationContainer => ({
-      terms: { field, size: GROUP_LIMIT * 2, order: [{ _count: 'desc' }, { _key: 'asc' }] },
-    });
     aggs.groups = GROUPABLE_COLUMNS.has(query.group_by)
       ? terms(query.group_by)
       : dataAggregation(query.group_by, { values: terms('data.j') });
@@ -275,6 +272,41 @@ export function aggregateRequest(query: AggregateQuery, indexes: Indexes): estyp
     track_total_hits: true,
     aggs,
   };
+}
+
+/** More buckets than shown, so re-ordering ties by value rarely depends on which ties Elasticsearch cut. */
+function terms(field: string, inner?: Record<string, estypes.AggregationsAggregationContainer>): estypes.AggregationsAggregationContainer {
+  return { terms: { field, size: AGGREGATE_GROUP_LIMIT * 2, order: [{ _count: 'desc' }, { _key: 'asc' }] }, ...(inner && { aggs: inner }) };
+}
+
+/** The public index grouped by collection, each with its record types: one request. */
+export function collectionsRequest(filters: Filter[], indexes: Indexes): estypes.SearchRequest {
+  const scope = scopeOf({ kind: 'public' }, indexes);
+  return {
+    index: scope.index,
+    query: { bool: { filter: [...scope.filter, ...filters.map(filterQuery)] } },
+    size: 0,
+    aggs: { collections: terms('collection', { types: terms('record_type') }) },
+  };
+}
+
+export function collectionsResult(response: estypes.SearchResponse): CollectionGroup[] {
+  const byCount = <T extends { count: number; name: string }>(a: T, b: T) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const aggregations = (response.aggregations ?? {}) as Record<string, unknown>;
+  const buckets = (aggregations.collections as { buckets?: Array<Bucket & { types?: { buckets?: Bucket[] } }> } | undefined)?.buckets ?? [];
+  return buckets
+    .map((b) => ({ name: String(b.key), count: b.doc_count, types: b.types?.buckets ?? [] }))
+    .sort(byCount)
+    .slice(0, AGGREGATE_GROUP_LIMIT)
+    .map((c) => ({
+      collection: c.name,
+      count: c.count,
+      record_types: c.types
+        .map((t) => ({ name: String(t.key), count: t.doc_count }))
+        .sort(byCount)
+        .slice(0, AGGREGATE_GROUP_LIMIT)
+        .map((t) => ({ value: t.name, count: t.count })),
+    }));
 }
 
 /** Ties by value in jsonb order, as the PostgreSQL engine sorts them: strings, then numbers, then booleans. */
@@ -318,7 +350,7 @@ export function aggregateResult(query: AggregateQuery, response: estypes.SearchR
       : bucketsOf(aggregations.groups)
           .map((b) => ({ value: parseGroupValue(b, isColumn), count: b.doc_count }))
           .sort((a, b) => b.count - a.count || compareScalars(a.value, b.value))
-          .slice(0, GROUP_LIMIT);
+          .slice(0, AGGREGATE_GROUP_LIMIT);
   const stats: Record<string, FieldStats> = {};
   (query.stats ?? []).forEach((field, i) => {
     const node = aggregations[`stats_${i}`] as { field?: { values?: estypes.AggregationsStatsAggregate } } | undefined;

@@ -1,3 +1,4 @@
+import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { migrate, sql, type Database, type Kysely } from '@trove/db';
 import { changeProblem } from '../documents';
 import { detectIdentifier, normaliseIdentifier } from '../identifiers';
@@ -5,7 +6,9 @@ import type {
   AggregateQuery,
   AggregateResult,
   ApplyOutcome,
+  CollectionGroup,
   FieldStats,
+  Filter,
   IndexChange,
   IndexDocument,
   Scalar,
@@ -184,6 +187,30 @@ export class PostgresSearchEngine implements SearchEngine {
     return { total: Number(row.total), groups: grouped, stats };
   }
 
+  async publicCollections(filters: Filter[]): Promise<CollectionGroup[]> {
+    const where = whereClause({ kind: 'public' }, filters);
+    const result = await sql<{ collection: string; total: number; record_type: string; n: number }>`
+      with pairs as (
+        select d.collection, d.record_type, count(*)::int as n
+        from search_engine.documents d where ${where} group by d.collection, d.record_type),
+      top as (
+        select collection, sum(n)::int as total from pairs group by collection
+        order by total desc, collection collate "C" limit ${AGGREGATE_GROUP_LIMIT})
+      select t.collection, t.total, p.record_type, p.n
+      from top t join pairs p on p.collection = t.collection
+      order by t.total desc, t.collection collate "C", p.n desc, p.record_type collate "C"`.execute(this.db);
+    const groups: CollectionGroup[] = [];
+    for (const row of result.rows) {
+      let group = groups.at(-1);
+      if (group?.collection !== row.collection) {
+        group = { collection: row.collection, count: Number(row.total), record_types: [] };
+        groups.push(group);
+      }
+      if (group.record_types.length < AGGREGATE_GROUP_LIMIT) group.record_types.push({ value: row.record_type, count: Number(row.n) });
+    }
+    return groups;
+  }
+
   async ping(): Promise<void> {
     await this.database.ping();
   }
@@ -205,7 +232,7 @@ export class PostgresSearchEngine implements SearchEngine {
       select v.value, count(*)::int as count
       from search_engine.documents d cross join lateral (${values}) v
       where ${where} and jsonb_typeof(v.value) in ('string', 'number', 'boolean')
-      group by v.value order by count(*) desc, v.value limit ${GROUP_LIMIT}`.execute(this.db);
+      group by v.value order by count(*) desc, v.value limit ${AGGREGATE_GROUP_LIMIT}`.execute(this.db);
     return result.rows.map((r) => ({ value: r.value, count: Number(r.count) }));
   }
 
@@ -398,7 +425,6 @@ export class PostgresSearchEngine implements SearchEngine {
 const CANDIDATES = 1_000;
 const EXACT_COUNT = 1_000;
 const SAMPLE_PAGES = 500;
-const GROUP_LIMIT = 50;
 
 interface Page {
   limit: number;

@@ -1,4 +1,13 @@
-import { PUBLIC_AGGREGATE_PATH, PUBLIC_SEARCH_PATH, publicAggregateRequest, publicSearchRequest, type AggregateAnswer } from '@trove/contracts';
+import {
+  PUBLIC_AGGREGATE_PATH,
+  PUBLIC_COLLECTIONS_PATH,
+  PUBLIC_SEARCH_PATH,
+  publicAggregateRequest,
+  publicCollectionsRequest,
+  publicSearchRequest,
+  type AggregateAnswer,
+  type PublicCollectionsAnswer,
+} from '@trove/contracts';
 import { parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { SearchService } from '../search-service';
@@ -18,6 +27,12 @@ export function internalPublicRoutes(router: Router, search: SearchService): voi
     const body = parseInput(publicAggregateRequest, req.body ?? {}, 'body');
     const scope = { kind: 'public' as const, collection: body.collection };
     const answer: AggregateAnswer = await search.aggregate({ scope, filters: filtersOf(body.filters), group_by: body.group_by, stats: body.stats });
+    res.json(answer);
+  });
+
+  router.post(PUBLIC_COLLECTIONS_PATH, async (req, res) => {
+    parseInput(publicCollectionsRequest, req.body ?? {}, 'body');
+    const answer: PublicCollectionsAnswer = { collections: await search.publicCollections() };
     res.json(answer);
   });
 }
