@@ -219,50 +219,37 @@ export class Ingestor {
     return result;
   }
 
-  /** Writes one chunk; when records refuses some of its records (and so applied none), sends the rest once more. */
+  /**
+   * Writes one chunk in one call. Every record in it passed the contract records validates by (mapRecord), so a chunk
+   * records does not write (unreachable, failing, or refusing it) is dead-lettered whole and fails reconciliation.
+   */
   private async writeChunk(uploadId: string, target: UploadTarget, chunk: Pending[], tally: Tally, letters: DeadLetterSink): Promise<void> {
-    let pending = chunk;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      const request: BulkUpsertRequest = {
-        collection: target.collection,
-        record_type: target.recordType,
-        source_type: target.sourceType,
-        source_name: target.sourceName,
-        records: pending.map((p) => p.record),
-        // Back-pressure only asks whether the backlog is above the threshold.
-        backlog_count_limit: this.deps.backlogThreshold + 1,
-      };
-      const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
-      if (outcome.kind === 'written') {
-        const { results, pending_indexing } = outcome.response;
-        const reported = results.slice(0, pending.length);
-        tally.observeBacklog(pending_indexing);
-        tally.written(reported.map((r) => r.status));
-        // The ids it created or updated, in item order: what the older pipeline routes and answers are about.
-        const written = reported.flatMap((r) => (r.status === 'skipped' ? [] : [r.id]));
-        await insertUploadRecords(this.deps.db, uploadId, pending[0]!.index, written);
-        const unreported = pending.slice(results.length);
-        tally.unwritten(unreported.length);
-        for (const p of unreported) await letters.add(p.index, p.raw, 'not confirmed: records did not report an outcome for this record');
-        return;
-      }
-      if (outcome.kind === 'refused' && attempt === 0) {
-        this.deps.logger.warn({ uploadId, refused: outcome.invalid.size, reason: outcome.reason }, 'records refused records ingestion had accepted');
-        for (const [i, msg] of outcome.invalid) {
-          const p = pending[i];
-          if (!p) continue;
-          tally.rejected++;
-          await letters.add(p.index, p.raw, `refused by records: ${msg}`);
-        }
-        pending = pending.filter((_, i) => !outcome.invalid.has(i));
-        continue;
-      }
-      const reason = outcome.kind === 'failed' ? outcome.reason : `records refused the chunk again: ${outcome.reason}`;
-      this.deps.logger.warn({ uploadId, records: pending.length, reason }, 'a chunk was not written');
-      tally.unwritten(pending.length);
-      for (const p of pending) await letters.add(p.index, p.raw, `not written: ${reason}`);
+    const request: BulkUpsertRequest = {
+      collection: target.collection,
+      record_type: target.recordType,
+      source_type: target.sourceType,
+      source_name: target.sourceName,
+      records: chunk.map((p) => p.record),
+      // Back-pressure only asks whether the backlog is above the threshold.
+      backlog_count_limit: this.deps.backlogThreshold + 1,
+    };
+    const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
+    if (outcome.kind === 'failed') {
+      this.deps.logger.warn({ uploadId, records: chunk.length, reason: outcome.reason }, 'a chunk was not written');
+      tally.unwritten(chunk.length);
+      for (const p of chunk) await letters.add(p.index, p.raw, `not written: ${outcome.reason}`);
       return;
     }
+    const { results, pending_indexing } = outcome.response;
+    const reported = results.slice(0, chunk.length);
+    tally.observeBacklog(pending_indexing);
+    tally.written(reported.map((r) => r.status));
+    // The ids it created or updated, in item order: what the older pipeline routes and answers are about.
+    const written = reported.flatMap((r) => (r.status === 'skipped' ? [] : [r.id]));
+    await insertUploadRecords(this.deps.db, uploadId, chunk[0]!.index, written);
+    const unreported = chunk.slice(results.length);
+    tally.unwritten(unreported.length);
+    for (const p of unreported) await letters.add(p.index, p.raw, 'not confirmed: records did not report an outcome for this record');
   }
 }
 

@@ -2,13 +2,12 @@ import { RECORDS_BULK_UPSERT_PATH, bulkUpsertResponse, type BulkUpsertRequest, t
 import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
 
 /**
- * What became of one chunk sent to records. Records writes a chunk in one transaction, so anything but `written`
- * means none of it was applied; `refused` names the items records found invalid (by position in the chunk).
+ * What became of one chunk sent to records. Records writes a chunk in one transaction, so `failed` means none of it
+ * was applied. Records validates a chunk by the contract ingestion's record mapping has already checked every record
+ * against (bulkUpsertItem), so a refusal (422) is no answer about one record to take out and resend: it is a chunk
+ * that was not written, like any other failure.
  */
-export type ChunkOutcome =
-  | { kind: 'written'; response: BulkUpsertResponse }
-  | { kind: 'refused'; invalid: Map<number, string>; reason: string }
-  | { kind: 'failed'; reason: string };
+export type ChunkOutcome = { kind: 'written'; response: BulkUpsertResponse } | { kind: 'failed'; reason: string };
 
 /** The port to records' bulk upsert: one call and one transaction per chunk. */
 export interface RecordsWriter {
@@ -20,22 +19,6 @@ function detailText(body: unknown): string {
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) return detail.map((d) => (d as { msg?: unknown })?.msg).filter((m) => typeof m === 'string').join('; ') || 'invalid request';
   return 'no detail';
-}
-
-/** The records a 422 names by their position: `loc` ['body', 'records', <i>, ...]. */
-function invalidItems(body: unknown): Map<number, string> {
-  const invalid = new Map<number, string>();
-  const detail = (body as { detail?: unknown } | undefined)?.detail;
-  if (!Array.isArray(detail)) return invalid;
-  for (const d of detail as { loc?: unknown; msg?: unknown }[]) {
-    const loc = Array.isArray(d?.loc) ? d.loc : [];
-    const i = Number(loc[2]);
-    if (loc[0] !== 'body' || loc[1] !== 'records' || !Number.isInteger(i) || i < 0) return new Map();
-    const field = loc.slice(3).map(String).join('.');
-    const msg = `${field ? `${field}: ` : ''}${typeof d.msg === 'string' ? d.msg : 'invalid'}`;
-    invalid.set(i, invalid.has(i) ? `${invalid.get(i)}; ${msg}` : msg);
-  }
-  return invalid;
 }
 
 /** Records over HTTP through a ServiceClient, so calls share one circuit breaker. */
@@ -55,10 +38,6 @@ export class HttpRecordsWriter implements RecordsWriter {
       const parsed = bulkUpsertResponse.safeParse(res.body);
       if (parsed.success) return { kind: 'written', response: parsed.data };
       return { kind: 'failed', reason: `records answered ${res.status} with an unexpected body` };
-    }
-    if (res.status === 422) {
-      const invalid = invalidItems(res.body);
-      if (invalid.size > 0) return { kind: 'refused', invalid, reason: detailText(res.body) };
     }
     return { kind: 'failed', reason: `records answered ${res.status}: ${detailText(res.body)}` };
   }

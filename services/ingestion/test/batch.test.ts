@@ -1,4 +1,13 @@
 import { createHash } from 'node:crypto';
+import {
+  COLLECTION_DATA_MAX_DEPTH,
+  COLLECTION_DATA_MAX_FIELDS,
+  DESCRIPTION_MAX,
+  FIELD_NAME_MAX_LENGTH,
+  RECORD_NAME_MAX,
+  SOURCE_ID_MAX,
+  SOURCE_URL_MAX,
+} from '@trove/contracts';
 import { as, byName, newTenant, recordsOf, startSystem, type Client, type System } from './helpers';
 
 let system: System;
@@ -83,6 +92,42 @@ describe('POST /upload/{collection}/{record_type}/batch', () => {
     const stored = await recordsOf(system, tenant, 'mixed');
     expect(stored.map((r) => r.name)).toEqual(['Good one', 'Good two']);
     expect(byName(stored, 'Good two').collection_data).toEqual({ extra: 'kept' });
+  });
+
+  it('sends records only records it will store: each at a limit of the record contract is stored, each past it is rejected alone', async () => {
+    // collection_data is level 1, so `levels` objects put the innermost value at level levels + 1.
+    const nested = (levels: number): unknown => (levels === 0 ? 'x' : { a: nested(levels - 1) });
+    const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i]));
+    const url = (length: number) => `https://example.com/${'p'.repeat(length - 20)}`;
+    const cases: Array<[string, Record<string, unknown>, boolean]> = [
+      ['name', { name: 'n'.repeat(RECORD_NAME_MAX) }, true],
+      ['name+1', { name: 'n'.repeat(RECORD_NAME_MAX + 1) }, false],
+      ['source_id', { source_id: 's'.repeat(SOURCE_ID_MAX) }, true],
+      ['source_id+1', { source_id: 's'.repeat(SOURCE_ID_MAX + 1) }, false],
+      ['source_url', { source_url: url(SOURCE_URL_MAX) }, true],
+      ['source_url+1', { source_url: url(SOURCE_URL_MAX + 1) }, false],
+      ['description', { description: 'd'.repeat(DESCRIPTION_MAX) }, true],
+      ['description+1', { description: 'd'.repeat(DESCRIPTION_MAX + 1) }, false],
+      ['depth', { collection_data: nested(COLLECTION_DATA_MAX_DEPTH - 1) }, true],
+      ['depth+1', { collection_data: nested(COLLECTION_DATA_MAX_DEPTH) }, false],
+      ['fields', { collection_data: fields(COLLECTION_DATA_MAX_FIELDS) }, true],
+      ['fields+1', { collection_data: fields(COLLECTION_DATA_MAX_FIELDS + 1) }, false],
+      ['key', { collection_data: { ['k'.repeat(FIELD_NAME_MAX_LENGTH)]: 1 } }, true],
+      ['key+1', { collection_data: { ['k'.repeat(FIELD_NAME_MAX_LENGTH + 1)]: 1 } }, false],
+      ['nul', { collection_data: { deep: [{ text: 'a\u0000b' }] } }, false],
+      ['surrogate', { collection_data: { ['\ud800']: 1 } }, false],
+    ];
+    const records = cases.map(([label, fieldsOf]) => ({ name: label, ...fieldsOf }));
+    const res = await batch('edges', { records });
+    expect(res.status).toBe(201);
+    const stored = cases.filter(([, , ok]) => ok).map(([label]) => label);
+    const rejected = cases.flatMap(([, , ok], i) => (ok ? [] : [i]));
+    expect(res.body.summary).toEqual({ submitted: cases.length, accepted: stored.length, rejected: rejected.length, dedup_skipped: 0 });
+    expect(res.body.metadata.reconciliation_passed).toBe(true);
+    expect(res.body.errors.map((e: { record_index: number }) => e.record_index)).toEqual(rejected);
+    for (const e of res.body.errors as Array<{ error: string }>) expect(e.error).not.toMatch(/^not (written|confirmed)/);
+    const names = (await recordsOf(system, tenant, 'edges')).map((r) => (r.name.length > 20 ? `name` : r.name)).sort();
+    expect(names).toEqual([...stored].sort());
   });
 
   it('skips an identical re-upload as duplicates and updates a changed record with the same source_id', async () => {

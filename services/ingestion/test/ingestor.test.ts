@@ -110,15 +110,21 @@ describe('Ingestor', () => {
     expect(writer.maxInFlight).toBeGreaterThan(1);
   });
 
-  it('rejects the records records refuses and sends the rest of their chunk once more', async () => {
+  it('sends a chunk once: one records refuses is dead-lettered whole with its reason, never resent in part', async () => {
     const writer = new FakeRecords((req, call) =>
-      call === 0 ? { kind: 'refused', invalid: new Map([[1, 'name: too odd']]), reason: 'invalid' } : created(req),
+      call === 0 ? { kind: 'failed', reason: 'records answered 422: Value should be at most 500 characters' } : created(req),
     );
     const result = await ingestor(writer).ingest(target, items(3), () => 'sha256:x');
-    expect(writer.calls.map((c) => c.records.map((r) => r.name))).toEqual([['r0', 'r1', 'r2'], ['r0', 'r2']]);
-    expect(result.summary).toEqual({ submitted: 3, accepted: 2, rejected: 1, dedup_skipped: 0 });
-    expect(result.errors).toEqual([{ record_index: 1, error: 'refused by records: name: too odd', record_data: { name: 'r1' } }]);
-    expect(result.metadata.reconciliation_passed).toBe(true);
+    expect(writer.calls.map((c) => c.records.map((r) => r.name))).toEqual([['r0', 'r1', 'r2']]);
+    expect(result.summary).toEqual({ submitted: 3, accepted: 0, rejected: 3, dedup_skipped: 0 });
+    expect(result.errors).toEqual(
+      [0, 1, 2].map((i) => ({
+        record_index: i,
+        error: 'not written: records answered 422: Value should be at most 500 characters',
+        record_data: { name: `r${i}` },
+      })),
+    );
+    expect(result.metadata.reconciliation_passed).toBe(false);
   });
 
   it('rejects a failed chunk whole, writes the others, and fails reconciliation', async () => {
