@@ -7,3 +7,4 @@ export * from './search';
 export * from './storable';
 export * from './name-terms';
 export * from './analytics';
+export * from './plans';

@@ -58,6 +58,26 @@ export function requireScope(...scopes: [Scope, ...Scope[]]): RequestHandler {
   };
 }
 
+/** The principal of a person signed in to the portal (a portal JWT the gateway verified): `user:<user id>`. */
+export const PORTAL_PRINCIPAL_PREFIX = 'user:';
+
+/**
+ * Lets a request through only when a person signed in to the portal made it. The gateway already refuses an API key
+ * on portal routes; this keeps a service's /portal routes closed to any other identity as well.
+ */
+export function requirePortalUser(): RequestHandler {
+  return (req, _res, next) => {
+    const identity = identityOf(req);
+    if (!identity.principal.startsWith(PORTAL_PRINCIPAL_PREFIX)) return next(ERRORS.unauthorized('Missing or invalid portal token'));
+    next();
+  };
+}
+
+/** The signed-in portal user's id; only under requirePortalUser. */
+export function portalUserOf(req: Request): string {
+  return identityOf(req).principal.slice(PORTAL_PRINCIPAL_PREFIX.length);
+}
+
 /** The tenant every query of a request is scoped to. */
 export function tenantOf(req: Request): string {
   return identityOf(req).tenantId;
