@@ -131,4 +131,25 @@ export const migrations: Migration[] = [
         where status = 'active';
     `,
   },
+  {
+    version: 5,
+    name: 'blue-green replace: staging generation',
+    // A collection has at most one staging generation: replace begins by setting staging_generation where it is null,
+    // so of two concurrent replaces one updates the row and the other finds it set (409). staging_status says whether
+    // the upload into it finished; a crash mid-upload leaves 'uploading', which can be cancelled but not swapped.
+    // Staging records live beside production under the same collection name, so a source_id is unique per
+    // generation: a staging record never updates, or collides with, the production record of the same source.
+    up: `
+      alter table records.collections
+        add column staging_generation integer,
+        add column staging_status text check (staging_status in ('uploading', 'uploaded')),
+        add column staging_started_at timestamptz(3),
+        add column staging_summary jsonb,
+        add constraint collections_staging_after_active check (staging_generation is null or staging_generation > active_generation),
+        add constraint collections_staging_complete check ((staging_generation is null) = (staging_status is null));
+      drop index records.records_source_live;
+      create unique index records_source_live on records.records (tenant_id, collection, generation, source_id)
+        where source_id is not null and status <> 'archived';
+    `,
+  },
 ];

@@ -44,6 +44,12 @@ export interface CollectionsTable {
   name: string;
   default_visibility: 'private' | 'public';
   active_generation: ColumnType<number, number | undefined, number>;
+  /** The generation a blue-green replace is writing, until it is swapped in or cancelled (at most one at a time). */
+  staging_generation: ColumnType<number | null, number | null | undefined, number | null>;
+  staging_status: ColumnType<'uploading' | 'uploaded' | null, 'uploading' | 'uploaded' | null | undefined, 'uploading' | 'uploaded' | null>;
+  staging_started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The upload result of the file written into staging, as ingestion reported it when the upload finished. */
+  staging_summary: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
