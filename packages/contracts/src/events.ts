@@ -46,13 +46,28 @@ export const authEvent = z.object({
 });
 export type AuthEvent = z.infer<typeof authEvent>;
 
-/** usage.events: requests, searches and record counts for billing and analytics. */
-export const usageEvent = z.object({
-  tenant_id: z.string(),
-  kind: z.enum(['request', 'search', 'records']),
-  count: z.number().int(),
-  at: z.string(),
-});
+/** A calendar month in UTC, YYYY-MM: the period usage is counted and billed in. */
+export const USAGE_PERIOD_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
+export const usagePeriod = z.string().regex(USAGE_PERIOD_PATTERN, { error: 'Input should be a month as YYYY-MM' });
+
+/** The usage period (YYYY-MM, UTC) a moment falls in. */
+export function usagePeriodOf(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}
+
+const usageFact = { tenant_id: z.string(), at: z.iso.datetime() };
+
+/**
+ * usage.events: aggregated facts for usage, billing and the portal's quickstart, keyed by tenant id; never one event
+ * per request. `searches`: private searches of a period, tallied in memory and flushed every few seconds by search
+ * (event_id lets a consumer count each flush once under redelivery). `upload`: ingestion completed an upload.
+ * `records`: one write transaction of records created records of these types.
+ */
+export const usageEvent = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('searches'), ...usageFact, event_id: z.uuid(), period: usagePeriod, count: z.number().int().positive() }),
+  z.object({ kind: z.literal('upload'), ...usageFact, upload_id: z.string() }),
+  z.object({ kind: z.literal('records'), ...usageFact, record_types: z.array(z.string()).min(1), created: z.number().int().positive() }),
+]);
 export type UsageEvent = z.infer<typeof usageEvent>;
 
 /** billing.events: a tenant's plan changed. */

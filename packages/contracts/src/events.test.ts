@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { usageEvent, usagePeriodOf } from './events';
+
+const tenant_id = randomUUID();
+const at = '2025-03-31T23:59:59.000Z';
+
+describe('usage.events payloads', () => {
+  it('reads each kind of fact', () => {
+    const facts = [
+      { kind: 'searches', tenant_id, at, event_id: randomUUID(), period: '2025-03', count: 12 },
+      { kind: 'upload', tenant_id, at, upload_id: randomUUID() },
+      { kind: 'records', tenant_id, at, record_types: ['product'], created: 3 },
+    ];
+    for (const fact of facts) expect(usageEvent.parse(fact)).toEqual(fact);
+  });
+
+  it('refuses a searches fact without a count, an id or a YYYY-MM period', () => {
+    const good = { kind: 'searches', tenant_id, at, event_id: randomUUID(), period: '2025-03', count: 1 };
+    expect(usageEvent.safeParse({ ...good, count: 0 }).success).toBe(false);
+    expect(usageEvent.safeParse({ ...good, event_id: undefined }).success).toBe(false);
+    expect(usageEvent.safeParse({ ...good, period: '2025-13' }).success).toBe(false);
+    expect(usageEvent.safeParse({ ...good, period: '2025-3' }).success).toBe(false);
+  });
+
+  it('refuses a records fact that created nothing or names no record type', () => {
+    const good = { kind: 'records', tenant_id, at, record_types: ['product'], created: 1 };
+    expect(usageEvent.safeParse({ ...good, created: 0 }).success).toBe(false);
+    expect(usageEvent.safeParse({ ...good, record_types: [] }).success).toBe(false);
+  });
+
+  it('refuses an unknown kind', () => {
+    expect(usageEvent.safeParse({ kind: 'request', tenant_id, at, count: 1 }).success).toBe(false);
+  });
+});
+
+describe('usagePeriodOf', () => {
+  it('is the UTC month of the moment', () => {
+    expect(usagePeriodOf(new Date('2025-03-31T23:59:59Z'))).toBe('2025-03');
+    expect(usagePeriodOf(new Date('2025-04-01T00:30:00+02:00'))).toBe('2025-03');
+  });
+});
