@@ -13,6 +13,7 @@ const PRODUCTION = {
   ENV: 'production',
   INTERNAL_TOKEN_SECRET: 'e2e-internal-token-secret-of-at-least-32-chars',
   API_KEY_SALT: 'e2e-api-key-salt-value',
+  JWT_SECRET: 'e2e-portal-token-secret-of-at-least-32-chars',
 };
 
 it('creates a tenant and its first admin key from the CLI, and that key works in production mode', async () => {

@@ -74,6 +74,8 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       PORT: String(port),
       // The processes of BENCH_TARGET's groups verify each other's internal tokens, so they share one secret.
       INTERNAL_TOKEN_SECRET: process.env.INTERNAL_TOKEN_SECRET ?? randomBytes(32).toString('hex'),
+      // Portal tokens signed by auth in one group are verified by the gateway in another.
+      JWT_SECRET: process.env.JWT_SECRET ?? randomBytes(32).toString('hex'),
       ...extraEnv,
     };
     for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());

@@ -16,6 +16,9 @@ async function start(config: Config, target: string): Promise<void> {
   if (config.generatedInternalTokenSecret) {
     logger.info('INTERNAL_TOKEN_SECRET not set: this process signs internal tokens with a random secret of its own');
   }
+  if (config.generatedJwtSecret) {
+    logger.info('JWT_SECRET not set: portal sign-in tokens are signed with a random secret and end when this process stops');
+  }
   const system = await startSystem({ config, logger, modules, hosts: listenHosts(config, modules) });
   logger.info({ ports: system.ports, env: config.ENV }, `Trove is up (${modules.map((m) => m.name).join(', ')})`);
 

@@ -36,6 +36,15 @@ describe('the internal token secret a process needs', () => {
     expect(refuse).toThrow(/INTERNAL_TOKEN_SECRET: is required when a process runs only some services \(records, search\)/);
   });
 
+  it('refuses a process running auth or the gateway but not every service without JWT settings, naming the variable', () => {
+    const env = { ENV: 'development', INTERNAL_TOKEN_SECRET: SECRET };
+
+    expect(() => requireSharedSecret(loadConfig(env), resolveTargets('gateway'))).toThrow(/JWT_SECRET: is required when a process runs only some services \(gateway\)/);
+    expect(() => requireSharedSecret(loadConfig(env), resolveTargets('auth'))).toThrow(/JWT_SECRET/);
+    expect(() => requireSharedSecret(loadConfig(env), resolveTargets('records'))).not.toThrow();
+    expect(() => requireSharedSecret(loadConfig({ ...env, JWT_SECRET: SECRET }), resolveTargets('auth'))).not.toThrow();
+  });
+
   it('accepts a process running only some services once the secret is set', () => {
     expect(() => requireSharedSecret(loadConfig({ ENV: 'development', INTERNAL_TOKEN_SECRET: SECRET }), resolveTargets('records'))).not.toThrow();
   });

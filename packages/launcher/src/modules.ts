@@ -42,12 +42,25 @@ export function listenHosts(config: Config, modules: ServiceModule[]): Record<st
 /**
  * A process running some services exchanges internal tokens with the processes running the others, which verify
  * them only with a secret they all share; the one a process makes up when given none would fail every call between
- * processes with 401. So such a process refuses to start without INTERNAL_TOKEN_SECRET, in development too.
+ * processes with 401. So such a process refuses to start without INTERNAL_TOKEN_SECRET, in development too, and,
+ * when it runs auth or the gateway, without JWT settings (portal tokens signed by one, verified by the other).
  */
 export function requireSharedSecret(config: Config, modules: ServiceModule[]): void {
-  if (!config.generatedInternalTokenSecret || MODULES.every((m) => modules.includes(m))) return;
-  throw new ConfigError(
-    'Invalid configuration:\n  INTERNAL_TOKEN_SECRET: is required when a process runs only some services ' +
-      `(${modules.map((m) => m.name).join(', ')}): set the same value (32+ characters) in every process of the system`,
-  );
+  if (MODULES.every((m) => modules.includes(m))) return;
+  const names = modules.map((m) => m.name).join(', ');
+  const missing: string[] = [];
+  if (config.generatedInternalTokenSecret) {
+    missing.push(
+      `  INTERNAL_TOKEN_SECRET: is required when a process runs only some services (${names}): ` +
+        'set the same value (32+ characters) in every process of the system',
+    );
+  }
+  // Auth signs portal tokens and the gateway verifies them, in other processes here: they must share the key.
+  if (config.generatedJwtSecret && modules.some((m) => m.name === 'auth' || m.name === 'gateway')) {
+    missing.push(
+      `  JWT_SECRET: is required when a process runs only some services (${names}): set the same value (32+ characters) ` +
+        'in every auth and gateway process, or JWT_PRIVATE_KEY in auth and JWT_PUBLIC_KEY in the gateways',
+    );
+  }
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.join('\n')}`);
 }

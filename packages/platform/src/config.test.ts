@@ -2,7 +2,7 @@ import { ConfigError, databaseUrl, loadConfig, servicePort, serviceUrl } from '.
 
 const SECRET = 's'.repeat(32);
 const SALT = 'p'.repeat(16);
-const production = { ENV: 'production', INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: SALT };
+const production = { ENV: 'production', INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: SALT, JWT_SECRET: SECRET };
 
 /** The ConfigError's message for an environment that must be refused. */
 function refusal(env: Record<string, string | undefined>): string {
@@ -39,7 +39,7 @@ describe('loadConfig', () => {
   });
 
   it('treats a missing ENV as production', () => {
-    expect(loadConfig({ INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: SALT }).ENV).toBe('production');
+    expect(loadConfig({ INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: SALT, JWT_SECRET: SECRET }).ENV).toBe('production');
   });
 
   it('accepts production with both secrets, and then uses them', () => {
@@ -83,7 +83,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses production with only one secret, naming the missing one only', () => {
-    const message = refusal({ ENV: 'production', INTERNAL_TOKEN_SECRET: SECRET });
+    const message = refusal({ ENV: 'production', INTERNAL_TOKEN_SECRET: SECRET, JWT_SECRET: SECRET });
 
     expect(message).toContain('API_KEY_SALT');
     expect(message).not.toContain('INTERNAL_TOKEN_SECRET');

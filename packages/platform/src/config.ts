@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 
 /** Raised when the environment does not describe a runnable configuration; the message names each bad variable. */
@@ -49,6 +49,36 @@ function processSecret(): string {
   return generatedSecret;
 }
 
+let generatedJwtSecret: string | undefined;
+
+/**
+ * The portal token secret of a process given no JWT settings, made once like the internal token secret: tokens it
+ * signs are good only in this process (and only until it restarts), which is what a development system needs.
+ */
+function processJwtSecret(): string {
+  generatedJwtSecret ??= randomBytes(32).toString('hex');
+  return generatedJwtSecret;
+}
+
+/** A PEM key from the environment, where newlines are often written as the two characters \n. */
+const pem = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v.replace(/\\n/g, '\n')))
+  .optional();
+
+/** Whether the PEM text reads as an RSA key of the kind `read` makes; a bad key stops start-up, not every sign-in. */
+function isRsaKey(text: string, read: (text: string) => KeyObject): boolean {
+  try {
+    return read(text).asymmetricKeyType === 'rsa';
+  } catch {
+    return false;
+  }
+}
+
+/** The public half of a PEM key (private or public) in one spelling, to compare two keys. */
+const spki = (text: string) => createPublicKey(text).export({ type: 'spki', format: 'pem' }).toString();
+
 export const configSchema = z
   .object({
     ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -92,6 +122,11 @@ export const configSchema = z
     INTERNAL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     INTERNAL_TOKEN_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
     API_KEY_SALT: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Portal tokens signed with HS256; or, instead, RS256 with JWT_PRIVATE_KEY (auth) and JWT_PUBLIC_KEY (gateway). */
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    JWT_PRIVATE_KEY: pem,
+    JWT_PUBLIC_KEY: pem,
+    JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
     KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('2mb'),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
@@ -133,12 +168,26 @@ export const configSchema = z
       if (!c.INTERNAL_TOKEN_SECRET)
         ctx.addIssue({ code: 'custom', path: ['INTERNAL_TOKEN_SECRET'], message: 'is required when ENV=production' });
       if (!c.API_KEY_SALT) ctx.addIssue({ code: 'custom', path: ['API_KEY_SALT'], message: 'is required when ENV=production' });
+      if (!c.JWT_SECRET && !c.JWT_PRIVATE_KEY && !c.JWT_PUBLIC_KEY)
+        ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required when ENV=production (or JWT_PRIVATE_KEY/JWT_PUBLIC_KEY)' });
     }
+    // One way to sign portal tokens: a secret and a key pair together would leave which one counts to chance.
+    if (c.JWT_SECRET && (c.JWT_PRIVATE_KEY || c.JWT_PUBLIC_KEY))
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'must not be set together with JWT_PRIVATE_KEY or JWT_PUBLIC_KEY' });
+    const privateOk = c.JWT_PRIVATE_KEY === undefined || isRsaKey(c.JWT_PRIVATE_KEY, createPrivateKey);
+    const publicOk = c.JWT_PUBLIC_KEY === undefined || isRsaKey(c.JWT_PUBLIC_KEY, createPublicKey);
+    if (!privateOk) ctx.addIssue({ code: 'custom', path: ['JWT_PRIVATE_KEY'], message: 'must be an RSA private key in PEM form' });
+    if (!publicOk) ctx.addIssue({ code: 'custom', path: ['JWT_PUBLIC_KEY'], message: 'must be an RSA public key in PEM form' });
+    if (c.JWT_PRIVATE_KEY && c.JWT_PUBLIC_KEY && privateOk && publicOk && spki(c.JWT_PRIVATE_KEY) !== spki(c.JWT_PUBLIC_KEY))
+      ctx.addIssue({ code: 'custom', path: ['JWT_PUBLIC_KEY'], message: 'is not the public half of JWT_PRIVATE_KEY' });
   })
   .transform((c) => ({
     ...c,
     INTERNAL_TOKEN_SECRET: c.INTERNAL_TOKEN_SECRET ?? processSecret(),
     API_KEY_SALT: c.API_KEY_SALT ?? DEV_API_KEY_SALT,
+    JWT_SECRET: c.JWT_SECRET ?? (c.JWT_PRIVATE_KEY || c.JWT_PUBLIC_KEY ? undefined : processJwtSecret()),
+    /** No JWT settings were given: this process signs portal tokens with a random secret no other process knows. */
+    generatedJwtSecret: !c.JWT_SECRET && !c.JWT_PRIVATE_KEY && !c.JWT_PUBLIC_KEY,
     /** No INTERNAL_TOKEN_SECRET was set: this process made its own, which no other process knows. */
     generatedInternalTokenSecret: !c.INTERNAL_TOKEN_SECRET,
     /** API_KEY_SALT is the published development value, which production refuses and start-up warns about. */

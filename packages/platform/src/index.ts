@@ -8,3 +8,4 @@ export * from './body';
 export * from './http';
 export * from './client';
 export * from './server';
+export * from './portal-token';
