@@ -9,3 +9,4 @@ export * from './http';
 export * from './client';
 export * from './server';
 export * from './portal-token';
+export * from './client-address';
