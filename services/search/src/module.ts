@@ -8,6 +8,10 @@ import { buildApp } from './app';
 import { subscribeIndexer } from './consumers/indexer';
 import { HealthWindow } from './domain/health-window';
 import { SearchService } from './search-service';
+import { SearchTally } from './usage-tally';
+
+/** How often private search counts are published to usage.events. */
+const USAGE_FLUSH_INTERVAL_MS = 5_000;
 
 /**
  * The search service: keeps the engine in step with records.changed, acknowledges on records.indexed, and serves
@@ -39,15 +43,18 @@ export const searchModule: ServiceModule = {
       registers: [metrics.registry],
     });
     const health = new HealthWindow(ctx.config.SEARCH_HEALTH_WINDOW);
-    const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger });
+    const usage = new SearchTally({ bus: ctx.bus, logger: logger.child({ component: 'usage-tally' }), intervalMs: USAGE_FLUSH_INTERVAL_MS });
+    const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger, usage });
     const app = buildApp({ config: ctx.config, logger, metrics, database: ctx.database, engine, cache, search, health });
     let subscription: Subscription | undefined;
     return {
       app,
       async start() {
         subscription = await subscribeIndexer({ engine, cache, bus: ctx.bus, logger: logger.child({ consumer: 'indexer' }) });
+        usage.start();
       },
       async stop() {
+        await usage.stop();
         await subscription?.stop();
         subscription = undefined;
         await engine.close();

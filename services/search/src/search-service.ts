@@ -16,6 +16,7 @@ import type { Histogram } from 'prom-client';
 import { compactTable, yamlList } from './domain/format';
 import type { HealthWindow } from './domain/health-window';
 import { ResponseCache } from './response-cache';
+import type { SearchTally } from './usage-tally';
 
 export type Format = 'json' | 'compact' | 'yaml';
 type SearchMode = SearchAnswer['metadata']['search_mode'];
@@ -48,6 +49,8 @@ export interface SearchServiceOptions {
   health: HealthWindow;
   latency: Histogram<'mode' | 'cache'>;
   logger: Logger;
+  /** Counts each answered private search (usage.events); Open's public searches are counted by open. */
+  usage: Pick<SearchTally, 'count'>;
 }
 
 /** Sort values that mean "by relevance", the default order. */
@@ -74,12 +77,15 @@ export class SearchService {
       const ms = round(performance.now() - started);
       const text = markCached(found.text, ms);
       this.observe(found.note ?? summaryOf(JSON.parse(text) as SearchAnswer), ms, true);
+      this.countUsage(req.scope);
       return { kind: 'json-text', body: text };
     }
     const body = found.hit ? (JSON.parse(found.text) as SearchAnswer) : found.value;
     body.metadata.cache_hit = found.hit;
     body.metadata.processing_time_ms = round(performance.now() - started);
     this.observe(summaryOf(body), body.metadata.processing_time_ms, found.hit);
+    // A search the engine failed to answer is not billed.
+    if (body.metadata.search_mode !== 'error') this.countUsage(req.scope);
     return render(body, req);
   }
 
@@ -162,6 +168,10 @@ export class SearchService {
       },
     };
     return { value: body, store: true };
+  }
+
+  private countUsage(scope: SearchScope): void {
+    if (scope.kind === 'private') this.opts.usage.count(scope.tenant_id);
   }
 
   private observe(summary: Summary, ms: number, hit: boolean): void {
