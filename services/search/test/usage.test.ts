@@ -1,31 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { PUBLIC_SEARCH_PATH, TOPICS, usageEvent, usagePeriodOf, type UsageEvent } from '@trove/contracts';
-import type { Subscription } from '@trove/bus';
-import { eventually, startTestService, type TestService } from '@trove/testing';
+import { collectEvents, eventually, startTestService, type CollectedEvents, type TestService } from '@trove/testing';
 import { searchModule } from '../src';
 
 let svc: TestService;
-let usage: UsageEvent[];
-let subscription: Subscription;
+let collected: CollectedEvents<UsageEvent>;
 
 beforeAll(async () => {
   svc = await startTestService(searchModule);
-  usage = [];
-  subscription = await svc.bus.subscribe({
-    group: `test.usage.${randomUUID()}`,
-    topics: [TOPICS.usageEvents],
-    handler: async (events) => {
-      for (const e of events) usage.push(usageEvent.parse(e.payload));
-    },
-  });
+  collected = await collectEvents(svc.bus, TOPICS.usageEvents, (p) => usageEvent.parse(p));
 });
 afterAll(async () => {
-  await subscription.stop();
+  await collected.stop();
   await svc.stop();
 });
 
-const searchesOf = (tenant: string) => usage.filter((u): u is Extract<UsageEvent, { kind: 'searches' }> => u.kind === 'searches' && u.tenant_id === tenant);
+const searchesOf = (tenant: string) => collected.events.filter((u): u is Extract<UsageEvent, { kind: 'searches' }> => u.kind === 'searches' && u.tenant_id === tenant);
 const counted = (tenant: string) => searchesOf(tenant).reduce((n, u) => n + u.count, 0);
 
 describe('search usage', () => {
