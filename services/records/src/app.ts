@@ -5,6 +5,7 @@ import type { RecordsService } from './records-service';
 import { adminReindexRoutes } from './routes/admin-reindex';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
+import { internalCollectionStatsRoutes } from './routes/internal-collection-stats';
 import { internalPublicRecordRoutes } from './routes/internal-public';
 import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
@@ -37,6 +38,7 @@ export function buildApp({ config, logger, database, records }: AppDeps): Return
       visibilityRoutes(router, records);
       collectionRoutes(router, records);
       internalPublicRecordRoutes(router, records);
+      internalCollectionStatsRoutes(router, records);
       recordRoutes(router, records);
     },
   });

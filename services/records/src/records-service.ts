@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus, OutgoingEvent } from '@trove/bus';
-import { COLLECTION_DATA_MAX_FIELDS, fieldLimitProblem, type CollectionSummary, type IndexingSummary, type RecordDto } from '@trove/contracts';
+import {
+  COLLECTION_DATA_MAX_FIELDS,
+  fieldLimitProblem,
+  type CollectionStats,
+  type CollectionSummary,
+  type IndexingSummary,
+  type RecordDto,
+} from '@trove/contracts';
 import { ERRORS, validationError } from '@trove/platform';
 import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
+import { recordsCreated } from './domain/usage';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
 import { activeGenerations, ensureCollection, listCollections, setDefaultVisibility, type CollectionSettings } from './store/collections';
+import { collectionStats } from './store/collection-stats';
 import { countIndexingBacklog, countIndexingStatuses } from './store/indexing';
 import { publicRecords } from './store/public';
 import {
@@ -119,6 +128,9 @@ export class RecordsService {
         const events: OutgoingEvent[] = changes.map(({ kind, dto }) =>
           recordChanged(kind, dto, generations.get(dto.collection) ?? dto.generation),
         );
+        // A record's first version is its creation (insertRecords writes version 1, every later change raises it).
+        const usage = recordsCreated(changes.filter((c) => c.kind === 'upserted' && c.dto.version === 1).map((c) => c.dto), new Date());
+        if (usage) events.push(usage);
         await this.bus.publishInTransaction(trx, events);
       }
       return result;
@@ -305,6 +317,11 @@ export class RecordsService {
   /** The tenant's collections with their record types and counts, by name. */
   async collections(tenantId: string): Promise<CollectionSummary[]> {
     return listCollections(this.db, tenantId);
+  }
+
+  /** The tenant's collections with their active and public record counts and last change, by name. */
+  async collectionStats(tenantId: string): Promise<CollectionStats[]> {
+    return collectionStats(this.db, tenantId);
   }
 
   /** How the tenant's records among `ids` stand in indexing (the older pipeline status of an upload). */
