@@ -127,6 +127,10 @@ export const configSchema = z
     JWT_PRIVATE_KEY: pem,
     JWT_PUBLIC_KEY: pem,
     JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+    /** Portal sign-in attempts allowed per email and per client address in each window; beyond, 429 with Retry-After. */
+    PORTAL_LOGIN_LIMIT_PER_EMAIL: z.coerce.number().int().min(1).default(10),
+    PORTAL_LOGIN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
+    PORTAL_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
     KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('2mb'),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus } from '@trove/bus';
-import { TOPICS, type AuthEvent } from '@trove/contracts';
+import { TOPICS, type AuthEvent, type Plan } from '@trove/contracts';
 import type { Identity, Scope } from '@trove/platform';
-import { LAST_USED_WRITE_INTERVAL_MS, generateKeyValue, hashKeyValue, isExpired, shouldRecordUse, type Plan } from './domain/key-rules';
+import { LAST_USED_WRITE_INTERVAL_MS, generateKeyValue, hashKeyValue, isExpired, shouldRecordUse } from './domain/key-rules';
 import { findKeyByHash, insertKey, listActiveKeys, replaceKeyHash, revokeKey, touchLastUsed, type ApiKeyRow } from './store/api-keys';
 import type { Db } from './store/schema';
 import { ensureTenant } from './store/tenants';

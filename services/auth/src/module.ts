@@ -1,7 +1,11 @@
+import { createCache } from '@trove/cache';
 import { migrate } from '@trove/db';
+import { ConfigError, PortalTokens } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
+import { AccountService } from './account-service';
 import { createAuthApp } from './app';
 import { newTenantPlan } from './domain/deployment';
+import { dummyHash } from './domain/passwords';
 import { KeyService } from './key-service';
 import { authMigrations } from './migrations';
 import type { Db } from './store/schema';
@@ -14,6 +18,33 @@ export const authModule: ServiceModule = {
     // The one place the untyped handle gets the auth schema's table types; everything below takes `db`.
     const db: Db = database.db;
     const keys = new KeyService({ db, bus, apiKeySalt: config.API_KEY_SALT, newTenantPlan: newTenantPlan(config) });
-    return { app: createAuthApp({ config, logger, database, keys }) };
+    const tokens = new PortalTokens(config);
+    if (!tokens.canSign) {
+      throw new ConfigError('Invalid configuration:\n  JWT_PRIVATE_KEY: is required by the auth service when JWT_PUBLIC_KEY is set');
+    }
+    // Sign-in attempts are counted here; replicas share the count when REDIS_URL is set.
+    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    const accounts = new AccountService({
+      db,
+      tokens,
+      cache,
+      limits: {
+        perEmail: config.PORTAL_LOGIN_LIMIT_PER_EMAIL,
+        perAddress: config.PORTAL_LOGIN_LIMIT_PER_ADDRESS,
+        windowMs: config.PORTAL_LOGIN_WINDOW_SECONDS * 1000,
+      },
+      newTenantPlan: newTenantPlan(config),
+      logger,
+    });
+    return {
+      app: createAuthApp({ config, logger, database, keys, accounts }),
+      async start() {
+        // Made before the first sign-in for an unknown email, which would otherwise take longer than any other.
+        await dummyHash();
+      },
+      async stop() {
+        await cache.close();
+      },
+    };
   },
 };

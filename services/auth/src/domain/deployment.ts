@@ -1,5 +1,6 @@
+import type { Plan } from '@trove/contracts';
 import type { Config } from '@trove/platform';
-import { planForNewTenant, type Plan } from './key-rules';
+import { planForNewTenant } from './key-rules';
 
 /** A new tenant starts on free in the cloud and on enterprise when self-hosted (design.md). */
 export function newTenantPlan(config: Config): Plan {

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import type { Plan } from '@trove/contracts';
 
 export const KEY_PREFIX = 'sk_live_';
 
@@ -25,9 +26,6 @@ export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 export function shouldRecordUse(lastUsedAt: Date | null, now: Date): boolean {
   return lastUsedAt === null || now.getTime() - lastUsedAt.getTime() >= LAST_USED_WRITE_INTERVAL_MS;
 }
-
-export const PLANS = ['free', 'pro', 'scale', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
 
 /** Cloud tenants start on free; self-hosted (the default) tenants are on enterprise, i.e. unlimited. */
 export function planForNewTenant(deploymentMode: string | undefined): Plan {

@@ -16,11 +16,11 @@ export const createKeyBody = z.object({
 });
 
 // Lower-cased so that events name a key exactly as the gateway's cache knows it.
-const keyPath = z.object({ key_id: fields.uuid.transform((id) => id.toLowerCase()) });
+export const keyPath = z.object({ key_id: fields.uuid.transform((id) => id.toLowerCase()) });
 
-const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+export const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
-function parseExpiry(raw: string | null | undefined): Date | null {
+export function parseExpiry(raw: string | null | undefined): Date | null {
   if (!raw) return null;
   const expiresAt = new Date(/(z|[+-]\d\d:?\d\d)$/i.test(raw) ? raw : `${raw}Z`);
   if (expiresAt.getTime() <= Date.now()) {
@@ -29,7 +29,7 @@ function parseExpiry(raw: string | null | undefined): Date | null {
   return expiresAt;
 }
 
-function listed(row: ApiKeyRow) {
+export function listed(row: ApiKeyRow) {
   return {
     id: row.id,
     name: row.name,

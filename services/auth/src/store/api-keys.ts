@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Scope } from '@trove/platform';
-import type { Plan } from '../domain/key-rules';
+import type { Plan } from '@trove/contracts';
 import type { AuthDb } from './schema';
 
 export interface ApiKeyRow {

@@ -1,6 +1,6 @@
 import type { ColumnType, Kysely, Transaction } from 'kysely';
 import type { Scope } from '@trove/platform';
-import type { Plan } from '../domain/key-rules';
+import type { Plan } from '@trove/contracts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -23,10 +23,24 @@ export interface ApiKeyTable {
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
+/** A person who signs in to the portal; one tenant's first user is made at signup. */
+export interface UserTable {
+  id: string;
+  tenant_id: string;
+  /** As entered; unique regardless of case. */
+  email: string;
+  /** `scrypt$N$r$p$<salt>$<hash>` (domain/passwords.ts). */
+  password_hash: string;
+  display_name: string | null;
+  company: string | null;
+  created_at: Timestamp;
+}
+
 /** The auth service's tables, by fully qualified name. */
 export interface AuthTables {
   'auth.tenants': TenantTable;
   'auth.api_keys': ApiKeyTable;
+  'auth.users': UserTable;
 }
 
 /** The auth service's typed handle, made once where the service is composed (module.ts, bootstrap.ts). */

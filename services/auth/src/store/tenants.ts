@@ -1,4 +1,4 @@
-import type { Plan } from '../domain/key-rules';
+import type { Plan } from '@trove/contracts';
 import type { AuthDb } from './schema';
 
 /** Creates the tenant unless it exists; an existing tenant keeps its name and plan. */
