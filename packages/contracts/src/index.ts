@@ -8,3 +8,4 @@ export * from './storable';
 export * from './name-terms';
 export * from './analytics';
 export * from './plans';
+export * from './replace';

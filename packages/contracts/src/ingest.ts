@@ -36,6 +36,12 @@ export const bulkUpsertRequest = z.strictObject({
    * chunk. Without it the whole backlog is counted.
    */
   backlog_count_limit: z.number().int().min(1).optional(),
+  /**
+   * Write into this staging generation of a blue-green replace (replace.ts) instead of the active one: the chunk
+   * dedups and matches source ids only among the staging records. 409 unless it is the collection's staging
+   * generation and its upload is not finished.
+   */
+  generation: z.number().int().min(1).optional(),
 });
 export type BulkUpsertRequest = z.input<typeof bulkUpsertRequest>;
 

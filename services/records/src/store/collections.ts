@@ -7,15 +7,25 @@ const TABLE = 'records.collections';
 export interface CollectionSettings {
   default_visibility: 'private' | 'public';
   active_generation: number;
+  /** A blue-green replace in progress (store/replace.ts), or null. */
+  staging_generation: number | null;
+  staging_status: 'uploading' | 'uploaded' | null;
 }
 
-/** The collection's settings, creating the collection on its first use. */
+const SETTINGS = ['default_visibility', 'active_generation', 'staging_generation', 'staging_status'] as const;
+
+/**
+ * The collection's settings, creating the collection on its first use. The row stays key-share locked until commit,
+ * so a swap or cancel of a replace (which locks it for update) never runs while this write is putting records into a
+ * generation it would delete or archive.
+ */
 export async function ensureCollection(trx: Trx, tenantId: string, name: string): Promise<CollectionSettings> {
   const existing = await trx
     .selectFrom(TABLE)
-    .select(['default_visibility', 'active_generation'])
+    .select(SETTINGS)
     .where('tenant_id', '=', tenantId)
     .where('name', '=', name)
+    .forKeyShare()
     .executeTakeFirst();
   if (existing) return existing;
   // A concurrent first use may win the insert; then the row it wrote is read back.
@@ -26,9 +36,10 @@ export async function ensureCollection(trx: Trx, tenantId: string, name: string)
     .execute();
   return trx
     .selectFrom(TABLE)
-    .select(['default_visibility', 'active_generation'])
+    .select(SETTINGS)
     .where('tenant_id', '=', tenantId)
     .where('name', '=', name)
+    .forKeyShare()
     .executeTakeFirstOrThrow();
 }
 
