@@ -4,6 +4,9 @@ import type { AccountService } from './account-service';
 import type { KeyService } from './key-service';
 import { internalKeyRoutes } from './routes/internal-keys';
 import { keyRoutes } from './routes/key-routes';
+import { portalQuickstartRoutes } from './routes/portal-quickstart';
+import { portalUsageRoutes } from './routes/portal-usage';
+import type { UsageService } from './usage-service';
 import { portalAccountRoutes } from './routes/portal-account';
 import { portalAuthRoutes } from './routes/portal-auth';
 import { portalKeyRoutes } from './routes/portal-keys';
@@ -14,9 +17,10 @@ export interface AuthAppDeps {
   database: Database;
   keys: KeyService;
   accounts: AccountService;
+  usage: UsageService;
 }
 
-export function createAuthApp({ config, logger, database, keys, accounts }: AuthAppDeps) {
+export function createAuthApp({ config, logger, database, keys, accounts, usage }: AuthAppDeps) {
   const app = createServiceApp({
     name: 'auth',
     logger,
@@ -26,6 +30,8 @@ export function createAuthApp({ config, logger, database, keys, accounts }: Auth
     routes: (router) => {
       keyRoutes(router, keys);
       internalKeyRoutes(router, keys);
+      portalUsageRoutes(router, usage);
+      portalQuickstartRoutes(router, usage);
       portalAuthRoutes(router, accounts);
       portalAccountRoutes(router, accounts);
       portalKeyRoutes(router, keys);

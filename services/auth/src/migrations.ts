@@ -44,4 +44,30 @@ export const authMigrations: Migration[] = [
       create index users_tenant_idx on auth.users (tenant_id);
     `,
   },
+  {
+    version: 3,
+    name: 'portal usage and quickstart',
+    // Kept by the usage.events consumer until the billing service takes usage over. usage_events_seen remembers the
+    // search counts already added, so a redelivered one is not added twice.
+    up: `
+      create table auth.usage_counters (
+        tenant_id uuid not null,
+        period text not null check (period ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'),
+        searches bigint not null default 0,
+        updated_at timestamptz not null default now(),
+        primary key (tenant_id, period)
+      );
+      create table auth.quickstart_steps (
+        tenant_id uuid not null,
+        step text not null check (step in ('define_schema', 'upload_data', 'first_search')),
+        completed_at timestamptz not null,
+        primary key (tenant_id, step)
+      );
+      create table auth.usage_events_seen (
+        event_id uuid primary key,
+        seen_at timestamptz not null default now()
+      );
+      create index usage_events_seen_at_idx on auth.usage_events_seen (seen_at);
+    `,
+  },
 ];

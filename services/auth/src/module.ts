@@ -1,4 +1,5 @@
 import { createCache } from '@trove/cache';
+import type { Subscription } from '@trove/bus';
 import { migrate } from '@trove/db';
 import { ConfigError, PortalTokens } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
@@ -8,16 +9,22 @@ import { newTenantPlan } from './domain/deployment';
 import { dummyHash } from './domain/passwords';
 import { KeyService } from './key-service';
 import { authMigrations } from './migrations';
+import { subscribeUsageEvents } from './consumers/usage-events';
+import { UsageService } from './usage-service';
 import type { Db } from './store/schema';
 
 export const authModule: ServiceModule = {
   name: 'auth',
-  dependsOn: [],
-  async init({ config, logger, database, bus }) {
+  // Portal usage asks records for the tenant's active records.
+  dependsOn: ['records'],
+  async init({ config, logger, database, bus, client }) {
     await migrate(database, 'auth', authMigrations);
     // The one place the untyped handle gets the auth schema's table types; everything below takes `db`.
     const db: Db = database.db;
     const keys = new KeyService({ db, bus, apiKeySalt: config.API_KEY_SALT, newTenantPlan: newTenantPlan(config) });
+    const records = client('records');
+    const usage = new UsageService({ db, records });
+    let usageEvents: Subscription | undefined;
     const tokens = new PortalTokens(config);
     if (!tokens.canSign) {
       throw new ConfigError('Invalid configuration:\n  JWT_PRIVATE_KEY: is required by the auth service when JWT_PUBLIC_KEY is set');
@@ -37,12 +44,16 @@ export const authModule: ServiceModule = {
       logger,
     });
     return {
-      app: createAuthApp({ config, logger, database, keys, accounts }),
+      app: createAuthApp({ config, logger, database, keys, accounts, usage }),
       async start() {
+        usageEvents = await subscribeUsageEvents(bus, db, logger.child({ consumer: 'usage-events' }));
         // Made before the first sign-in for an unknown email, which would otherwise take longer than any other.
         await dummyHash();
       },
       async stop() {
+        await usageEvents?.stop();
+        usageEvents = undefined;
+        records.shutdown();
         await cache.close();
       },
     };
