@@ -40,7 +40,7 @@ export interface UserTable {
 export interface UsageCounterTable {
   tenant_id: string;
   period: string;
-  searches: ColumnType<string | number, number, never>;
+  searches: ColumnType<string | number, number, number>;
   updated_at: Timestamp;
 }
 
