@@ -9,6 +9,7 @@ import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './
 import type { RecordsWriter } from './records-writer';
 import type { Db, UploadSourceType } from './store/schema';
 import { createUpload, finishUpload, insertDeadLetters, insertUploadRecords } from './store/uploads';
+import type { UploadAnnouncer } from './usage';
 
 /** Where an upload's records go, on whose behalf, and how they are labelled. */
 export interface UploadTarget {
@@ -82,6 +83,8 @@ export interface IngestorDeps {
   chunkMaxCharacters?: number;
   /** Indexing backlog above which a result reports pipeline_backpressure (INDEXING_BACKLOG_THRESHOLD). */
   backlogThreshold: number;
+  /** Announces each completed upload to usage.events (usage.ts); without it, completions are not announced. */
+  announceCompleted?: UploadAnnouncer;
 }
 
 /** Dead letters are written to the database in batches of this size as they occur, never all held in memory. */
@@ -215,7 +218,10 @@ export class Ingestor {
         pipeline_backpressure: tally.backpressure(this.deps.backlogThreshold),
       },
     };
-    await finishUpload(this.deps.db, uploadId, { status: 'complete', summary: result.summary, ...result.metadata });
+    await this.deps.db.transaction().execute(async (trx) => {
+      const at = await finishUpload(trx, uploadId, { status: 'complete', summary: result.summary, ...result.metadata });
+      await this.deps.announceCompleted?.(trx, { tenantId: target.identity.tenantId, uploadId, at });
+    });
     return result;
   }
 

@@ -9,6 +9,7 @@ import type { Db } from './store/schema';
 import { StreamBuffers } from './stream-buffers';
 import { UploadService } from './upload-service';
 import { UploadWatch } from './upload-watch';
+import { uploadUsage } from './usage';
 
 /** The ingestion service: batch, file, PDF, stream and webhook uploads, written to records in chunks. */
 export const ingestionModule: ServiceModule = {
@@ -26,6 +27,7 @@ export const ingestionModule: ServiceModule = {
       logger,
       chunkSize: config.INGEST_CHUNK_SIZE,
       backlogThreshold: config.INDEXING_BACKLOG_THRESHOLD,
+      announceCompleted: uploadUsage(ctx.bus),
     });
     const streams = new StreamBuffers({
       ingestor,
