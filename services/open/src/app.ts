@@ -7,9 +7,11 @@ import { rateLimit } from './rate-limit';
 import { aggregateRoutes } from './routes/aggregate';
 import { collectionRoutes } from './routes/collections';
 import { internalAnalyticsRoutes } from './routes/internal-analytics';
+import { portalAnalyticsRoutes } from './routes/portal-analytics';
 import { recordRoutes } from './routes/records';
 import { searchRoutes } from './routes/search';
 import type { SearchCounter } from './search-counter';
+import type { Upstreams } from './upstream';
 
 export interface AppDeps {
   config: Config;
@@ -18,6 +20,7 @@ export interface AppDeps {
   cache: Cache;
   open: OpenService;
   counter: SearchCounter;
+  upstreams: Upstreams;
 }
 
 /** Every path: the JSON body is parsed after the rate limit, so even a malformed body's 422 carries the headers. */
@@ -42,6 +45,8 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
     },
     routes: (router) => {
       internalAnalyticsRoutes(router, deps.counter);
+      // The portal's own route: a signed-in person, not the anonymous public the limits below are for.
+      portalAnalyticsRoutes(router, deps);
       // Everything below is the public Open API: counted per client IP, unknown paths included.
       router.use(limiter);
       router.use(jsonBody(config.JSON_BODY_LIMIT));

@@ -28,9 +28,10 @@ export const openModule: ServiceModule = {
       `open API rate limits counted ${cache.kind === 'memory' ? 'in-process (one process only; set REDIS_URL for replicas)' : 'in Redis'}`,
     );
     const counter = new SearchCounter({ db, logger: logger.child({ component: 'search-counter' }), intervalMs: COUNT_FLUSH_INTERVAL_MS });
-    const open = new OpenService({ upstreams: new Upstreams({ search, records }), counter });
+    const upstreams = new Upstreams({ search, records });
+    const open = new OpenService({ upstreams, counter });
     return {
-      app: buildApp({ config, logger, database: ctx.database, cache, open, counter }),
+      app: buildApp({ config, logger, database: ctx.database, cache, open, counter, upstreams }),
       async start() {
         counter.start();
       },

@@ -59,6 +59,13 @@ export class SearchCounter {
     return searchCountsOf(this.opts.db, tenantId, from, to);
   }
 
+  /** A tenant's searches per collection in a month (YYYY-MM, UTC), counting what is still gathered in memory. */
+  countsOfPeriod(tenantId: string, period: string): Promise<Array<{ collection: string; searches: number }>> {
+    const [year, month] = period.split('-').map(Number) as [number, number];
+    const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+    return this.countsOf(tenantId, `${period}-01`, last);
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

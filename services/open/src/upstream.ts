@@ -4,7 +4,9 @@ import {
   PUBLIC_RECORDS_MAX_IDS,
   PUBLIC_RECORDS_PATH,
   PUBLIC_SEARCH_PATH,
+  RECORDS_COLLECTION_STATS_PATH,
   type AggregateAnswer,
+  type CollectionStatsAnswer,
   type PublicAggregateRequest,
   type PublicCollection,
   type PublicCollectionsAnswer,
@@ -47,6 +49,14 @@ export class Upstreams {
       for (const r of answer.records) out.set(r.id, r);
     }
     return out;
+  }
+
+  /** The tenant's collections with their record and public counts, as records counts them now. */
+  async collectionStats(tenantId: string, requestId?: string): Promise<CollectionStatsAnswer> {
+    const identity = { tenantId, principal: 'service:open', scopes: ['records' as const] };
+    const res = await this.clients.records.request<CollectionStatsAnswer>({ method: 'GET', path: RECORDS_COLLECTION_STATS_PATH, identity, requestId });
+    if (res.status !== 200) throw ERRORS.unavailable('The records service is unavailable; try again shortly');
+    return res.body;
   }
 
   private async call<T>(client: ServiceClient, service: string, path: string, body: unknown, requestId?: string): Promise<T> {

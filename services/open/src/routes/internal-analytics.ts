@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPEN_SEARCH_COUNTS_PATH, type OpenSearchCounts } from '@trove/contracts';
+import { OPEN_SEARCH_COUNTS_PATH, usagePeriod, usagePeriodOf, type OpenSearchCounts } from '@trove/contracts';
 import { fields, parseInput } from '@trove/platform';
 import type { Router } from '../http';
 import type { SearchCounter } from '../search-counter';
@@ -7,10 +7,7 @@ import type { SearchCounter } from '../search-counter';
 const countsQuery = z.object({
   tenant_id: fields.uuid,
   /** A calendar month, YYYY-MM (UTC); the current month by default. */
-  period: z
-    .string()
-    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'Input should be a month as YYYY-MM' })
-    .optional(),
+  period: usagePeriod.optional(),
 });
 
 /**
@@ -20,10 +17,8 @@ const countsQuery = z.object({
 export function internalAnalyticsRoutes(router: Router, counter: SearchCounter): void {
   router.get(OPEN_SEARCH_COUNTS_PATH, async (req, res) => {
     const q = parseInput(countsQuery, req.query, 'query');
-    const period = q.period ?? new Date().toISOString().slice(0, 7);
-    const [year, month] = period.split('-').map(Number) as [number, number];
-    const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
-    const rows = await counter.countsOf(q.tenant_id, `${period}-01`, last);
+    const period = q.period ?? usagePeriodOf(new Date());
+    const rows = await counter.countsOfPeriod(q.tenant_id, period);
     const answer: OpenSearchCounts = {
       tenant_id: q.tenant_id,
       period,
