@@ -123,7 +123,7 @@ export const configSchema = z
     INTERNAL_TOKEN_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
     API_KEY_SALT: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Portal tokens signed with HS256; or, instead, RS256 with JWT_PRIVATE_KEY (auth) and JWT_PUBLIC_KEY (gateway). */
-    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    JWT_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, 'must be at least 32 characters').optional()),
     JWT_PRIVATE_KEY: pem,
     JWT_PUBLIC_KEY: pem,
     JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),

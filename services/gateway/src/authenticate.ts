@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ERRORS, hasScope, type Identity } from '@trove/platform';
+import { ERRORS, hasScope, type Identity, type PortalTokens, type Scope } from '@trove/platform';
 import { readCredential } from './domain/credentials';
 import type { Access } from './domain/route-table';
 import type { KeyVerifier } from './key-verifier';
@@ -13,6 +13,8 @@ export const ANONYMOUS_IDENTITY: Identity = {
 
 export interface AuthenticatorOptions {
   keys: KeyVerifier;
+  /** Verifies portal sign-in tokens (auth signs them). */
+  portalTokens: PortalTokens;
   /** ENV=development: X-Tenant-Id may replace the API key. */
   allowDevTenant: boolean;
 }
@@ -23,10 +25,37 @@ export class Authenticator {
 
   async identify(access: Access, req: Request): Promise<Identity> {
     if (access.kind === 'none') return ANONYMOUS_IDENTITY;
-    const credential = readCredential(
-      { authorization: req.get('authorization'), tenantId: req.get('x-tenant-id') },
-      this.opts.allowDevTenant && access.kind === 'key',
-    );
+    const identity = access.kind === 'portal' ? this.portalUser(req) : await this.keyHolder(access.scope, req);
+    req.log = req.log.child({ tenantId: identity.tenantId, principal: identity.principal });
+    return identity;
+  }
+
+  /**
+   * A person signed in to the portal: a valid portal token and nothing else. An API key is refused (keys are for
+   * programs), and X-Tenant-Id is never read here, in development either: the token names the tenant.
+   */
+  private portalUser(req: Request): Identity {
+    const credential = readCredential({ authorization: req.get('authorization') }, false);
+    switch (credential.kind) {
+      case 'token': {
+        const claims = this.opts.portalTokens.verify(credential.value);
+        if (!claims) throw ERRORS.unauthorized('Invalid or expired portal token');
+        // A person holds every right over their own tenant.
+        return { tenantId: claims.tenantId, principal: `user:${claims.userId}`, scopes: ['admin'], plan: claims.plan };
+      }
+      case 'key':
+        throw ERRORS.unauthorized('API keys are not accepted on portal routes; sign in to the portal for a token');
+      case 'malformed':
+        throw ERRORS.unauthorized('Authorization must be "Bearer <portal token>"');
+      case 'none':
+      case 'dev-tenant':
+        throw ERRORS.unauthorized('Missing portal token');
+    }
+  }
+
+  /** A program holding an API key (or, in development, X-Tenant-Id) with the route's scope; a portal token is refused. */
+  private async keyHolder(scope: Scope | undefined, req: Request): Promise<Identity> {
+    const credential = readCredential({ authorization: req.get('authorization'), tenantId: req.get('x-tenant-id') }, this.opts.allowDevTenant);
     let identity: Identity;
     switch (credential.kind) {
       case 'key':
@@ -36,17 +65,14 @@ export class Authenticator {
         identity = { tenantId: credential.tenantId, principal: `dev:${credential.tenantId}`, scopes: ['admin'] };
         break;
       case 'token':
-        // Portal sign-in tokens are not issued yet, so no bearer token other than an API key can be valid.
-        throw ERRORS.unauthorized(access.kind === 'portal' ? 'Invalid or expired portal token' : 'Invalid API key');
+        // Any other bearer token (a portal sign-in token included) is no API key.
+        throw ERRORS.unauthorized('Invalid API key');
       case 'malformed':
         throw ERRORS.unauthorized(credential.reason);
       case 'none':
-        throw ERRORS.unauthorized(access.kind === 'portal' ? 'Missing portal token' : 'Missing API key');
+        throw ERRORS.unauthorized('Missing API key');
     }
-    // Until portal tokens exist, an API key reaches portal routes only with the scope that manages the tenant.
-    const scope = access.kind === 'portal' ? 'admin' : access.scope;
     if (scope && !hasScope(identity, scope)) throw ERRORS.forbidden(`This key lacks the '${scope}' scope`);
-    req.log = req.log.child({ tenantId: identity.tenantId, principal: identity.principal });
     return identity;
   }
 }

@@ -1,4 +1,5 @@
 import type { Subscription } from '@trove/bus';
+import { PortalTokens } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createGatewayApp } from './app';
 import { Authenticator } from './authenticate';
@@ -29,7 +30,7 @@ export const gatewayModule: ServiceModule = {
         if (keyId) keys.drop(keyId);
       },
     });
-    const authenticator = new Authenticator({ keys, allowDevTenant: config.ENV === 'development' });
+    const authenticator = new Authenticator({ keys, portalTokens: new PortalTokens(config), allowDevTenant: config.ENV === 'development' });
     if (config.ENV === 'development') logger.warn('ENV=development: X-Tenant-Id is accepted in place of an API key');
 
     let subscription: Subscription | undefined;

@@ -71,6 +71,8 @@ export async function startStack(gatewayConfig: Record<string, string> = {}): Pr
         ENV: 'development',
         AUTH_URL: `http://127.0.0.1:${authServer.port}`,
         INTERNAL_TOKEN_SECRET: auth.ctx.config.INTERNAL_TOKEN_SECRET,
+        // Auth signs portal tokens; a gateway started in production needs the same secret to verify them.
+        ...(auth.ctx.config.JWT_SECRET ? { JWT_SECRET: auth.ctx.config.JWT_SECRET } : {}),
         ...gatewayConfig,
         ...config,
       },

@@ -40,6 +40,8 @@ describe('key changes', () => {
   it('names the key a revoke or rotate acts on', () => {
     expect(keyChangedBy('DELETE', `/api/v1/auth/keys/${id}`)).toBe(id.toLowerCase());
     expect(keyChangedBy('POST', `/api/v1/auth/keys/${id}/rotate`)).toBe(id.toLowerCase());
+    expect(keyChangedBy('DELETE', `/api/v1/portal/keys/${id}`)).toBe(id.toLowerCase());
+    expect(keyChangedBy('POST', `/api/v1/portal/keys/${id}/rotate`)).toBe(id.toLowerCase());
   });
 
   it('reads the segments after the route prefix in any case, as auth routes them', () => {

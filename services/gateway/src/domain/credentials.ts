@@ -37,11 +37,12 @@ export function readCredential(
 }
 
 // Case-insensitive because auth routes /auth/KEYS/{id}/Rotate as it routes /auth/keys/{id}/rotate.
-const KEY_WRITE = /^\/api\/v1\/auth\/keys\/([0-9a-f-]{36})(\/rotate)?\/?$/i;
+const KEY_WRITE = /^\/api\/v1\/(?:auth|portal)\/keys\/([0-9a-f-]{36})(\/rotate)?\/?$/i;
 
 /**
- * The key id a successful request revoked (DELETE /api/v1/auth/keys/{id}) or rotated (POST .../{id}/rotate), so the
- * gateway that forwarded it can drop the cached key before answering instead of waiting for auth.events.
+ * The key id a successful request revoked (DELETE /api/v1/auth/keys/{id}, or /api/v1/portal/keys/{id}) or rotated
+ * (POST .../{id}/rotate), so the gateway that forwarded it can drop the cached key before answering instead of
+ * waiting for auth.events.
  */
 export function keyChangedBy(method: string, path: string): string | undefined {
   const m = KEY_WRITE.exec(path);

@@ -14,11 +14,46 @@ describe('route matching', () => {
     ['/api/v1/billing/payment/webhook', 'billing', { kind: 'none' }],
     ['/api/v1/connectors/1/pull', 'connector', { kind: 'key', scope: 'admin' }],
     ['/api/v1/portal/keys', 'auth', { kind: 'portal' }],
+    ['/api/v1/portal/auth/signup', 'auth', { kind: 'none' }],
+    ['/api/v1/portal/account', 'auth', { kind: 'portal' }],
+    ['/api/v1/portal/usage', 'auth', { kind: 'portal' }],
+    ['/api/v1/portal/quickstart', 'auth', { kind: 'portal' }],
+    ['/api/v1/portal/analytics', 'open', { kind: 'portal' }],
+    ['/api/v1/portal/collections', 'records', { kind: 'portal' }],
+    ['/api/v1/portal/collections/parts/swap', 'records', { kind: 'portal' }],
+    ['/api/v1/portal/collections/parts/replace-status', 'records', { kind: 'portal' }],
+    ['/api/v1/portal/collections/parts/replace', 'ingestion', { kind: 'portal' }],
+    ['/api/v1/portal/collections/Parts.2024/replace', 'ingestion', { kind: 'portal' }],
+    ['/api/v1/portal/records/1/visibility', 'records', { kind: 'portal' }],
+    ['/api/v1/portal/entities/1', 'records', { kind: 'portal' }],
+    ['/api/v1/portal/verticals/v/reindex', 'records', { kind: 'portal' }],
+    ['/api/v1/portal/search/parts', 'search', { kind: 'portal' }],
+    ['/api/v1/portal/upload/parts/t/upload', 'ingestion', { kind: 'portal' }],
     ['/open/v1/search', 'open', { kind: 'none' }],
     ['/mcp/', 'mcp', { kind: 'key', scope: 'search' }],
     ['/mcp', 'mcp', { kind: 'key', scope: 'search' }],
   ])('sends %s to %s', (path, service, access) => {
     expect(matchRoute(path)).toEqual({ route: { prefix: expect.any(String), service, access }, path });
+  });
+
+  it('lets * stand for exactly one segment, and the most specific entry win', () => {
+    expect(matchRoute('/api/v1/portal/collections/parts/replace')?.route.service).toBe('ingestion');
+    expect(matchRoute('/api/v1/portal/collections/parts/replace/')?.route.service).toBe('ingestion');
+    // No segment, two segments, or a longer last segment are not the replace upload: they stay records'.
+    expect(matchRoute('/api/v1/portal/collections/replace')?.route.service).toBe('records');
+    expect(matchRoute('/api/v1/portal/collections/a/b/replace')?.route.service).toBe('records');
+    expect(matchRoute('/api/v1/portal/collections/parts/replacement')?.route.service).toBe('records');
+    expect(matchRoute('/api/v1/portal/collections/parts/cancel-replace')?.route.service).toBe('records');
+    // Literal segments compare case-insensitively and must then be spelt as the table does; * takes any spelling.
+    expect(matchRoute('/api/v1/portal/collections/PARTS/replace')?.path).toBe('/api/v1/portal/collections/PARTS/replace');
+    expect(matchRoute('/api/v1/portal/collections/parts/REPLACE')).toBeUndefined();
+    expect(matchRoute('/api/v1/portal/collections/%70arts/replace')?.path).toBe('/api/v1/portal/collections/parts/replace');
+  });
+
+  it('owns no portal path outside the agreed ones', () => {
+    expect(matchRoute('/api/v1/portal')).toBeUndefined();
+    expect(matchRoute('/api/v1/portal/billing')).toBeUndefined();
+    expect(matchRoute('/api/v1/portal/internal/x')).toBeUndefined();
   });
 
   it('matches whole segments only', () => {

@@ -10,6 +10,7 @@ export type Access =
   | { kind: 'portal' };
 
 export interface Route {
+  /** Whole path segments; a `*` segment stands for exactly one segment of any spelling (a collection name). */
   prefix: string;
   service: ServiceName;
   access: Access;
@@ -17,6 +18,7 @@ export interface Route {
 
 const none: Access = { kind: 'none' };
 const key = (scope?: Scope): Access => ({ kind: 'key', scope });
+const portal: Access = { kind: 'portal' };
 
 /** Every public path the gateway forwards, and nothing else: the one place that says who owns what. */
 export const ROUTES: readonly Route[] = [
@@ -38,13 +40,45 @@ export const ROUTES: readonly Route[] = [
   { prefix: '/api/v1/usage', service: 'billing', access: key() },
   { prefix: '/api/v1/connectors', service: 'connector', access: key('admin') },
   { prefix: '/api/v1/billing/payment/webhook', service: 'billing', access: none },
-  { prefix: '/api/v1/portal', service: 'auth', access: { kind: 'portal' } },
+  // Portal routes accept only a portal sign-in token, except sign-in itself, which is how one is obtained.
+  { prefix: '/api/v1/portal/auth', service: 'auth', access: none },
+  { prefix: '/api/v1/portal/keys', service: 'auth', access: portal },
+  { prefix: '/api/v1/portal/account', service: 'auth', access: portal },
+  { prefix: '/api/v1/portal/quickstart', service: 'auth', access: portal },
+  { prefix: '/api/v1/portal/usage', service: 'auth', access: portal },
+  { prefix: '/api/v1/portal/analytics', service: 'open', access: portal },
+  { prefix: '/api/v1/portal/collections', service: 'records', access: portal },
+  // The replace upload is a file upload, parsed by ingestion; the rest of a replace (status, swap, cancel) is records'.
+  { prefix: '/api/v1/portal/collections/*/replace', service: 'ingestion', access: portal },
+  { prefix: '/api/v1/portal/records', service: 'records', access: portal },
+  { prefix: '/api/v1/portal/entities', service: 'records', access: portal },
+  { prefix: '/api/v1/portal/verticals', service: 'records', access: portal },
+  { prefix: '/api/v1/portal/search', service: 'search', access: portal },
+  { prefix: '/api/v1/portal/upload', service: 'ingestion', access: portal },
   { prefix: '/open/v1', service: 'open', access: none },
   { prefix: '/mcp', service: 'mcp', access: key('search') },
 ];
 
-/** Longest prefix first, so a more specific entry wins over the one it sits under. */
-const BY_SPECIFICITY = [...ROUTES].sort((a, b) => b.prefix.length - a.prefix.length);
+interface CompiledRoute {
+  route: Route;
+  segments: string[];
+}
+
+const wildcards = (segments: string[]) => segments.filter((s) => s === '*').length;
+
+/**
+ * Most specific first: more segments first, and among as many, fewer `*` first, so an entry wins over every entry it
+ * sits under (the replace upload's entry over `/api/v1/portal/collections`).
+ */
+const BY_SPECIFICITY: CompiledRoute[] = ROUTES.map((route) => ({ route, segments: route.prefix.split('/') })).sort(
+  (a, b) => b.segments.length - a.segments.length || wildcards(a.segments) - wildcards(b.segments),
+);
+
+/** Whether the path's first segments are the prefix's: `*` takes any one non-empty segment, the others as `same` says. */
+function startsWithSegments(path: string[], prefix: string[], same: (pathSegment: string, prefixSegment: string) => boolean): boolean {
+  if (path.length < prefix.length) return false;
+  return prefix.every((p, i) => (p === '*' ? path[i] !== '' : same(path[i]!, p)));
+}
 
 /** The services the gateway forwards to. */
 export const UPSTREAM_SERVICES: ServiceName[] = [...new Set(ROUTES.map((r) => r.service))];
@@ -117,8 +151,9 @@ export function matchRoute(rawPath: string): Match | undefined {
   const path = normalisePath(rawPath);
   if (path === undefined) return undefined;
   const folded = path.toLowerCase();
-  const route = BY_SPECIFICITY.find((r) => folded === r.prefix || folded.startsWith(`${r.prefix}/`));
-  if (!route || !path.startsWith(route.prefix)) return undefined;
+  const segments = path.split('/');
+  const match = BY_SPECIFICITY.find((r) => startsWithSegments(segments, r.segments, (s, p) => s.toLowerCase() === p));
+  if (!match || !startsWithSegments(segments, match.segments, (s, p) => s === p)) return undefined;
   if (upstreamPath(folded).split('/')[1] === 'internal') return undefined;
-  return { route, path };
+  return { route: match.route, path };
 }
