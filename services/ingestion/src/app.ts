@@ -2,10 +2,12 @@ import type { Database } from '@trove/db';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { Ingestor } from './ingestor';
 import type { RecordsPipeline } from './records-pipeline';
+import type { RecordsReplace } from './records-replace';
 import { batchRoutes } from './routes/batch';
 import { fileRoutes } from './routes/files';
 import { olderIngestRoutes } from './routes/older';
 import { pipelineRoutes } from './routes/pipeline';
+import { replaceRoutes } from './routes/replace';
 import { streamRoutes } from './routes/stream';
 import { uploadRoutes } from './routes/uploads';
 import { webhookRoutes } from './routes/webhooks';
@@ -20,10 +22,11 @@ export interface AppDeps {
   uploads: UploadService;
   streams: StreamBuffers;
   pipeline: RecordsPipeline;
+  replace: RecordsReplace;
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, ingestor, uploads, streams, pipeline }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, ingestor, uploads, streams, pipeline, replace }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
@@ -42,6 +45,7 @@ export function buildApp({ config, logger, database, ingestor, uploads, streams,
       olderIngestRoutes(router, ingestor, uploads, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
       uploadRoutes(router, uploads);
       pipelineRoutes(router, uploads, pipeline);
+      replaceRoutes(router, ingestor, replace, config.UPLOAD_MAX_BYTES);
     },
   });
 }

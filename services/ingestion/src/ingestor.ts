@@ -21,6 +21,8 @@ export interface UploadTarget {
   requestId?: string;
   /** performance.now() when the request began, so processing_time_ms covers reading the body too. */
   startedAt?: number;
+  /** A blue-green replace's staging generation to write into (records' active generation when absent). */
+  generation?: number;
 }
 
 /** One submitted item: its position in the upload, what was sent, and the record made of it or why there is none. */
@@ -238,6 +240,7 @@ export class Ingestor {
       records: chunk.map((p) => p.record),
       // Back-pressure only asks whether the backlog is above the threshold.
       backlog_count_limit: this.deps.backlogThreshold + 1,
+      ...(target.generation !== undefined ? { generation: target.generation } : {}),
     };
     const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
     if (outcome.kind === 'failed') {

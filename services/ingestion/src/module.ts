@@ -4,6 +4,7 @@ import { buildApp } from './app';
 import { Ingestor } from './ingestor';
 import { migrations } from './migrations';
 import { RecordsPipeline } from './records-pipeline';
+import { RecordsReplace } from './records-replace';
 import { HttpRecordsWriter } from './records-writer';
 import type { Db } from './store/schema';
 import { StreamBuffers } from './stream-buffers';
@@ -43,7 +44,7 @@ export const ingestionModule: ServiceModule = {
       staleSeconds: config.UPLOAD_STALE_SECONDS,
     });
     return {
-      app: buildApp({ config, logger, database: ctx.database, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records) }),
+      app: buildApp({ config, logger, database: ctx.database, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records), replace: new RecordsReplace(records) }),
       async start() {
         streams.start();
         watch.start();

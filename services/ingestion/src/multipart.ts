@@ -177,7 +177,7 @@ class StreamingStorage<T> implements multer.StorageEngine {
 }
 
 /** Writes a stream to a new temporary file; fails (and leaves no file) when the stream fails. */
-async function spoolToTempFile(input: Readable): Promise<{ path: string; remove(): Promise<void> }> {
+export async function spoolToTempFile(input: Readable): Promise<{ path: string; remove(): Promise<void> }> {
   const path = join(tmpdir(), `trove-upload-${randomUUID()}`);
   const remove = () => rm(path, { force: true });
   try {

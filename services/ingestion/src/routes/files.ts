@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { HttpError, identityOf, parseInput, requireScope, validationError } from '@trove/platform';
@@ -5,7 +6,7 @@ import { detectFormat, parserFor } from '../domain/parsers';
 import { UnparseableFileError, type FileFormat } from '../domain/parsers/types';
 import { storableCopy } from '../domain/storable';
 import { guardBody, type Request, type Response, type Router } from '../http';
-import { submittedItems, UploadAborted, type Ingestor, type UploadResult } from '../ingestor';
+import { submittedItems, UploadAborted, type Ingestor, type SubmittedItem, type UploadResult, type UploadTarget } from '../ingestor';
 import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from '../multipart';
 import { CURRENT, type Vocabulary } from './vocabulary';
 
@@ -29,6 +30,8 @@ export interface FileKind {
 
 export const RECORD_FILES: FileKind = { path: 'upload', formats: ['csv', 'json', 'ndjson', 'xml'], expected: 'CSV, JSON, NDJSON or XML' };
 export const PDF_FILES: FileKind = { path: 'pdf', formats: ['pdf'], expected: 'PDF' };
+/** A blue-green replace reads any file the two upload routes read. */
+export const ANY_FILES: FileKind = { path: 'upload', formats: ['csv', 'json', 'ndjson', 'xml', 'pdf'], expected: 'CSV, JSON, NDJSON, XML or PDF' };
 
 function fileProblem(msg: string, input: unknown, ctx: Record<string, unknown> = {}): HttpError {
   return validationError(['body', 'file'], msg, 'value_error', input, ctx);
@@ -62,6 +65,20 @@ function sourceNameOf(fileName: string): string | null {
 
 export interface FileUploadOptions {
   vocabulary?: Vocabulary;
+  /** Where the records go when the path does not say (a replace names the record type in its query). */
+  target?: { collection: string; record_type: string; source_name?: string };
+  /** Runs the upload of the received file; without it, the file's records are ingested as they are read. */
+  run?: (upload: ReceivedUpload) => Promise<UploadResult>;
+}
+
+/** A received file of a known format, ready to be read into records (more than once, from copies of its bytes). */
+export interface ReceivedUpload {
+  file: IncomingFile;
+  format: FileFormat;
+  options: FileOptions;
+  target: UploadTarget;
+  /** The submitted items of the file's bytes in `content` (the file's own stream, or a copy of it). */
+  items(content: Readable): AsyncIterable<SubmittedItem>;
 }
 
 export async function ingestFile(
@@ -74,7 +91,7 @@ export async function ingestFile(
 ): Promise<UploadResult> {
   const startedAt = performance.now();
   const vocabulary = opts.vocabulary ?? CURRENT;
-  const params = vocabulary.target(req.params);
+  const params = opts.target ?? vocabulary.target(req.params);
   const fromQuery = optionsIn(req.query as Record<string, unknown>, 'query');
   let used: FileOptions = {};
   let uploadId: string | undefined;
@@ -84,24 +101,33 @@ export async function ingestFile(
     handle: async (file) => {
       used = { ...fromQuery, ...stripUndefined(optionsIn(file.fields, 'body')) };
       const format = checkFormat(file, kind, vocabulary);
-      const parsed = parserFor(format)(file.content, { nameColumn: used.name_column, recordTag: used.record_tag, fileName: file.fileName });
+      const options = used;
+      const upload: ReceivedUpload = {
+        file,
+        format,
+        options,
+        target: {
+          identity: identityOf(req),
+          collection: params.collection,
+          recordType: params.record_type,
+          sourceType: 'file_upload',
+          sourceName: opts.target?.source_name ?? sourceNameOf(file.fileName),
+          requestId: req.id,
+          startedAt,
+        },
+        items: (content) =>
+          submittedItems(parserFor(format)(content, { nameColumn: options.name_column, recordTag: options.record_tag, fileName: file.fileName }), {
+            nameColumn: options.name_column,
+            ...vocabulary.mapping,
+          }),
+      };
       try {
-        const result = await ingestor.ingest(
-          {
-            identity: identityOf(req),
-            collection: params.collection,
-            recordType: params.record_type,
-            sourceType: 'file_upload',
-            sourceName: sourceNameOf(file.fileName),
-            requestId: req.id,
-            startedAt,
-          },
-          submittedItems(parsed, { nameColumn: used.name_column, ...vocabulary.mapping }),
-          file.hash,
-        );
+        const result = await (opts.run ?? ((u: ReceivedUpload) => ingestor.ingest(u.target, u.items(file.content), file.hash)))(upload);
         uploadId = result.upload_id;
         return result;
       } catch (err) {
+        // Found before anything was written (a run that reads the file once before writing it).
+        if (err instanceof UnparseableFileError) throw fileProblem(err.message, file.fileName, { format });
         if (!(err instanceof UploadAborted)) throw err;
         // A problem found late (a JSON syntax error near the end, the size limit crossed) comes after earlier chunks
         // were written; the answer says so, and the upload entry keeps their counts.

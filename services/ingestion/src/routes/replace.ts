@@ -1,0 +1,57 @@
+import { createReadStream } from 'node:fs';
+import { z } from 'zod';
+import { collectionName, recordType, sourceName, type ReplaceStaging } from '@trove/contracts';
+import { parseInput, requirePortalUser, validationError } from '@trove/platform';
+import type { Router } from '../http';
+import type { Ingestor, UploadResult } from '../ingestor';
+import { spoolToTempFile } from '../multipart';
+import type { RecordsReplace } from '../records-replace';
+import { ANY_FILES, ingestFile, refuseOversizedFile, type ReceivedUpload } from './files';
+
+const replaceParams = z.object({ name: collectionName });
+const replaceQuery = z.object({
+  record_type: recordType,
+  source_name: sourceName.min(1).optional(),
+  record_tag: z.string().trim().min(1).max(200).optional(),
+});
+
+/**
+ * POST /portal/collections/{name}/replace: a file becomes a staging generation of the collection (blue-green
+ * replace; records owns the staging, the status, the swap and the cancel). The file is kept in a temporary file and
+ * read twice: once to count its records, so the plan's limit is checked and the staging opened before anything is
+ * written (402, 404, 409 leave nothing behind), then to write them into the staging generation.
+ */
+export function replaceRoutes(router: Router, ingestor: Ingestor, replace: RecordsReplace, maxBytes: number): void {
+  router.post('/portal/collections/:name/replace', requirePortalUser(), refuseOversizedFile(maxBytes), async (req, res) => {
+    const { name } = parseInput(replaceParams, req.params, 'path');
+    const query = parseInput(replaceQuery, req.query, 'query');
+    let staging: ReplaceStaging | undefined;
+
+    const run = async (upload: ReceivedUpload): Promise<UploadResult> => {
+      if (upload.format === 'xml' && !upload.options.record_tag) {
+        throw validationError(['query', 'record_tag'], 'Field required for an XML file', 'missing', null);
+      }
+      const spool = await spoolToTempFile(upload.file.content);
+      try {
+        let records = 0;
+        for await (const item of upload.items(createReadStream(spool.path))) if (item.mapped.ok) records++;
+        if (records === 0) throw validationError(['body', 'file'], 'The file holds no valid records', 'value_error', upload.file.fileName);
+        const { identity, requestId } = upload.target;
+        const begun = await replace.begin(identity, name, records, requestId);
+        staging = { generation: begun.generation, status: 'staging', collection: name };
+        const result = await ingestor.ingest({ ...upload.target, generation: begun.generation }, upload.items(createReadStream(spool.path)), upload.file.hash);
+        // A replace cancelled while it uploaded refuses this (409): the answer says so rather than report a staging.
+        await replace.finish(identity, name, begun.generation, result, requestId);
+        return result;
+      } finally {
+        await spool.remove();
+      }
+    };
+
+    const result = await ingestFile(ingestor, maxBytes, ANY_FILES, req, res, {
+      target: { collection: name, record_type: query.record_type, source_name: query.source_name },
+      run,
+    });
+    res.json({ ...result, staging });
+  });
+}
