@@ -1,12 +1,16 @@
 import type { Database } from '@trove/db';
 import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import type { PortalService } from './portal-service';
 import type { RecordsService } from './records-service';
 import { adminReindexRoutes } from './routes/admin-reindex';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
 import { internalCollectionStatsRoutes } from './routes/internal-collection-stats';
 import { internalPublicRecordRoutes } from './routes/internal-public';
+import { portalCollectionRoutes } from './routes/portal-collections';
+import { portalEntityRoutes } from './routes/portal-entities';
+import { portalRecordRoutes } from './routes/portal-records';
 import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
 import { retryResetRoutes } from './routes/retry-reset';
@@ -17,10 +21,11 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   records: RecordsService;
+  portal: PortalService;
 }
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, records }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, records, portal }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'records',
     logger,
@@ -40,6 +45,9 @@ export function buildApp({ config, logger, database, records }: AppDeps): Return
       internalPublicRecordRoutes(router, records);
       internalCollectionStatsRoutes(router, records);
       recordRoutes(router, records);
+      portalRecordRoutes(router, records, portal);
+      portalCollectionRoutes(router, records, portal);
+      portalEntityRoutes(router, records);
     },
   });
 }

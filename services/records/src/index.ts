@@ -1,4 +1,5 @@
 export { recordsModule } from './module';
 export { RecordsService } from './records-service';
+export { PortalService } from './portal-service';
 export { buildApp } from './app';
 export { describeRecord } from './domain/description';

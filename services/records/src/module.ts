@@ -5,6 +5,7 @@ import { buildApp } from './app';
 import { subscribeIndexingStatus } from './consumers/indexing-status';
 import { IndexingWaiter } from './indexing-waiter';
 import { migrations } from './migrations';
+import { PortalService } from './portal-service';
 import { RecordsService } from './records-service';
 import type { Db } from './store/schema';
 
@@ -18,7 +19,8 @@ export const recordsModule: ServiceModule = {
     const db: Db = ctx.database.db;
     const waiter = new IndexingWaiter(db, ctx.logger.child({ component: 'indexing-waiter' }));
     const records = new RecordsService(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
-    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records });
+    const portal = new PortalService(db, records);
+    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records, portal });
     let subscription: Subscription | undefined;
     return {
       app,

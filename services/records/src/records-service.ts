@@ -16,6 +16,7 @@ import { recordsCreated } from './domain/usage';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
 import { activeGenerations, ensureCollection, listCollections, setDefaultVisibility, type CollectionSettings } from './store/collections';
+import { archiveGeneration, setCollectionVisibility } from './store/collection-records';
 import { collectionStats } from './store/collection-stats';
 import { countIndexingBacklog, countIndexingStatuses } from './store/indexing';
 import { publicRecords } from './store/public';
@@ -83,6 +84,12 @@ export interface BulkUpsertOutcome {
   pending_indexing: number;
 }
 
+/**
+ * Writes over a whole collection answer once search has acknowledged every record they changed, when they changed at
+ * most this many; a larger one answers at commit and search catches up (each wait is one row of the waiter's poll).
+ */
+const SETTLE_LIMIT = 1000;
+
 /** Attempts of a bulk upsert that lost a race with a concurrent write to the same records before it gives up. */
 const UPSERT_ATTEMPTS = 3;
 
@@ -109,6 +116,11 @@ export class RecordsService {
     if (!this.indexing || dto.indexing_status === 'indexed') return dto;
     const status = await this.indexing.waiter.wait(dto.tenant_id, dto.id, dto.version, this.indexing.timeoutMs);
     return status === 'pending' ? dto : { ...dto, indexing_status: status };
+  }
+
+  /** searchable for every record of one write, waiting at most once the bounded time (they are waited on together). */
+  private async settled(dtos: RecordDto[]): Promise<void> {
+    if (dtos.length <= SETTLE_LIMIT) await Promise.all(dtos.map((dto) => this.searchable(dto)));
   }
 
   private async write<T>(work: (trx: Trx, announce: (kind: ChangeKind, rows: RecordRow[]) => RecordDto[]) => Promise<T>): Promise<T> {
@@ -312,6 +324,33 @@ export class RecordsService {
 
   async setDefaultVisibility(tenantId: string, collection: string, visibility: Visibility): Promise<void> {
     await setDefaultVisibility(this.db, tenantId, collection, visibility);
+  }
+
+  /**
+   * Sets the collection's default visibility and gives every active record of it that visibility, in one write
+   * (creating the collection when it is new); counts the records it changed.
+   */
+  async applyDefaultVisibility(tenantId: string, collection: string, visibility: Visibility): Promise<number> {
+    const changed = await this.write(async (trx, announce) => {
+      await setDefaultVisibility(trx, tenantId, collection, visibility);
+      return announce('visibility', await setCollectionVisibility(trx, tenantId, collection, visibility));
+    });
+    await this.settled(changed);
+    return changed.length;
+  }
+
+  /**
+   * Archives every record of the collection's active generation (a staged replace is left to its own routes); counts
+   * them. 404 when the tenant has no such collection.
+   */
+  async archiveCollection(tenantId: string, collection: string): Promise<number> {
+    const archivedNow = await this.write(async (trx, announce) => {
+      const generation = (await activeGenerations(trx, tenantId, [collection])).get(collection);
+      if (generation === undefined) throw ERRORS.notFound(`Collection ${collection} not found`);
+      return announce('archived', await archiveGeneration(trx, tenantId, collection, generation));
+    });
+    await this.settled(archivedNow);
+    return archivedNow.length;
   }
 
   /** The tenant's collections with their record types and counts, by name. */

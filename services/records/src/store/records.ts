@@ -44,7 +44,7 @@ const QUALIFIED = COLUMNS.map((c) => `r.${c}` as const);
 /** What a write returns of the records it changed: every write sets their indexing back to pending (markPending). */
 const RETURNING = sql.raw(`${QUALIFIED.join(', ')}, 'pending' as indexing_status`);
 const PENDING = sql<IndexingStatus>`'pending'`.as('indexing_status');
-const WRITTEN = [...COLUMNS, PENDING] as const;
+export const WRITTEN = [...COLUMNS, PENDING] as const;
 
 /** Records with their indexing status, for reading. */
 function selectRecords(db: Executor) {

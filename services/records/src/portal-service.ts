@@ -1,0 +1,69 @@
+import { PLAN_LIMITS, type Plan } from '@trove/contracts';
+import type { RecordsService } from './records-service';
+import { browseRecords, collectionsWithPendingReplace, type BrowseFilter } from './store/collection-records';
+import type { Db } from './store/schema';
+
+/** One collection as the portal lists it: its active generation's active records, and whether a replace is staged. */
+export interface PortalCollection {
+  name: string;
+  record_types: string[];
+  total_records: number;
+  indexed: number;
+  pending: number;
+  processing: number;
+  failed: number;
+  has_pending_replace: boolean;
+}
+
+export interface PortalCollectionsAnswer {
+  collections: PortalCollection[];
+  plan: Plan;
+  /** The plan's record limit; null when unlimited. */
+  record_limit: number | null;
+  /** The tenant's active records of every collection's active generation. */
+  total_records: number;
+}
+
+export interface PortalRecordItem {
+  id: string;
+  name: string;
+  description: string | null;
+  collection: string;
+  record_type: string;
+  indexing_status: string;
+  collection_data: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What the portal reads that the key routes do not: collection summaries with the plan, and offset-paged browsing. */
+export class PortalService {
+  constructor(
+    private readonly db: Db,
+    private readonly records: RecordsService,
+  ) {}
+
+  async collections(tenantId: string, plan: Plan): Promise<PortalCollectionsAnswer> {
+    const [summaries, staged] = await Promise.all([this.records.collections(tenantId), collectionsWithPendingReplace(this.db, tenantId)]);
+    const collections: PortalCollection[] = summaries.map(({ record_type_counts: _counts, ...s }) => ({ ...s, has_pending_replace: staged.has(s.name) }));
+    // A collection whose records were all archived still shows while a replace into it is staged, so it can be swapped.
+    for (const name of staged) {
+      if (!collections.some((c) => c.name === name)) {
+        collections.push({ name, record_types: [], total_records: 0, indexed: 0, pending: 0, processing: 0, failed: 0, has_pending_replace: true });
+      }
+    }
+    collections.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return {
+      collections,
+      plan,
+      record_limit: PLAN_LIMITS[plan].records,
+      total_records: collections.reduce((sum, c) => sum + c.total_records, 0),
+    };
+  }
+
+  async browse(filter: BrowseFilter): Promise<{ items: PortalRecordItem[]; total: number }> {
+    const { rows, total } = await browseRecords(this.db, filter);
+    const items = rows.map((r) => ({ ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() }));
+    return { items, total };
+  }
+}
