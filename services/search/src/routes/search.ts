@@ -1,7 +1,7 @@
-import type { Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchRequest, searchText, type FilterValue } from '@trove/contracts';
-import { ERRORS, parseInput, requireScope, tenantOf } from '@trove/platform';
+import { ERRORS, parseInput, requirePortalUser, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { Rendered, SearchService } from '../search-service';
 
@@ -29,7 +29,8 @@ export function send(res: Response, rendered: Rendered): void {
 }
 
 export function searchRoutes(router: Router, search: SearchService): void {
-  router.post('/search/:collection', requireScope('search'), async (req, res) => {
+  /** Private search of one of the caller's collections, for a key and for a person signed in to the portal alike. */
+  const privateSearch: RequestHandler = async (req, res) => {
     const { collection } = parseInput(collectionParams, req.params, 'path');
     const body = parseInput(searchRequest, req.body ?? {}, 'body');
     const filters = filtersOf(body.filters);
@@ -38,7 +39,9 @@ export function searchRoutes(router: Router, search: SearchService): void {
     }
     const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
     send(res, await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format }));
-  });
+  };
+  router.post('/search/:collection', requireScope('search'), privateSearch);
+  router.post('/portal/search/:collection', requirePortalUser(), privateSearch);
 
   router.get('/search/:collection', requireScope('search'), async (req, res) => {
     const { collection } = parseInput(collectionParams, req.params, 'path');
