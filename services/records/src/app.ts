@@ -3,6 +3,7 @@ import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { PortalService } from './portal-service';
 import type { RecordsService } from './records-service';
+import type { ReplaceService } from './replace-service';
 import { adminReindexRoutes } from './routes/admin-reindex';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
@@ -11,8 +12,10 @@ import { internalPublicRecordRoutes } from './routes/internal-public';
 import { portalCollectionRoutes } from './routes/portal-collections';
 import { portalEntityRoutes } from './routes/portal-entities';
 import { portalRecordRoutes } from './routes/portal-records';
+import { portalReplaceRoutes } from './routes/portal-replace';
 import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
+import { replaceInternalRoutes } from './routes/replace-internal';
 import { retryResetRoutes } from './routes/retry-reset';
 import { visibilityRoutes } from './routes/visibility';
 
@@ -21,11 +24,12 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   records: RecordsService;
+  replace: ReplaceService;
   portal: PortalService;
 }
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, records, portal }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, records, portal, replace }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'records',
     logger,
@@ -44,6 +48,8 @@ export function buildApp({ config, logger, database, records, portal }: AppDeps)
       collectionRoutes(router, records);
       internalPublicRecordRoutes(router, records);
       internalCollectionStatsRoutes(router, records);
+      replaceInternalRoutes(router, replace);
+      portalReplaceRoutes(router, replace);
       recordRoutes(router, records);
       portalRecordRoutes(router, records, portal);
       portalCollectionRoutes(router, records, portal);

@@ -1,5 +1,6 @@
 export { recordsModule } from './module';
 export { RecordsService } from './records-service';
 export { PortalService } from './portal-service';
+export { ReplaceService } from './replace-service';
 export { buildApp } from './app';
 export { describeRecord } from './domain/description';

@@ -7,6 +7,7 @@ import { IndexingWaiter } from './indexing-waiter';
 import { migrations } from './migrations';
 import { PortalService } from './portal-service';
 import { RecordsService } from './records-service';
+import { ReplaceService } from './replace-service';
 import type { Db } from './store/schema';
 
 /** The records service: the system of record for records and collections. */
@@ -20,7 +21,7 @@ export const recordsModule: ServiceModule = {
     const waiter = new IndexingWaiter(db, ctx.logger.child({ component: 'indexing-waiter' }));
     const records = new RecordsService(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
     const portal = new PortalService(db, records);
-    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records, portal });
+    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records, portal, replace: new ReplaceService(db, ctx.bus) });
     let subscription: Subscription | undefined;
     return {
       app,

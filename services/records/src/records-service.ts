@@ -13,6 +13,7 @@ import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
 import { recordsCreated } from './domain/usage';
+import { writtenGeneration } from './domain/replace';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
 import { activeGenerations, ensureCollection, listCollections, setDefaultVisibility, type CollectionSettings } from './store/collections';
@@ -68,6 +69,8 @@ export interface BulkUpsertInput {
   source_type: RecordRow['source_type'];
   source_name?: string | null;
   backlog_count_limit?: number;
+  /** A replace's staging generation to write into; the active one when absent. */
+  generation?: number;
   records: Array<{
     name: string;
     source_id?: string | null;
@@ -157,11 +160,12 @@ export class RecordsService {
   private async createUnacknowledged(tenantId: string, input: CreateRecordInput): Promise<RecordDto> {
     const taken = () => ERRORS.conflict(`A record with source_id ${input.source_id} already exists in collection ${input.collection}`);
     return this.write(async (trx, announce) => {
-      if (input.source_id !== undefined) {
-        await lockCollectionWrites(trx, tenantId, input.collection);
-        if ((await findLiveBySourceIds(trx, tenantId, input.collection, [input.source_id])).length > 0) throw taken();
-      }
+      if (input.source_id !== undefined) await lockCollectionWrites(trx, tenantId, input.collection);
       const settings = await ensureCollection(trx, tenantId, input.collection);
+      if (input.source_id !== undefined) {
+        const matches = await findLiveBySourceIds(trx, tenantId, input.collection, settings.active_generation, [input.source_id]);
+        if (matches.length > 0) throw taken();
+      }
       const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, source_type: 'api' }, settings, [
         { ...input, id: randomUUID(), content_hash: contentHash(input) },
       ]);
@@ -205,10 +209,11 @@ export class RecordsService {
           // stream of API creates (which take it) cannot make it lose again and again.
           if (hashes.length > 0 || attempt > 1) await lockCollectionWrites(trx, tenantId, input.collection);
           const settings = await ensureCollection(trx, tenantId, input.collection);
-          const bySource = await findLiveBySourceIds(trx, tenantId, input.collection, sourceIds);
-          const byHash = await findLiveByContentHashes(trx, tenantId, input.collection, input.record_type, hashes, items.length + 1);
+          const generation = writtenGeneration(input.collection, settings, input.generation);
+          const bySource = await findLiveBySourceIds(trx, tenantId, input.collection, generation, sourceIds);
+          const byHash = await findLiveByContentHashes(trx, tenantId, input.collection, generation, input.record_type, hashes, items.length + 1);
           const plan = planUpsert({ recordType: input.record_type, items, bySource, byHash, newId: randomUUID });
-          const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, status: 'active' }, settings, plan.creates);
+          const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, status: 'active', generation }, settings, plan.creates);
           const created = await insertRecords(trx, shared, records, await transactionTime(trx));
           const updated = await replaceContents(
             trx,
@@ -409,6 +414,8 @@ interface NewRecordsTarget {
   status: 'active' | 'draft';
   /** The collection's default when absent. */
   visibility?: Visibility;
+  /** The collection's active generation when absent. */
+  generation?: number;
   source_name?: string | null;
   source_type: RecordRow['source_type'];
 }
@@ -439,7 +446,7 @@ function newRecordRows(
     record_type: target.record_type,
     status: target.status,
     visibility: target.visibility ?? settings.default_visibility,
-    generation: settings.active_generation,
+    generation: target.generation ?? settings.active_generation,
     source_name: target.source_name ?? null,
     source_type: target.source_type,
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { TOPICS, recordChangedEvent, type RecordChangedEvent } from '@trove/contracts';
+import type { Subscription } from '@trove/bus';
 import type { Database } from '@trove/db';
 import type { Scope } from '@trove/platform';
 import { startTestService, type TestService } from '@trove/testing';
@@ -82,3 +83,21 @@ export function bolt(overrides: Record<string, unknown> = {}) {
 }
 
 export { eventually } from '@trove/testing';
+
+/**
+ * Plays search's side of the indexing contract: acknowledges every record change as indexed, except those `skip`
+ * holds back (a record whose name marks it as never indexed, say).
+ */
+export function acknowledgeIndexing(h: Harness, skip: (e: RecordChangedEvent) => boolean): Promise<Subscription> {
+  return h.svc.bus.subscribe({
+    group: `test.acker.${randomUUID()}`,
+    topics: [TOPICS.recordsChanged],
+    handler: async (events) => {
+      const acks = events
+        .map((e) => recordChangedEvent.parse(e.payload))
+        .filter((e) => !skip(e))
+        .map((e) => ({ topic: TOPICS.recordsIndexed, key: e.record_id, payload: { tenant_id: e.tenant_id, record_id: e.record_id, version: e.version, status: 'indexed' } }));
+      await h.svc.bus.publish(acks);
+    },
+  });
+}

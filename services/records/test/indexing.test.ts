@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TOPICS, recordChangedEvent } from '@trove/contracts';
 import type { Subscription } from '@trove/bus';
-import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
 
 /**
  * Writes answer once search acknowledges them. These tests play search's side of the contract: they publish the
@@ -19,17 +18,7 @@ beforeAll(async () => {
   tenant = newTenant();
   api = h.as(tenant);
   admin = h.as(tenant, ['admin']);
-  acker = await h.svc.bus.subscribe({
-    group: `test.acker.${randomUUID()}`,
-    topics: [TOPICS.recordsChanged],
-    handler: async (events) => {
-      const acks = events
-        .map((e) => recordChangedEvent.parse(e.payload))
-        .filter((e) => !('record' in e) || !e.record.name.startsWith('Unindexed'))
-        .map((e) => ({ topic: TOPICS.recordsIndexed, key: e.record_id, payload: { tenant_id: e.tenant_id, record_id: e.record_id, version: e.version, status: 'indexed' } }));
-      await h.svc.bus.publish(acks);
-    },
-  });
+  acker = await acknowledgeIndexing(h, (e) => 'record' in e && e.record.name.startsWith('Unindexed'));
 });
 afterAll(async () => {
   await acker.stop();

@@ -198,18 +198,25 @@ export interface ContentMatch {
 }
 
 /**
- * The tenant's live (not archived) records of a collection with one of the source ids. One probe of the unique index
- * per id: the lateral subquery keeps that plan even when the table's statistics are stale (as during a first large
- * upload), where a plain `= any(…)` may be planned as a scan of the tenant's whole collection.
+ * The tenant's live (not archived) records of a collection's generation with one of the source ids. One probe of the
+ * unique index per id: the lateral subquery keeps that plan even when the table's statistics are stale (as during a
+ * first large upload), where a plain `= any(…)` may be planned as a scan of the tenant's whole collection.
  */
-export async function findLiveBySourceIds(db: Executor, tenantId: string, collection: string, sourceIds: string[]): Promise<ContentMatch[]> {
+export async function findLiveBySourceIds(
+  db: Executor,
+  tenantId: string,
+  collection: string,
+  generation: number,
+  sourceIds: string[],
+): Promise<ContentMatch[]> {
   if (sourceIds.length === 0) return [];
   const result = await sql<ContentMatch>`
     select r.id, r.source_id, r.record_type, r.content_hash
     from unnest(${sourceIds}::text[]) as s(source_id)
     cross join lateral (
       select id, source_id, record_type, content_hash from records.records
-      where tenant_id = ${tenantId} and collection = ${collection} and source_id = s.source_id and status <> 'archived'
+      where tenant_id = ${tenantId} and collection = ${collection} and generation = ${generation}
+        and source_id = s.source_id and status <> 'archived'
       limit 1
     ) as r
   `.execute(db);
@@ -217,14 +224,15 @@ export async function findLiveBySourceIds(db: Executor, tenantId: string, collec
 }
 
 /**
- * The tenant's live records of a collection and record type with one of the content hashes, oldest first, at most
- * `perHash` of each: planUpsert needs one more than the chunk's items can move away, never all of them. Probes the
- * content index per hash, for the same reason as findLiveBySourceIds.
+ * The tenant's live records of a collection's generation and a record type with one of the content hashes, oldest
+ * first, at most `perHash` of each: planUpsert needs one more than the chunk's items can move away, never all of them.
+ * Probes the content index per hash, for the same reason as findLiveBySourceIds.
  */
 export async function findLiveByContentHashes(
   db: Executor,
   tenantId: string,
   collection: string,
+  generation: number,
   recordType: string,
   hashes: string[],
   perHash: number,
@@ -237,6 +245,7 @@ export async function findLiveByContentHashes(
       select id, source_id, record_type, content_hash, created_at from records.records
       where content_hash = h.content_hash and status <> 'archived'
         and tenant_id = ${tenantId} and collection = ${collection} and record_type = ${recordType}
+        and generation = ${generation}
       limit ${perHash}
     ) as r
     order by r.created_at, r.id
