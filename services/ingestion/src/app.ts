@@ -34,7 +34,7 @@ export function buildApp({ config, logger, database, ingestor, uploads, streams,
     jsonLimit: config.JSON_BODY_LIMIT,
     // Upload bodies are read by their routes: batch and webhook need the raw bytes (hash, signature) and a larger
     // limit, files and streams are parsed as they arrive.
-    rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//],
+    rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//, /^\/portal\/upload\//],
     readiness: { database: () => database.ping() },
     routes: (router) => {
       const streamLimits = { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT };

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { HttpError, identityOf, parseInput, requireScope, validationError } from '@trove/platform';
+import { HttpError, identityOf, parseInput, requirePortalUser, requireScope, validationError } from '@trove/platform';
 import { detectFormat, parserFor } from '../domain/parsers';
 import { UnparseableFileError, type FileFormat } from '../domain/parsers/types';
 import { storableCopy } from '../domain/storable';
@@ -178,9 +178,12 @@ export function refuseOversizedFile(maxBytes: number): RequestHandler {
  */
 export function fileRoutes(router: Router, ingestor: Ingestor, maxBytes: number): void {
   const refuse = refuseOversizedFile(maxBytes);
-  router.post('/upload/:collection/:record_type/upload', requireScope('upload'), refuse, async (req, res) => {
+  const uploadRecords: RequestHandler = async (req, res) => {
     res.status(201).json(await ingestFile(ingestor, maxBytes, RECORD_FILES, req, res));
-  });
+  };
+  router.post('/upload/:collection/:record_type/upload', requireScope('upload'), refuse, uploadRecords);
+  // The portal's upload (a person signed in) is the same upload, limits and answers included.
+  router.post('/portal/upload/:collection/:record_type/upload', requirePortalUser(), refuse, uploadRecords);
   router.post('/upload/:collection/:record_type/pdf', requireScope('upload'), refuse, async (req, res) => {
     res.status(201).json(await ingestFile(ingestor, maxBytes, PDF_FILES, req, res));
   });
