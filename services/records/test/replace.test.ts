@@ -141,8 +141,10 @@ describe('writing into staging', () => {
     // Within staging a source id still upserts.
     const again = await t.write('tools', ['Hammer v2'], { generation, source_ids: ['h'] });
     expect(again.body.results).toEqual([{ status: 'updated', id: stage.body.results[0].id }]);
-    // Production is untouched and still what the collection listing counts.
+    // Production is untouched and still what the collection listing counts; the record listing shows only it.
     expect(await liveCount(t, 'tools')).toBe(2);
+    const listed = await t.get('/records?collection=tools&limit=100');
+    expect(listed.body.items.map((r: { name: string }) => r.name).sort()).toEqual(['Hammer', 'Saw']);
     const old = await t.get(`/records/${prod.body.results[0].id}`);
     expect(old.body).toMatchObject({ name: 'Hammer', generation: 1 });
   });

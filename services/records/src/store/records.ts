@@ -414,9 +414,12 @@ export async function listRecords(db: Executor, filter: ListFilter): Promise<Lis
   let query = db
     .selectFrom('records.records as r')
     .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
+    .innerJoin('records.collections as c', (j) => j.onRef('c.tenant_id', '=', 'r.tenant_id').onRef('c.name', '=', 'r.collection'))
     .select(['r.id', 'r.name', 'r.collection', 'r.record_type', 'i.status as indexing_status', 'r.created_at', 'r.updated_at'])
     .where('r.tenant_id', '=', filter.tenantId)
-    .where('r.status', '=', filter.status);
+    .where('r.status', '=', filter.status)
+    // A replace's staging generation (above the active one) is listed only once it is swapped in, as search shows it.
+    .whereRef('r.generation', '<=', 'c.active_generation');
   if (filter.collection !== undefined) query = query.where('r.collection', '=', filter.collection);
   if (filter.recordType !== undefined) query = query.where('r.record_type', '=', filter.recordType);
   if (filter.nameQuery !== undefined) query = query.where(sql<boolean>`r.name_tsv @@ ${filter.nameQuery}::tsquery`);
