@@ -9,6 +9,9 @@ import {
   type RecordChangedEvent,
 } from '@trove/contracts';
 import { IDENTITY_HEADER, signIdentity } from '@trove/platform';
+import { createTestDatabase } from '@trove/testing';
+import { lockGenerations } from '../src/store/replace';
+import type { Db } from '../src/store/schema';
 import { acknowledgeIndexing, eventually, newTenant, startRecords, type Harness } from './helpers';
 
 /**
@@ -29,18 +32,17 @@ afterAll(async () => {
 });
 
 /** A tenant as the portal (a signed-in user) and as ingestion acting for it, on a plan. */
-function tenantOn(plan?: string) {
-  const tenantId = newTenant();
+function tenantOn(plan?: string, harness = () => h, tenantId = newTenant()) {
   const principal = `user:${randomUUID()}`;
-  const app = h.svc.instance.app;
+  const app = () => harness().svc.instance.app;
   const headers = (caller?: 'ingestion') => ({
-    [IDENTITY_HEADER]: signIdentity({ tenantId, principal, scopes: ['admin'], plan, caller }, h.svc.ctx.config.INTERNAL_TOKEN_SECRET, 3600),
+    [IDENTITY_HEADER]: signIdentity({ tenantId, principal, scopes: ['admin'], plan, caller }, harness().svc.ctx.config.INTERNAL_TOKEN_SECRET, 3600),
   });
-  const internal = (path: string, body: object) => request(app).post(path).set(headers('ingestion')).send(body);
+  const internal = (path: string, body: object) => request(app()).post(path).set(headers('ingestion')).send(body);
   return {
     tenantId,
-    get: (path: string) => request(app).get(path).set(headers()),
-    post: (path: string) => request(app).post(path).set(headers()),
+    get: (path: string) => request(app()).get(path).set(headers()),
+    post: (path: string) => request(app()).post(path).set(headers()),
     begin: (collection: string, newRecords: number) => internal(RECORDS_REPLACE_BEGIN_PATH, { collection, new_records: newRecords }),
     write: (collection: string, names: string[], extra: { generation?: number; source_ids?: string[] } = {}) =>
       internal(RECORDS_BULK_UPSERT_PATH, {
@@ -304,5 +306,51 @@ describe('POST /portal/collections/{name}/cancel-replace', () => {
     expect((await t.write('tools', ['Hammer'])).status).toBe(200);
     expect((await t.post('/portal/collections/tools/cancel-replace')).status).toBe(409);
     expect((await t.post('/portal/collections/unknown/cancel-replace')).status).toBe(404);
+  });
+});
+
+describe('a replace across a crash', () => {
+  it('reports a swap or cancel under way as processing while one holds the collection', async () => {
+    const t = tenantOn();
+    await staged(t, 'tools', ['Hammer'], ['Saw']);
+    await indexed(t, 'tools');
+    const db: Db = h.svc.database.db;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const swapping = db.transaction().execute(async (trx) => {
+      await lockGenerations(trx, t.tenantId, 'tools');
+      locked();
+      await held;
+    });
+    await isLocked;
+    expect((await status(t, 'tools')).body).toMatchObject({ has_pending_replace: true, phase: 'processing', ready_to_swap: false });
+    release();
+    await swapping;
+    expect((await status(t, 'tools')).body.phase).toBe('ready');
+  });
+
+  it('keeps a finished staging generation through a restart, and swaps it afterwards', async () => {
+    const owned = await createTestDatabase();
+    let current = await startRecords({ database: owned.database });
+    let acks = await acknowledgeIndexing(current, () => false);
+    try {
+      const t = tenantOn(undefined, () => current);
+      const generation = await staged(t, 'tools', ['Hammer', 'Saw'], ['Chisel']);
+      await indexed(t, 'tools');
+      await acks.stop();
+      await current.stop();
+
+      current = await startRecords({ database: owned.database });
+      acks = await acknowledgeIndexing(current, () => false);
+      expect((await status(t, 'tools')).body).toMatchObject({ staging_generation: generation, phase: 'ready', ready_to_swap: true });
+      const res = await t.post('/portal/collections/tools/swap');
+      expect(res.body).toMatchObject({ old_record_count: 2, new_record_count: 1, deleted: 2 });
+    } finally {
+      await acks.stop();
+      await current.stop();
+      await owned.drop();
+    }
   });
 });
