@@ -1,14 +1,14 @@
 import type { Subscription } from '@trove/bus';
 import { RECORDS_REPLACE_BEGIN_PATH } from '@trove/contracts';
-import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
-import { acknowledgeEverything, portalClient, type PortalClient } from './portal-helpers';
+import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { portalClient, type PortalClient } from './portal-helpers';
 
 let h: Harness;
 let acker: Subscription;
 
 beforeAll(async () => {
   h = await startRecords({ config: { INDEXING_WAIT_MS: '5000' } });
-  acker = await acknowledgeEverything(h.svc);
+  acker = await acknowledgeIndexing(h, () => false);
 });
 afterAll(async () => {
   await acker.stop();
@@ -92,6 +92,18 @@ describe('DELETE /portal/collections/{name}', () => {
     expect(events.filter((e) => e.tenant_id === id && e.kind === 'archived').map((e) => e.record_id).sort()).toEqual([...ids].sort());
     // Archiving again finds nothing left; the collection is still known.
     expect((await portal.delete('/portal/collections/doomed')).body).toEqual({ collection: 'doomed', records_archived: 0 });
+  });
+
+  it('leaves a staged replace to its own routes: the collection still lists, with nothing live, until it is swapped or cancelled', async () => {
+    const { id, api, portal } = newAccount();
+    await seed(api, 'renewing', 2);
+    expect((await h.as(id, ['upload']).post(RECORDS_REPLACE_BEGIN_PATH, { collection: 'renewing', new_records: 1 })).status).toBe(200);
+    expect((await portal.delete('/portal/collections/renewing')).body).toEqual({ collection: 'renewing', records_archived: 2 });
+    expect((await portal.get('/portal/collections')).body.collections).toEqual([
+      { name: 'renewing', record_types: [], total_records: 0, indexed: 0, pending: 0, processing: 0, failed: 0, has_pending_replace: true },
+    ]);
+    expect((await portal.post('/portal/collections/renewing/cancel-replace')).status).toBe(200);
+    expect((await portal.get('/portal/collections')).body.collections).toEqual([]);
   });
 
   it("answers 404 for an unknown collection and for another tenant's, which keeps its records", async () => {

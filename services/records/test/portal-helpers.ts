@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { TOPICS, recordChangedEvent } from '@trove/contracts';
-import type { Subscription } from '@trove/bus';
 import { IDENTITY_HEADER, signIdentity } from '@trove/platform';
 import type { TestService } from '@trove/testing';
 
@@ -28,20 +26,3 @@ export function portalClient(svc: TestService, tenantId: string, plan?: string) 
 }
 
 export type PortalClient = ReturnType<typeof portalClient>;
-
-/**
- * Plays search's side of the indexing contract: acknowledges every records.changed version as indexed, as search
- * does once the change is in its indexes, so writes answer `indexed`.
- */
-export function acknowledgeEverything(svc: TestService): Promise<Subscription> {
-  return svc.bus.subscribe({
-    group: `test.acker.${randomUUID()}`,
-    topics: [TOPICS.recordsChanged],
-    handler: async (events) => {
-      const acks = events
-        .map((e) => recordChangedEvent.parse(e.payload))
-        .map((e) => ({ topic: TOPICS.recordsIndexed, key: e.record_id, payload: { tenant_id: e.tenant_id, record_id: e.record_id, version: e.version, status: 'indexed' } }));
-      await svc.bus.publish(acks);
-    },
-  });
-}

@@ -1,6 +1,6 @@
 import type { Subscription } from '@trove/bus';
-import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
-import { acknowledgeEverything, portalClient, type PortalClient } from './portal-helpers';
+import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { portalClient, type PortalClient } from './portal-helpers';
 
 let h: Harness;
 let acker: Subscription;
@@ -11,7 +11,7 @@ let otherPortal: PortalClient;
 
 beforeAll(async () => {
   h = await startRecords({ config: { INDEXING_WAIT_MS: '5000' } });
-  acker = await acknowledgeEverything(h.svc);
+  acker = await acknowledgeIndexing(h, () => false);
   tenant = newTenant();
   portal = portalClient(h.svc, tenant);
   api = h.as(tenant);
