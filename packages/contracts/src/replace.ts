@@ -9,6 +9,8 @@ import { collectionName } from './records';
  */
 export const RECORDS_REPLACE_BEGIN_PATH = '/internal/records/replace/begin';
 export const RECORDS_REPLACE_FINISH_PATH = '/internal/records/replace/finish';
+/** An upload that could not write its whole file gives its staging up: archived, as a cancel does. */
+export const RECORDS_REPLACE_ABORT_PATH = '/internal/records/replace/abort';
 
 export const replaceBeginRequest = z.strictObject({
   collection: collectionName,
@@ -31,6 +33,12 @@ export const replaceFinishRequest = z.strictObject({
   summary: z.record(z.string(), z.unknown()).optional(),
 });
 export type ReplaceFinishRequest = z.infer<typeof replaceFinishRequest>;
+
+export const replaceAbortRequest = z.strictObject({
+  collection: collectionName,
+  generation: z.number().int().min(1),
+});
+export type ReplaceAbortRequest = z.infer<typeof replaceAbortRequest>;
 
 /** The replace phases in the specification's order; `processing` is a swap or cancel under way. */
 export const REPLACE_PHASES = ['uploading', 'queued', 'indexing', 'completed_with_errors', 'ready', 'processing'] as const;

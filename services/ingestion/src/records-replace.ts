@@ -1,4 +1,5 @@
 import {
+  RECORDS_REPLACE_ABORT_PATH,
   RECORDS_REPLACE_BEGIN_PATH,
   RECORDS_REPLACE_FINISH_PATH,
   replaceBeginResponse,
@@ -36,6 +37,12 @@ export class RecordsReplace {
       requestId,
     });
     if (res.status !== 204) throw refusal(res);
+  }
+
+  /** Gives the staging generation up (records archives it); 409 when it is no longer staged. */
+  async abort(identity: Identity, collection: string, generation: number, requestId?: string): Promise<void> {
+    const res = await this.client.request<unknown>({ method: 'POST', path: RECORDS_REPLACE_ABORT_PATH, identity, body: { collection, generation }, requestId });
+    if (res.status !== 200) throw refusal(res);
   }
 }
 

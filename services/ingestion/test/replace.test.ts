@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import request from 'supertest';
+import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
 import { IDENTITY_HEADER, signIdentity } from '@trove/platform';
 import type { TestService } from '@trove/testing';
 import { fixtureBytes } from './fixtures/fixtures';
@@ -138,5 +140,48 @@ describe('POST /portal/collections/{name}/replace', () => {
       .post('/portal/collections/bolts/replace?record_type=product')
       .attach('file', csv(['Nut']), { filename: 'nuts.csv' });
     expect(res.status).toBe(401);
+  });
+});
+
+/**
+ * A records service whose writes into a staging generation fail (503) after the first `allowed`, as when records
+ * goes away during the upload: everything else is passed through to the real one.
+ */
+async function failingStagingWrites(allowed: number): Promise<{ url: string; close(): Promise<void> }> {
+  let written = 0;
+  const server: Server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (d: Buffer) => parts.push(d));
+    req.on('end', async () => {
+      const body = Buffer.concat(parts);
+      if (req.url === RECORDS_BULK_UPSERT_PATH && body.includes('"generation"') && written++ >= allowed) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'records is going away' }));
+        return;
+      }
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
+      const upstream = await fetch(`${system.recordsUrl}${req.url}`, { method: req.method, headers, body: body.length > 0 ? body : undefined });
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe('a replace upload that cannot write the whole file', () => {
+  it('gives the staging up (503) and leaves the collection as it was, so it can be replaced again', async () => {
+    const proxy = await failingStagingWrites(1);
+    try {
+      const flaky = await system.startIngestion({ RECORDS_URL: proxy.url, INGEST_CHUNK_SIZE: '2' });
+      const user = portalUser();
+      expect((await user.upload('bolts', 'products.csv')).status).toBe(201);
+      const res = await user.replace('bolts', csv(['Nut A', 'Nut B', 'Nut C', 'Nut D', 'Nut E']), 'nuts.csv', '?record_type=product', flaky);
+      expect(res.status).toBe(503);
+      expect((await user.status('bolts')).body.has_pending_replace).toBe(false);
+      expect(await user.live('bolts')).toBe(3);
+      expect((await user.replace('bolts', csv(['Nut A']), 'nut.csv')).status).toBe(200);
+    } finally {
+      await proxy.close();
+    }
   });
 });

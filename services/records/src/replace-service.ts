@@ -122,10 +122,14 @@ export class ReplaceService {
     });
   }
 
-  /** Archives the staging generation and drops the replace; production is not touched. 409 without staging. */
-  async cancel(tenantId: string, collection: string): Promise<CancelReplaceResult> {
+  /**
+   * Archives the staging generation and drops the replace; production is not touched. 409 without staging, or when
+   * `generation` is given (an upload giving up its own staging) and another generation is staged.
+   */
+  async cancel(tenantId: string, collection: string, generation?: number): Promise<CancelReplaceResult> {
     return this.db.transaction().execute(async (trx) => {
       const { state, staging } = await lockStaging(trx, tenantId, collection);
+      if (generation !== undefined && generation !== staging) throw ERRORS.conflict(`Generation ${generation} of collection ${collection} is not staged`);
       const archived = await archiveGeneration(trx, tenantId, collection, staging);
       await closeStaging(trx, tenantId, collection, state.active_generation);
       await this.bus.publishInTransaction(

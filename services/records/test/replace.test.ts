@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Subscription } from '@trove/bus';
 import {
   RECORDS_BULK_UPSERT_PATH,
+  RECORDS_REPLACE_ABORT_PATH,
   RECORDS_REPLACE_BEGIN_PATH,
   RECORDS_REPLACE_FINISH_PATH,
   TOPICS,
@@ -53,6 +54,7 @@ function tenantOn(plan?: string, harness = () => h, tenantId = newTenant()) {
         records: names.map((name, i) => ({ name, collection_data: { n: i }, ...(extra.source_ids ? { source_id: extra.source_ids[i] } : {}) })),
       }),
     finish: (collection: string, generation: number) => internal(RECORDS_REPLACE_FINISH_PATH, { collection, generation, summary: { accepted: 1 } }),
+    abort: (collection: string, generation: number) => internal(RECORDS_REPLACE_ABORT_PATH, { collection, generation }),
   };
 }
 type Tenant = ReturnType<typeof tenantOn>;
@@ -298,6 +300,19 @@ describe('POST /portal/collections/{name}/cancel-replace', () => {
     const res = await t.post('/portal/collections/tools/cancel-replace');
     expect(res.body).toEqual({ collection: 'tools', cancelled_generation: generation, records_archived: 1 });
     expect((await t.write('tools', ['Late chunk'], { generation })).status).toBe(409);
+    expect(await liveCount(t, 'tools')).toBe(1);
+  });
+
+  it("lets an upload give up only its own staging (ingestion's abort)", async () => {
+    const t = tenantOn();
+    expect((await t.write('tools', ['Hammer'])).status).toBe(200);
+    const { generation } = (await t.begin('tools', 1)).body;
+    expect((await t.write('tools', ['Saw'], { generation })).status).toBe(200);
+    expect((await t.abort('tools', generation + 1)).status).toBe(409);
+    const res = await t.abort('tools', generation);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ collection: 'tools', cancelled_generation: generation, records_archived: 1 });
+    expect((await t.abort('tools', generation)).status).toBe(409);
     expect(await liveCount(t, 'tools')).toBe(1);
   });
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
 import { collectionName, recordType, sourceName, type ReplaceStaging } from '@trove/contracts';
-import { parseInput, requirePortalUser, validationError } from '@trove/platform';
+import { ERRORS, parseInput, requirePortalUser, validationError } from '@trove/platform';
 import type { Router } from '../http';
 import type { Ingestor, UploadResult } from '../ingestor';
 import { spoolToTempFile } from '../multipart';
@@ -39,8 +39,20 @@ export function replaceRoutes(router: Router, ingestor: Ingestor, replace: Recor
         const { identity, requestId } = upload.target;
         const begun = await replace.begin(identity, name, records, requestId);
         staging = { generation: begun.generation, status: 'staging', collection: name };
-        const result = await ingestor.ingest({ ...upload.target, generation: begun.generation }, upload.items(createReadStream(spool.path)), upload.file.hash);
-        // A replace cancelled while it uploaded refuses this (409): the answer says so rather than report a staging.
+        const giveUp = () => replace.abort(identity, name, begun.generation, requestId);
+        const result = await ingestor
+          .ingest({ ...upload.target, generation: begun.generation }, upload.items(createReadStream(spool.path)), upload.file.hash)
+          .catch(async (err: unknown) => {
+            await giveUp().catch(() => undefined);
+            throw err;
+          });
+        // Part of the file not written (records unreachable, or the replace cancelled meanwhile): a staging that could
+        // be swapped would hold part of the file, so it is given up and production stays as it is.
+        if (!result.metadata.reconciliation_passed) {
+          await giveUp();
+          throw ERRORS.unavailable(`Part of the file could not be written, so the replace of ${name} was given up and the collection is unchanged; try again shortly`);
+        }
+        // A replace cancelled since the last chunk refuses this (409): the answer says so rather than report a staging.
         await replace.finish(identity, name, begun.generation, result, requestId);
         return result;
       } finally {
