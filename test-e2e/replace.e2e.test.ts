@@ -113,7 +113,7 @@ describe('blue-green replace through the gateway', () => {
         await new Promise((r) => setTimeout(r, pauseMs));
       }
     };
-    const searching = Promise.all([loop('private', privateNames, 20, 400), loop('mcp', mcpNames, 40, 200), loop('open', openNames, 300, 30)]);
+    const searching = Promise.all([loop('private', privateNames, 20, 400), loop('mcp', mcpNames, 40, 200), loop('open', openNames, 300, 15)]);
     await new Promise((r) => setTimeout(r, 300));
     const swap = await api('POST', `/api/v1/portal/collections/${collection}/swap`, { headers: portal });
     expect(swap.status).toBe(200);
