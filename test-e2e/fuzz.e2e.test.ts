@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { QUERY_CASES, SEGMENT_CASES, abandon, fileCases, jsonCases, send, streamCases, type FuzzCase, type FuzzOutcome } from './support/fuzz';
+import { signUp } from './support/portal';
 import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
 
 /**
@@ -19,7 +20,11 @@ const IN_FLIGHT = 4;
 let trove: Trove;
 let api: ReturnType<typeof client>;
 let key: string;
+/** A portal sign-in token, for the /api/v1/portal routes (which refuse API keys). */
+let token: string;
 let recordId: string;
+/** A record of the portal account's own tenant. */
+let portalRecordId: string;
 let uploadId: string;
 
 function residentMb(pid: number): number {
@@ -42,6 +47,14 @@ beforeAll(async () => {
   recordId = record.body.id;
   const upload = await api('POST', '/api/v1/upload/fuzz/part/batch', { headers: bearer(key), body: { records: [{ name: 'M10 nut' }] } });
   uploadId = upload.body.upload_id;
+  token = (await signUp(api)).token;
+  const portalKey = await api('POST', '/api/v1/portal/keys', { headers: bearer(token), body: { name: 'fuzz', scopes: ['records'] } });
+  const portalRecord = await api('POST', '/api/v1/records', {
+    headers: bearer(portalKey.body.key),
+    body: { name: 'M6 washer', collection: 'fuzz', record_type: 'part', collection_data: { standard: 'DIN 125' } },
+  });
+  expect(portalRecord.status).toBe(201);
+  portalRecordId = portalRecord.body.id;
 });
 afterAll(async () => trove?.stop());
 
@@ -50,6 +63,9 @@ interface Target {
   path: () => string;
   cases: () => FuzzCase[];
 }
+
+/** Which credential a request carries: the portal token on /api/v1/portal routes, else the admin key. */
+const credentialOf = (path: string) => bearer(path.startsWith('/api/v1/portal/') ? token : key);
 
 const body = (method: string, path: () => string): Target => ({ method, path, cases: jsonCases });
 const files = (path: string): Target => ({ method: 'POST', path: () => path, cases: fileCases });
@@ -79,7 +95,17 @@ function bodyTargets(): Target[] {
     body('POST', () => '/api/v1/aggregate'),
     body('POST', () => '/open/v1/search'),
     body('POST', () => '/open/v1/aggregate'),
-    body('POST', () => '/api/v1/portal/collections'),
+    body('POST', () => '/api/v1/portal/auth/signup'),
+    body('POST', () => '/api/v1/portal/auth/login'),
+    body('PATCH', () => '/api/v1/portal/account'),
+    body('POST', () => '/api/v1/portal/keys'),
+    body('PATCH', () => `/api/v1/portal/records/${portalRecordId}`),
+    body('PATCH', () => `/api/v1/portal/records/${portalRecordId}/visibility`),
+    body('PATCH', () => '/api/v1/portal/collections/fuzz/default-visibility'),
+    body('POST', () => '/api/v1/portal/collections/fuzz/swap'),
+    body('POST', () => '/api/v1/portal/search/fuzz'),
+    files('/api/v1/portal/upload/fuzz/part/upload'),
+    files('/api/v1/portal/collections/fuzz/replace?record_type=part'),
     files('/api/v1/upload/fuzz/part/upload'),
     files('/api/v1/upload/fuzz/part/pdf'),
     files('/api/v1/ingest/fuzz/part/upload'),
@@ -130,6 +156,19 @@ function readTargets(): { method: string; path: string }[] {
     ...withQueries('/open/v1/collections'),
     ...withQueries('/open/v1/collections/fuzz/schema'),
     ...withQueries('/api/v1/health/search'),
+    ...withQueries('/api/v1/portal/records'),
+    ...withQueries('/api/v1/portal/collections'),
+    ...withQueries('/api/v1/portal/usage'),
+    ...withQueries('/api/v1/portal/analytics'),
+    ...withQueries('/api/v1/portal/quickstart'),
+    ...withSegments((s) => `/api/v1/portal/records/${s}`),
+    ...withSegments((s) => `/api/v1/portal/records/${s}`, 'DELETE'),
+    ...withSegments((s) => `/api/v1/portal/entities/${s}`),
+    ...withSegments((s) => `/api/v1/portal/keys/${s}/rotate`, 'POST'),
+    ...withSegments((s) => `/api/v1/portal/collections/${s}`, 'DELETE'),
+    ...withSegments((s) => `/api/v1/portal/collections/${s}/replace-status`),
+    ...withSegments((s) => `/api/v1/portal/collections/${s}/cancel-replace`, 'POST'),
+    ...withSegments((s) => `/api/v1/portal/collections/${s}/replace?record_type=part`, 'POST'),
     ...withSegments((s) => `/api/v1/records/${s}`),
     ...withSegments((s) => `/api/v1/records/${s}`, 'DELETE'),
     ...withSegments((s) => `/api/v1/uploads/${s}`),
@@ -157,7 +196,7 @@ async function runAll(requests: { method: string; path: string; c: FuzzCase }[])
   const worker = async () => {
     while (next < requests.length) {
       const { method, path, c } = requests[next++];
-      const outcome: FuzzOutcome = await send(trove.baseUrl, method, path, c, bearer(key), HANG_MS + 1_000);
+      const outcome: FuzzOutcome = await send(trove.baseUrl, method, path, c, credentialOf(path), HANG_MS + 1_000);
       const label = `${method} ${path.slice(0, 80)} [${c.name}]`;
       if (outcome.status === undefined) failures.push(`${label}: ${outcome.error}`);
       else if (outcome.status >= 500) failures.push(`${label}: ${outcome.status}`);
