@@ -96,4 +96,61 @@ describe('portal records through the gateway', () => {
       expect((await api(method, path, { headers: bearer(key.body.key) })).status).toBe(401);
     }
   });
+
+  it('answers the record and collection maintenance routes, in both vocabularies, for good and bad input', async () => {
+    const portal = portalAuth((await signUp(api)).token);
+    const other = portalAuth((await signUp(api)).token);
+    const uploaded = await portalUpload(portal, 'hinges/part/upload', 'name,size\nButt hinge brass,75\nPiano hinge steel,900\n');
+    expect(uploaded.status).toBe(201);
+    const items: Array<{ id: string; name: string }> = (await api('GET', '/api/v1/portal/records?collection=hinges', { headers: portal })).body.items;
+    const [brass, piano] = ['Butt hinge brass', 'Piano hinge steel'].map((n) => items.find((r) => r.name === n)!);
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+    const locOf = (res: { body: { detail: Array<{ loc: string[] }> } }) => res.body.detail.map((d) => d.loc.join('.'));
+
+    const read = await api('GET', `/api/v1/portal/records/${brass.id}`, { headers: portal });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id: brass.id, name: 'Butt hinge brass', collection: 'hinges', record_type: 'part', visibility: 'private', generation: 1 });
+    expect(read.body).toHaveProperty('source_name');
+    expect(locOf(await api('GET', '/api/v1/portal/records?record_type=part', { headers: portal }))).toEqual(['query.collection']);
+    expect(locOf(await api('GET', '/api/v1/portal/records?collection=hinges&limit=101', { headers: portal }))).toEqual(['query.limit']);
+    expect(locOf(await api('PATCH', `/api/v1/portal/records/${brass.id}`, { headers: portal, body: { record_type: 'x' } }))).toEqual(['body.record_type']);
+
+    // Visibility: the Open API serves the record once it is public.
+    const published = await api('PATCH', `/api/v1/portal/records/${brass.id}/visibility`, { headers: portal, body: { visibility: 'public' } });
+    expect(published.status).toBe(200);
+    expect(published.body).toEqual({ id: brass.id, visibility: 'public', updated_at: expect.any(String) });
+    expect((await api('GET', `/open/v1/records/${brass.id}`)).status).toBe(200);
+    expect(locOf(await api('PATCH', `/api/v1/portal/records/${brass.id}/visibility`, { headers: portal, body: { visibility: 'secret' } }))).toEqual(['body.visibility']);
+    expect((await api('PATCH', `/api/v1/portal/records/${brass.id}/visibility`, { headers: other, body: { visibility: 'private' } })).status).toBe(404);
+
+    // Reindexing one record and a whole collection.
+    expect((await api('POST', `/api/v1/portal/records/${brass.id}/reindex`, { headers: portal })).body).toEqual({ record_id: brass.id, jobs: 1 });
+    expect((await api('POST', '/api/v1/portal/records/not-a-uuid/reindex', { headers: portal })).status).toBe(422);
+    expect((await api('POST', `/api/v1/portal/records/${unknownId}/reindex`, { headers: portal })).status).toBe(404);
+    expect((await api('POST', '/api/v1/portal/collections/hinges/reindex', { headers: portal })).body).toEqual({ collection: 'hinges', records_queued: 2 });
+    expect((await api('POST', '/api/v1/portal/collections/no-such/reindex', { headers: portal })).status).toBe(404);
+    expect((await api('POST', '/api/v1/portal/collections/hinges/reindex', { headers: other })).status).toBe(404);
+    expect((await api('POST', '/api/v1/portal/collections/bad!name/reindex', { headers: portal })).status).toBe(422);
+    expect((await api('PATCH', '/api/v1/portal/collections/hinges/default-visibility', { headers: portal, body: { default_visibility: 'everyone' } })).status).toBe(422);
+
+    // The older vocabulary reads and writes the same records.
+    const entity = await api('GET', `/api/v1/portal/entities/${piano.id}`, { headers: portal });
+    expect(entity.body).toMatchObject({ id: piano.id, vertical: 'hinges', entity_type: 'part', vertical_data: { size: 900 } });
+    expect(entity.body).not.toHaveProperty('collection_data');
+    const fixed = await api('PATCH', `/api/v1/portal/entities/${piano.id}`, { headers: portal, body: { vertical_data: { finish: 'zinc' } } });
+    expect(fixed.status).toBe(200);
+    expect(fixed.body.vertical_data).toEqual({ size: 900, finish: 'zinc' });
+    expect(locOf(await api('PATCH', `/api/v1/portal/entities/${piano.id}`, { headers: portal, body: { collection_data: {} } }))).toEqual(['body.collection_data']);
+    expect((await api('GET', `/api/v1/portal/entities/${piano.id}`, { headers: other })).status).toBe(404);
+    expect((await api('POST', '/api/v1/portal/verticals/hinges/reindex', { headers: portal })).body).toEqual({ vertical: 'hinges', entities_queued: 2 });
+
+    // Deleting a record, an entity and what is left of a vertical.
+    expect((await api('DELETE', `/api/v1/portal/records/${brass.id}`, { headers: other })).status).toBe(404);
+    expect((await api('DELETE', `/api/v1/portal/records/${brass.id}`, { headers: portal })).status).toBe(204);
+    expect((await api('GET', `/api/v1/portal/records/${brass.id}`, { headers: portal })).body.status).toBe('archived');
+    expect((await api('GET', `/open/v1/records/${brass.id}`)).status).toBe(404);
+    expect((await api('DELETE', `/api/v1/portal/verticals/hinges`, { headers: portal })).body).toEqual({ vertical: 'hinges', entities_archived: 1 });
+    expect((await api('DELETE', `/api/v1/portal/entities/${piano.id}`, { headers: portal })).status).toBe(204);
+    expect((await api('GET', '/api/v1/portal/records?collection=hinges', { headers: portal })).body).toEqual({ items: [], total: 0 });
+  });
 });
