@@ -10,6 +10,7 @@ describe('usage.events payloads', () => {
       { kind: 'searches', tenant_id, at, event_id: randomUUID(), period: '2025-03', count: 12 },
       { kind: 'upload', tenant_id, at, upload_id: randomUUID() },
       { kind: 'records', tenant_id, at, record_types: ['product'], created: 3 },
+      { kind: 'requests', tenant_id, at, event_id: randomUUID(), period: '2025-03', count: 40 },
     ];
     for (const fact of facts) expect(usageEvent.parse(fact)).toEqual(fact);
   });
@@ -20,6 +21,13 @@ describe('usage.events payloads', () => {
     expect(usageEvent.safeParse({ ...good, event_id: undefined }).success).toBe(false);
     expect(usageEvent.safeParse({ ...good, period: '2025-13' }).success).toBe(false);
     expect(usageEvent.safeParse({ ...good, period: '2025-3' }).success).toBe(false);
+  });
+
+  it('refuses a requests fact without a count, an id or a YYYY-MM period', () => {
+    const good = { kind: 'requests', tenant_id, at, event_id: randomUUID(), period: '2025-03', count: 1 };
+    expect(usageEvent.safeParse({ ...good, count: 0 }).success).toBe(false);
+    expect(usageEvent.safeParse({ ...good, event_id: undefined }).success).toBe(false);
+    expect(usageEvent.safeParse({ ...good, period: '2025-13' }).success).toBe(false);
   });
 
   it('refuses a records fact that created nothing or names no record type', () => {

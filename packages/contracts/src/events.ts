@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLANS } from './plans';
 import { recordSchema, visibility } from './records';
 
 /** What every records.changed event names: the tenant, the record (its partition key) and the version announced. */
@@ -61,15 +62,25 @@ const usageFact = { tenant_id: z.string(), at: z.iso.datetime() };
  * usage.events: aggregated facts for usage, billing and the portal's quickstart, keyed by tenant id; never one event
  * per request. `searches`: private searches of a period, tallied in memory and flushed every few seconds by search
  * (event_id lets a consumer count each flush once under redelivery). `upload`: ingestion completed an upload.
- * `records`: one write transaction of records created records of these types.
+ * `records`: one write transaction of records created records of these types. `requests`: key-authenticated API calls
+ * of a period, tallied in memory and flushed by the gateway (event_id as for searches).
  */
 export const usageEvent = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('searches'), ...usageFact, event_id: z.uuid(), period: usagePeriod, count: z.number().int().positive() }),
   z.object({ kind: z.literal('upload'), ...usageFact, upload_id: z.string() }),
   z.object({ kind: z.literal('records'), ...usageFact, record_types: z.array(z.string()).min(1), created: z.number().int().positive() }),
+  z.object({ kind: z.literal('requests'), ...usageFact, event_id: z.uuid(), period: usagePeriod, count: z.number().int().positive() }),
 ]);
 export type UsageEvent = z.infer<typeof usageEvent>;
 
-/** billing.events: a tenant's plan changed. */
-export const billingEvent = z.object({ kind: z.literal('plan_changed'), tenant_id: z.string(), plan: z.string() });
+/**
+ * billing.events: a tenant's plan changed, keyed by tenant id. `changed_at` orders the changes of one tenant: a
+ * consumer keeps the plan of the latest it has seen, whatever order the events arrive in.
+ */
+export const billingEvent = z.object({
+  kind: z.literal('plan_changed'),
+  tenant_id: z.string(),
+  plan: z.enum(PLANS),
+  changed_at: z.iso.datetime({ offset: true }),
+});
 export type BillingEvent = z.infer<typeof billingEvent>;

@@ -9,3 +9,4 @@ export * from './name-terms';
 export * from './analytics';
 export * from './plans';
 export * from './replace';
+export * from './billing';

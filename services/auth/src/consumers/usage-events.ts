@@ -17,11 +17,12 @@ const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The quickstart step each kind of usage fact proves. */
-const PROVES: Record<UsageEvent['kind'], ProvenStep> = {
+/** The quickstart step each kind of usage fact proves; API calls alone prove none. */
+const PROVES: Record<UsageEvent['kind'], ProvenStep | undefined> = {
   records: 'define_schema',
   upload: 'upload_data',
   searches: 'first_search',
+  requests: undefined,
 };
 
 /**
@@ -43,7 +44,8 @@ export function usageEventsHandler(db: Db, logger: Logger) {
       const fact = parsed.data;
       const tenantId = fact.tenant_id.toLowerCase();
       if (fact.kind === 'searches') counts.push({ eventId: fact.event_id, tenantId, period: fact.period, count: fact.count });
-      proofs.push({ tenantId, step: PROVES[fact.kind], at: fact.at });
+      const step = PROVES[fact.kind];
+      if (step) proofs.push({ tenantId, step, at: fact.at });
     }
     await applyUsage(db, counts, proofs);
     if (Date.now() - prunedAt > PRUNE_INTERVAL_MS) {
