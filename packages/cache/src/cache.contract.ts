@@ -140,6 +140,52 @@ export function cacheContract(name: string, open: () => Promise<CacheHarness>, d
       expect(new Set(results.map((r) => r.resetAt)).size).toBe(1);
     });
 
+    it('counts one hit in each of several windows at once, each as hit would', async () => {
+      await cache.hit(key('minute'), 10_000);
+
+      const [minute, search] = await cache.hitAll([
+        { key: key('minute'), windowMs: 10_000 },
+        { key: key('search'), windowMs: 20_000 },
+      ]);
+      const [again] = await cache.hitAll([{ key: key('minute'), windowMs: 10_000 }]);
+
+      expect(minute!.count).toBe(2);
+      expect(search!.count).toBe(1);
+      expect(search!.resetAt).toBeGreaterThanOrEqual(minute!.resetAt + 9_000);
+      expect(again).toEqual({ count: 3, resetAt: minute!.resetAt });
+      expect(await cache.hitAll([])).toEqual([]);
+    });
+
+    it('starts a new window from its initial count and ignores initial while the window runs', async () => {
+      const [first] = await cache.hitAll([{ key: key('month'), windowMs: 10_000, initial: 47 }]);
+      const [second] = await cache.hitAll([{ key: key('month'), windowMs: 10_000, initial: 5 }]);
+      const [other] = await cache.hitAll([{ key: key('other'), windowMs: 10_000, initial: 0 }]);
+
+      expect(first!.count).toBe(48);
+      expect(second).toEqual({ count: 49, resetAt: first!.resetAt });
+      expect(other!.count).toBe(1);
+      expect((await cache.hit(key('month'), 10_000)).count).toBe(50);
+    });
+
+    it('counts every one of many concurrent hitAll calls exactly once in every window', async () => {
+      const hits = [
+        { key: key('a'), windowMs: 10_000, initial: 10 },
+        { key: key('b'), windowMs: 20_000 },
+      ];
+      const results = await Promise.all(Array.from({ length: 20 }, () => cache.hitAll(hits)));
+
+      expect(results.map((r) => r[0]!.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 11));
+      expect(results.map((r) => r[1]!.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    });
+
+    it('refuses a bad hit in hitAll and counts none of the others', async () => {
+      await expect(cache.hitAll([{ key: key('a'), windowMs: 10_000 }, { key: key('b'), windowMs: 0 }])).rejects.toThrow(RangeError);
+      await expect(cache.hitAll([{ key: key('a'), windowMs: 10_000, initial: -1 }])).rejects.toThrow(RangeError);
+      await expect(cache.hitAll([{ key: key('a'), windowMs: 10_000, initial: 1.5 }])).rejects.toThrow(RangeError);
+
+      expect((await cache.hit(key('a'), 10_000)).count).toBe(1);
+    });
+
     it('keeps values, versions and counters of the same name apart', async () => {
       const shared = key('shared');
       await cache.set(shared, 'value', 10_000);

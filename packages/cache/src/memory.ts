@@ -1,8 +1,11 @@
-import { wholeMilliseconds } from './duration';
-import type { Cache } from './port';
+import { validHit, wholeMilliseconds } from './duration';
+import type { Cache, Hit, HitCount } from './port';
 
 export interface MemoryCacheOptions {
-  /** Most values kept, and separately most counters kept (default 10,000); the least recently used go first. */
+  /**
+   * Most values kept, and separately most counters kept per window length (default 10,000); the least recently used
+   * go first.
+   */
   maxEntries?: number;
   /** The clock, in epoch milliseconds; tests pass their own. */
   now?: () => number;
@@ -32,7 +35,12 @@ export class MemoryCache implements Cache {
   private readonly maxEntries: number;
   private readonly now: () => number;
   private readonly entries = new Map<string, Entry>();
-  private readonly windows = new Map<string, Window>();
+  /**
+   * Counters by window length, each map ordered by window start and so, one length per map, by window end: ended
+   * windows are dropped from the front, and a long window (a month) never shields short ones from that nor is evicted
+   * for them.
+   */
+  private readonly windows = new Map<number, Map<string, Window>>();
   // Never evicted: forgetting a version would send it back to 0 and make entries stored under version 0 reachable
   // again. There is one per namespace (tenant and collection), far fewer than entries.
   private readonly versions = new Map<string, number>();
@@ -82,23 +90,17 @@ export class MemoryCache implements Cache {
     return next;
   }
 
-  async hit(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
+  async hit(key: string, windowMs: number): Promise<HitCount> {
     this.assertOpen();
-    const length = wholeMilliseconds('windowMs', windowMs);
+    return this.count({ key, windowMs }, this.now());
+  }
+
+  async hitAll(hits: readonly Hit[]): Promise<HitCount[]> {
+    this.assertOpen();
+    // Validated first, so a bad hit counts none of them, as in Redis.
+    for (const h of hits) validHit(h);
     const now = this.now();
-    const current = this.windows.get(key);
-    if (current && now < current.resetAt) {
-      current.count += 1;
-      return { count: current.count, resetAt: current.resetAt };
-    }
-    const fresh: Window = { count: 1, resetAt: now + length };
-    // Re-inserted so the map stays ordered by window start: with one window length per key the first window is also
-    // the first to end, which makes dropping ended windows from the front cheap.
-    this.windows.delete(key);
-    this.windows.set(key, fresh);
-    this.dropEndedWindows(now);
-    evictOldest(this.windows, this.maxEntries);
-    return { count: fresh.count, resetAt: fresh.resetAt };
+    return hits.map((h) => this.count(h, now));
   }
 
   async ping(): Promise<void> {
@@ -112,11 +114,25 @@ export class MemoryCache implements Cache {
     this.versions.clear();
   }
 
-  private dropEndedWindows(now: number): void {
-    for (const [key, window] of this.windows) {
-      if (window.resetAt > now) return;
-      this.windows.delete(key);
+  private count(hit: Hit, now: number): HitCount {
+    const length = validHit(hit);
+    let windows = this.windows.get(length);
+    if (!windows) this.windows.set(length, (windows = new Map()));
+    const current = windows.get(hit.key);
+    if (current && now < current.resetAt) {
+      current.count += 1;
+      return { count: current.count, resetAt: current.resetAt };
     }
+    const fresh: Window = { count: (hit.initial ?? 0) + 1, resetAt: now + length };
+    // Re-inserted so the map stays ordered by window start, which with one length per map is also the order of ends.
+    windows.delete(hit.key);
+    windows.set(hit.key, fresh);
+    for (const [key, window] of windows) {
+      if (window.resetAt > now) break;
+      windows.delete(key);
+    }
+    evictOldest(windows, this.maxEntries);
+    return { count: fresh.count, resetAt: fresh.resetAt };
   }
 
   private assertOpen(): void {

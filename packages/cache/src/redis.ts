@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@trove/platform';
-import { wholeMilliseconds } from './duration';
-import type { Cache } from './port';
+import { validHit, wholeMilliseconds } from './duration';
+import type { Cache, Hit, HitCount } from './port';
 import { redactUrl, scrubSecret } from './redact';
 
 export interface RedisCacheOptions {
@@ -42,6 +42,32 @@ end
 return {count, tonumber(redis.call('HGET', KEYS[1], 'resetAt'))}
 `;
 
+/**
+ * hitAll in one round trip, atomic: HIT_SCRIPT for every key, ARGV holding length, window end and initial count per
+ * key. Answers the counts and ends flattened, in the order of the keys.
+ */
+const HIT_ALL_SCRIPT = `
+local answer = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('HINCRBY', key, 'count', 1)
+  local resetAt
+  if count == 1 then
+    local initial = tonumber(ARGV[3 * i])
+    if initial > 0 then count = redis.call('HINCRBY', key, 'count', initial) end
+    resetAt = tonumber(ARGV[3 * i - 1])
+    redis.call('HSET', key, 'resetAt', ARGV[3 * i - 1])
+    redis.call('PEXPIRE', key, ARGV[3 * i - 2])
+  else
+    resetAt = tonumber(redis.call('HGET', key, 'resetAt'))
+  end
+  answer[2 * i - 1] = count
+  answer[2 * i] = resetAt
+end
+return answer
+`;
+
+type HitAllCommand = (keyCount: number, ...keysAndArgs: (string | number)[]) => Promise<number[]>;
+
 type HitCommand = (key: string, windowMs: number, resetAt: number) => Promise<[number, number]>;
 
 /**
@@ -57,6 +83,7 @@ export class RedisCache implements Cache {
   private readonly target: string;
   private readonly connectTimeoutMs: number;
   private readonly hitCommand: HitCommand;
+  private readonly hitAllCommand: HitAllCommand;
   private lastError?: Error;
   private troubled = false;
   private closing?: Promise<void>;
@@ -81,10 +108,13 @@ export class RedisCache implements Cache {
       this.opts.logger?.info({ redis: this.target }, 'Redis is reachable again');
     });
     this.redis.defineCommand('troveHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    // The number of keys varies, so it is passed with each call.
+    this.redis.defineCommand('troveHitAll', { lua: HIT_ALL_SCRIPT });
     // defineCommand adds the method at run time; its type is declared here rather than by augmenting ioredis's
     // interfaces for every package that imports it.
-    const commands = this.redis as unknown as { troveHit: HitCommand };
+    const commands = this.redis as unknown as { troveHit: HitCommand; troveHitAll: HitAllCommand };
     this.hitCommand = commands.troveHit.bind(this.redis);
+    this.hitAllCommand = commands.troveHitAll.bind(this.redis);
   }
 
   /**
@@ -136,6 +166,18 @@ export class RedisCache implements Cache {
     const length = wholeMilliseconds('windowMs', windowMs);
     const [count, resetAt] = await this.hitCommand(COUNTER + key, length, Date.now() + length);
     return { count, resetAt };
+  }
+
+  async hitAll(hits: readonly Hit[]): Promise<HitCount[]> {
+    if (hits.length === 0) return [];
+    const now = Date.now();
+    const args: (string | number)[] = [];
+    for (const h of hits) {
+      const length = validHit(h);
+      args.push(length, now + length, h.initial ?? 0);
+    }
+    const answer = await this.hitAllCommand(hits.length, ...hits.map((h) => COUNTER + h.key), ...args);
+    return hits.map((_, i) => ({ count: answer[2 * i]!, resetAt: answer[2 * i + 1]! }));
   }
 
   async ping(): Promise<void> {
