@@ -166,6 +166,16 @@ export const configSchema = z
     OPEN_LOOKUP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     /** Recent searches /health/search summarises. */
     SEARCH_HEALTH_WINDOW: z.coerce.number().int().min(10).max(100_000).default(1_000),
+    /** Payment provider (cloud mode only; billing refuses to start in cloud mode without the key and webhook secret). */
+    STRIPE_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+    STRIPE_WEBHOOK_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+    /** Price ids of the paid plans: checkout sells them, and a subscription's plan is read from its price. */
+    STRIPE_PRICE_PRO: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+    STRIPE_PRICE_SCALE: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+    /** The provider's API root; tests point it at a local stand-in. */
+    STRIPE_API_URL: z.string().trim().url().default('https://api.stripe.com'),
+    /** How often search overage is reported to the provider's meter. */
+    BILLING_METER_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
   })
   .superRefine((c, ctx) => {
     if (c.ENV === 'production') {
