@@ -3,7 +3,7 @@
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-const SERVICE = 'gateway|auth|records|ingestion|search|open|mcp';
+const SERVICE = 'gateway|auth|records|ingestion|search|open|mcp|billing';
 
 const serviceImport = {
   group: ['@trove/*-service'],

@@ -1,5 +1,5 @@
 export interface ParsedArgs {
-  command: 'start' | 'create-tenant' | 'help';
+  command: 'start' | 'create-tenant' | 'set-plan' | 'help';
   options: Record<string, string>;
 }
 
@@ -18,19 +18,21 @@ export function parseArgs(argv: string[]): ParsedArgs {
     } else positional.push(arg);
   }
   const command = positional[0] ?? 'start';
-  if (command !== 'start' && command !== 'create-tenant' && command !== 'help') {
-    throw new Error(`Unknown command ${command}; commands: start, create-tenant, help`);
+  if (command !== 'start' && command !== 'create-tenant' && command !== 'set-plan' && command !== 'help') {
+    throw new Error(`Unknown command ${command}; commands: start, create-tenant, set-plan, help`);
   }
   return { command, options };
 }
 
 export const USAGE = `Usage: trove [start] [--target=all|<service>[,<service>...]]
        trove create-tenant --name <name> [--tenant-id <uuid>]
+       trove set-plan --tenant <uuid> --plan <free|pro|scale|enterprise>
 
   start          Start services (default). --target=all runs every service in one process,
                  each on its own port behind the gateway (PORT, default 8080); only the gateway
                  listens on HOST, the others on 127.0.0.1. A process running only some services
                  listens on HOST and needs INTERNAL_TOKEN_SECRET, the same in every process.
   create-tenant  Create a tenant and print its first admin API key (production bootstrap).
+  set-plan       Set a tenant's plan (self_hosted only; in the cloud the payment provider sets plans).
 
 Configuration comes from the environment; see README.md.`;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createTenantWithAdminKey } from '@trove/auth-service';
+import { setPlanCommand } from '@trove/billing-service';
 import { DataFolderLockedError, openDatabase } from '@trove/db';
 import { ConfigError, createLogger, databaseUrl, loadConfig, type Config } from '@trove/platform';
 import { startSystem } from '@trove/runtime';
@@ -57,6 +58,19 @@ async function createTenant(config: Config, options: Record<string, string>): Pr
   }
 }
 
+async function setPlan(config: Config, options: Record<string, string>): Promise<void> {
+  if (!options.tenant || options.tenant === 'true') throw new Error('set-plan needs --tenant <uuid>');
+  if (!options.plan || options.plan === 'true') throw new Error('set-plan needs --plan <free|pro|scale|enterprise>');
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'trove' });
+  const database = await openDatabase({ url: databaseUrl(config, 'billing'), dataDir: config.DATA_DIR });
+  try {
+    const set = await setPlanCommand(database, config, logger, { tenantId: options.tenant, plan: options.plan });
+    process.stdout.write(`tenant_id: ${set.tenant_id}\nplan: ${set.plan}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
 async function main(): Promise<void> {
   const { command, options } = parseArgs(process.argv.slice(2));
   if (command === 'help') {
@@ -67,6 +81,7 @@ async function main(): Promise<void> {
   if (options['default-env'] && !process.env.ENV) process.env.ENV = options['default-env'];
   const config = loadConfig(process.env);
   if (command === 'create-tenant') await createTenant(config, options);
+  else if (command === 'set-plan') await setPlan(config, options);
   else await start(config, options.target ?? 'all');
 }
 

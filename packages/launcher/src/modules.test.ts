@@ -14,6 +14,7 @@ describe('where the services of a process listen', () => {
       ingestion: '127.0.0.1',
       search: '127.0.0.1',
       open: '127.0.0.1',
+      billing: '127.0.0.1',
       mcp: '127.0.0.1',
     });
   });

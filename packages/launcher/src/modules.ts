@@ -1,4 +1,5 @@
 import { authModule } from '@trove/auth-service';
+import { billingModule } from '@trove/billing-service';
 import { gatewayModule } from '@trove/gateway-service';
 import { ingestionModule } from '@trove/ingestion-service';
 import { mcpModule } from '@trove/mcp-service';
@@ -9,7 +10,7 @@ import { ConfigError, type Config } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 
 /** Every service module this build contains; `all` starts each of them. */
-export const MODULES: ServiceModule[] = [authModule, recordsModule, ingestionModule, searchModule, openModule, mcpModule, gatewayModule];
+export const MODULES: ServiceModule[] = [authModule, recordsModule, ingestionModule, searchModule, openModule, billingModule, mcpModule, gatewayModule];
 
 /** Resolves `--target=all`, `--target=records` or `--target=auth,records` to modules. */
 export function resolveTargets(target: string): ServiceModule[] {

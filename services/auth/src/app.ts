@@ -5,8 +5,7 @@ import type { KeyService } from './key-service';
 import { internalKeyRoutes } from './routes/internal-keys';
 import { keyRoutes } from './routes/key-routes';
 import { portalQuickstartRoutes } from './routes/portal-quickstart';
-import { portalUsageRoutes } from './routes/portal-usage';
-import type { UsageService } from './usage-service';
+import type { QuickstartService } from './quickstart-service';
 import { portalAccountRoutes } from './routes/portal-account';
 import { portalAuthRoutes } from './routes/portal-auth';
 import { portalKeyRoutes } from './routes/portal-keys';
@@ -17,10 +16,10 @@ export interface AuthAppDeps {
   database: Database;
   keys: KeyService;
   accounts: AccountService;
-  usage: UsageService;
+  quickstart: QuickstartService;
 }
 
-export function createAuthApp({ config, logger, database, keys, accounts, usage }: AuthAppDeps) {
+export function createAuthApp({ config, logger, database, keys, accounts, quickstart }: AuthAppDeps) {
   const app = createServiceApp({
     name: 'auth',
     logger,
@@ -30,8 +29,7 @@ export function createAuthApp({ config, logger, database, keys, accounts, usage 
     routes: (router) => {
       keyRoutes(router, keys);
       internalKeyRoutes(router, keys);
-      portalUsageRoutes(router, usage);
-      portalQuickstartRoutes(router, usage);
+      portalQuickstartRoutes(router, quickstart);
       portalAuthRoutes(router, accounts);
       portalAccountRoutes(router, accounts);
       portalKeyRoutes(router, keys);

@@ -70,4 +70,13 @@ export const authMigrations: Migration[] = [
       create index usage_events_seen_at_idx on auth.usage_events_seen (seen_at);
     `,
   },
+  {
+    version: 4,
+    name: 'usage counters moved to billing',
+    // The billing service counts usage from usage.events now (billing.usage); auth keeps only the quickstart proofs.
+    up: `
+      drop table auth.usage_counters;
+      drop table auth.usage_events_seen;
+    `,
+  },
 ];

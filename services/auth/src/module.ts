@@ -10,20 +10,18 @@ import { dummyHash } from './domain/passwords';
 import { KeyService } from './key-service';
 import { authMigrations } from './migrations';
 import { subscribeUsageEvents } from './consumers/usage-events';
-import { UsageService } from './usage-service';
+import { QuickstartService } from './quickstart-service';
 import type { Db } from './store/schema';
 
 export const authModule: ServiceModule = {
   name: 'auth',
-  // Portal usage asks records for the tenant's active records.
-  dependsOn: ['records'],
-  async init({ config, logger, database, bus, client }) {
+  dependsOn: [],
+  async init({ config, logger, database, bus }) {
     await migrate(database, 'auth', authMigrations);
     // The one place the untyped handle gets the auth schema's table types; everything below takes `db`.
     const db: Db = database.db;
     const keys = new KeyService({ db, bus, apiKeySalt: config.API_KEY_SALT, newTenantPlan: newTenantPlan(config) });
-    const records = client('records');
-    const usage = new UsageService({ db, records });
+    const quickstart = new QuickstartService({ db });
     let usageEvents: Subscription | undefined;
     const tokens = new PortalTokens(config);
     if (!tokens.canSign) {
@@ -44,7 +42,7 @@ export const authModule: ServiceModule = {
       logger,
     });
     return {
-      app: createAuthApp({ config, logger, database, keys, accounts, usage }),
+      app: createAuthApp({ config, logger, database, keys, accounts, quickstart }),
       async start() {
         usageEvents = await subscribeUsageEvents(bus, db, logger.child({ consumer: 'usage-events' }));
         // Made before the first sign-in for an unknown email, which would otherwise take longer than any other.
@@ -53,7 +51,6 @@ export const authModule: ServiceModule = {
       async stop() {
         await usageEvents?.stop();
         usageEvents = undefined;
-        records.shutdown();
         await cache.close();
       },
     };

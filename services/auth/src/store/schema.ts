@@ -36,14 +36,6 @@ export interface UserTable {
   created_at: Timestamp;
 }
 
-/** Private searches of a tenant in one month (YYYY-MM, UTC), from usage.events. */
-export interface UsageCounterTable {
-  tenant_id: string;
-  period: string;
-  searches: ColumnType<string | number, number, number>;
-  updated_at: Timestamp;
-}
-
 /** When a tenant first did a quickstart step that a usage.events fact proves (create_api_key is read from its keys). */
 export interface QuickstartStepTable {
   tenant_id: string;
@@ -51,20 +43,12 @@ export interface QuickstartStepTable {
   completed_at: ColumnType<Date, Date | string, never>;
 }
 
-/** Ids of the search counts the usage consumer has added, to add each once. */
-export interface UsageEventSeenTable {
-  event_id: string;
-  seen_at: Timestamp;
-}
-
 /** The auth service's tables, by fully qualified name. */
 export interface AuthTables {
   'auth.tenants': TenantTable;
   'auth.api_keys': ApiKeyTable;
   'auth.users': UserTable;
-  'auth.usage_counters': UsageCounterTable;
   'auth.quickstart_steps': QuickstartStepTable;
-  'auth.usage_events_seen': UsageEventSeenTable;
 }
 
 /** The auth service's typed handle, made once where the service is composed (module.ts, bootstrap.ts). */

@@ -1,0 +1,44 @@
+import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
+import { TOPICS, usageEvent } from '@trove/contracts';
+import type { Logger } from '@trove/platform';
+import type { Db } from '../store/schema';
+import { addUsage, forgetSeenEvents, type UsageCount } from '../store/usage';
+
+export const USAGE_GROUP = 'billing.usage';
+
+/** Event ids of counts are kept this long to recognise a redelivery, then forgotten. */
+const SEEN_RETENTION_DAYS = 40;
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Adds the search and API-call counts of usage.events to the tenant's period, one transaction per batch; the other
+ * kinds of fact (records, uploads) are the quickstart's, not billed. Idempotent under redelivery (store/usage.ts).
+ */
+export function usageEventsHandler(db: Db, logger: Logger) {
+  let prunedAt = 0;
+  return async (events: DeliveredEvent[]): Promise<void> => {
+    const counts: UsageCount[] = [];
+    for (const event of events) {
+      const parsed = usageEvent.safeParse(event.payload);
+      if (!parsed.success || !UUID.test(parsed.data.tenant_id)) {
+        // A malformed event would fail the same way on every delivery; skipping it keeps the group moving.
+        logger.warn({ offset: event.offset, key: event.key, issues: parsed.error?.issues }, 'skipping malformed usage.events event');
+        continue;
+      }
+      const fact = parsed.data;
+      if (fact.kind !== 'searches' && fact.kind !== 'requests') continue;
+      counts.push({ eventId: fact.event_id, tenantId: fact.tenant_id.toLowerCase(), period: fact.period, kind: fact.kind, count: fact.count });
+    }
+    await addUsage(db, counts);
+    if (Date.now() - prunedAt > PRUNE_INTERVAL_MS) {
+      prunedAt = Date.now();
+      await forgetSeenEvents(db, SEEN_RETENTION_DAYS);
+    }
+  };
+}
+
+export function subscribeUsageEvents(bus: EventBus, db: Db, logger: Logger): Promise<Subscription> {
+  return bus.subscribe({ group: USAGE_GROUP, topics: [TOPICS.usageEvents], handler: usageEventsHandler(db, logger) });
+}

@@ -1,0 +1,36 @@
+import type { Subscription } from '@trove/bus';
+import { migrate } from '@trove/db';
+import type { ServiceModule } from '@trove/runtime';
+import { buildApp } from './app';
+import { subscribeUsageEvents } from './consumers/usage-events';
+import { defaultPlan } from './domain/plans';
+import { migrations } from './migrations';
+import type { Db } from './store/schema';
+import { UsageService } from './usage-service';
+
+/** Billing: each tenant's plan (the source of truth, announced on billing.events) and its usage per month. */
+export const billingModule: ServiceModule = {
+  name: 'billing',
+  // Usage asks records for the tenant's active records.
+  dependsOn: ['records'],
+  async init(ctx) {
+    const { config, logger, bus } = ctx;
+    await migrate(ctx.database, 'billing', migrations);
+    // The one place the untyped handle gets the billing schema's table types; everything below takes `db`.
+    const db: Db = ctx.database.db;
+    const records = ctx.client('records');
+    const usage = new UsageService({ db, records, defaultPlan: defaultPlan(config.DEPLOYMENT_MODE) });
+    let usageEvents: Subscription | undefined;
+    return {
+      app: buildApp({ config, logger, database: ctx.database, usage }),
+      async start() {
+        usageEvents = await subscribeUsageEvents(bus, db, logger.child({ consumer: 'usage-events' }));
+      },
+      async stop() {
+        await usageEvents?.stop();
+        usageEvents = undefined;
+        records.shutdown();
+      },
+    };
+  },
+};
