@@ -50,10 +50,17 @@ export type BulkUpsertRequest = z.input<typeof bulkUpsertRequest>;
  * with the same source_id or, without source_id, to a stored record of the same collection and record type, or to an
  * earlier item of the same chunk.
  */
-export const bulkUpsertResult = z.object({
-  status: z.enum(['created', 'updated', 'skipped']),
-  id: z.string(),
-});
+export const bulkUpsertResult = z.union([
+  z.object({
+    status: z.enum(['created', 'updated', 'skipped']),
+    id: z.string(),
+  }),
+  /** A new record the tenant's plan does not allow (record or collection limit): not written, with the reason. */
+  z.object({
+    status: z.literal('refused'),
+    reason: z.string(),
+  }),
+]);
 export const bulkUpsertResponse = z.object({
   results: z.array(bulkUpsertResult),
   /** The tenant's records waiting to be indexed (pending or processing) after this write, up to backlog_count_limit. */

@@ -54,9 +54,10 @@ export interface TestService {
   bus: EventBus;
   /**
    * Headers carrying a valid internal identity, as the gateway would send; with `caller`, as that service's
-   * ServiceClient would send them instead (which only /internal routes need).
+   * ServiceClient would send them instead (which only /internal routes need); with `plan`, on that plan (without
+   * one, services read the self-hosted enterprise default).
    */
-  as(tenantId: string, scopes?: Scope[], principal?: string, caller?: ServiceName): Record<string, string>;
+  as(tenantId: string, scopes?: Scope[], principal?: string, caller?: ServiceName, plan?: string): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -82,8 +83,8 @@ export async function startTestService(
     ctx,
     database,
     bus,
-    as(tenantId, scopes = ['admin'], principal = `test:${tenantId}`, caller) {
-      const identity: Identity = { tenantId, principal, scopes, caller };
+    as(tenantId, scopes = ['admin'], principal = `test:${tenantId}`, caller, plan) {
+      const identity: Identity = { tenantId, principal, scopes, caller, plan };
       // An hour, so headers made in beforeAll outlive a long test file; the gateway's own tokens stay short-lived.
       return { [IDENTITY_HEADER]: signIdentity(identity, config.INTERNAL_TOKEN_SECRET, 3600) };
     },

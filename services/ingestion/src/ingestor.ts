@@ -252,9 +252,18 @@ export class Ingestor {
     const { results, pending_indexing } = outcome.response;
     const reported = results.slice(0, chunk.length);
     tally.observeBacklog(pending_indexing);
-    tally.written(reported.map((r) => r.status));
     // The ids it created or updated, in item order: what the older pipeline routes and answers are about.
-    const written = reported.flatMap((r) => (r.status === 'skipped' ? [] : [r.id]));
+    const written: string[] = [];
+    for (const [i, r] of reported.entries()) {
+      if (r.status === 'refused') {
+        // The tenant's plan allows no more records: answered for this record, so the upload still reconciles.
+        tally.refused();
+        await letters.add(chunk[i]!.index, chunk[i]!.raw, r.reason);
+        continue;
+      }
+      tally.written([r.status]);
+      if (r.status !== 'skipped') written.push(r.id);
+    }
     await insertUploadRecords(this.deps.db, uploadId, chunk[0]!.index, written);
     const unreported = chunk.slice(results.length);
     tally.unwritten(unreported.length);

@@ -1,7 +1,13 @@
-import type { ServiceAppOptions, requireScope } from '@trove/platform';
+import { planOf, type Plan } from '@trove/contracts';
+import { identityOf, type ServiceAppOptions, type requireScope } from '@trove/platform';
 
 /** The express Router type as the platform's signatures use it. */
 export type Router = Parameters<ServiceAppOptions['routes']>[0];
 
 /** An express request handler, as the platform's middleware are typed. */
 export type Handler = ReturnType<typeof requireScope>;
+
+/** The plan the request's identity carries (the self-hosted enterprise default when it carries none). */
+export function planOfRequest(req: Parameters<Handler>[0]): Plan {
+  return planOf(identityOf(req).plan);
+}

@@ -6,6 +6,7 @@ import {
   type CollectionStats,
   type CollectionSummary,
   type IndexingSummary,
+  type Plan,
   type RecordDto,
 } from '@trove/contracts';
 import { ERRORS, validationError } from '@trove/platform';
@@ -13,6 +14,7 @@ import { contentHash } from './domain/content-hash';
 import { describeRecord } from './domain/description';
 import { recordChanged, type ChangeKind } from './domain/events';
 import { recordsCreated } from './domain/usage';
+import { allowance, growthRefusal, isLimited } from './domain/quota';
 import { writtenGeneration } from './domain/replace';
 import { planUpsert, type ItemResult, type UpsertItem } from './domain/upsert';
 import { applyUpdate, type RecordUpdate } from './domain/update';
@@ -21,6 +23,7 @@ import { archiveGeneration, setCollectionVisibility } from './store/collection-r
 import { collectionStats } from './store/collection-stats';
 import { countIndexingBacklog, countIndexingStatuses } from './store/indexing';
 import { publicRecords } from './store/public';
+import { lockTenantQuota, tenantHoldings } from './store/quota';
 import {
   archiveRecords,
   findLiveByContentHashes,
@@ -152,12 +155,15 @@ export class RecordsService {
     });
   }
 
-  /** Creates one record; a source_id may name only one live record of a collection (409 otherwise). */
-  async create(tenantId: string, input: CreateRecordInput): Promise<RecordDto> {
-    return this.searchable(await this.createUnacknowledged(tenantId, input));
+  /**
+   * Creates one record; a source_id may name only one live record of a collection (409 otherwise). An active record
+   * beyond the plan's record or collection limit is refused with 402 and nothing is written.
+   */
+  async create(tenantId: string, plan: Plan, input: CreateRecordInput): Promise<RecordDto> {
+    return this.searchable(await this.createUnacknowledged(tenantId, plan, input));
   }
 
-  private async createUnacknowledged(tenantId: string, input: CreateRecordInput): Promise<RecordDto> {
+  private async createUnacknowledged(tenantId: string, plan: Plan, input: CreateRecordInput): Promise<RecordDto> {
     const taken = () => ERRORS.conflict(`A record with source_id ${input.source_id} already exists in collection ${input.collection}`);
     return this.write(async (trx, announce) => {
       if (input.source_id !== undefined) await lockCollectionWrites(trx, tenantId, input.collection);
@@ -165,6 +171,10 @@ export class RecordsService {
       if (input.source_id !== undefined) {
         const matches = await findLiveBySourceIds(trx, tenantId, input.collection, settings.active_generation, [input.source_id]);
         if (matches.length > 0) throw taken();
+      }
+      if (input.status === 'active') {
+        const limit = await createLimit(trx, tenantId, plan, input.collection, settings.active_generation);
+        if (limit && limit.allowed < 1) throw ERRORS.paymentRequired(limit.reason);
       }
       const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, source_type: 'api' }, settings, [
         { ...input, id: randomUUID(), content_hash: contentHash(input) },
@@ -181,20 +191,22 @@ export class RecordsService {
    * Creates, updates or skips each record of a chunk (design.md, Dedup; domain/upsert.ts has the rules) in one
    * transaction with one records.changed event per record written. A constant number of statements whatever the
    * chunk's size: one lookup by source_id, one by content hash, one insert, one update, the events, one count.
-   * Records must already be valid (the route parses them with the contract).
+   * Records must already be valid (the route parses them with the contract). New records beyond the plan's record or
+   * collection limit are not written and answer `refused` with the reason; updates of existing records still apply.
    */
-  async bulkUpsert(tenantId: string, input: BulkUpsertInput): Promise<BulkUpsertOutcome> {
+  async bulkUpsert(tenantId: string, plan: Plan, input: BulkUpsertInput): Promise<BulkUpsertOutcome> {
     // Hashing is CPU work: done before the transaction, so the collection's lock is held only for the database work.
     const items = input.records.map((r) => ({ ...r, content_hash: contentHash(r) }));
     const sourceIds = [...new Set(items.flatMap((i) => (i.source_id != null ? [i.source_id] : [])))];
     const hashes = [...new Set(items.flatMap((i) => (i.source_id == null ? [i.content_hash] : [])))];
     // Counted after commit, so the collection's lock is not held while it runs: its cost grows with the backlog.
-    const results = await this.upsertChunk(tenantId, input, items, sourceIds, hashes);
+    const results = await this.upsertChunk(tenantId, plan, input, items, sourceIds, hashes);
     return { results, pending_indexing: await countIndexingBacklog(this.db, tenantId, input.backlog_count_limit) };
   }
 
   private async upsertChunk(
     tenantId: string,
+    tenantPlan: Plan,
     input: BulkUpsertInput,
     items: UpsertItem[],
     sourceIds: string[],
@@ -212,9 +224,8 @@ export class RecordsService {
           const generation = writtenGeneration(input.collection, settings, input.generation);
           const bySource = await findLiveBySourceIds(trx, tenantId, input.collection, generation, sourceIds);
           const byHash = await findLiveByContentHashes(trx, tenantId, input.collection, generation, input.record_type, hashes, items.length + 1);
-          const plan = planUpsert({ recordType: input.record_type, items, bySource, byHash, newId: randomUUID });
-          const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, status: 'active', generation }, settings, plan.creates);
-          const created = await insertRecords(trx, shared, records, await transactionTime(trx));
+          const planned = { recordType: input.record_type, items, bySource, byHash, newId: randomUUID };
+          let plan = planUpsert(planned);
           const updated = await replaceContents(
             trx,
             tenantId,
@@ -222,6 +233,14 @@ export class RecordsService {
           );
           // A record archived between the lookup and the update: the plan no longer holds, so the chunk starts over.
           if (updated.length !== plan.updates.length) throw new LostRace();
+          // The plan's limits only cut new records (the stored records' updates stay as planned). Checked after the
+          // updates, so the tenant's quota lock is taken once every row lock of this write is held.
+          if (plan.creates.length > 0) {
+            const limit = await createLimit(trx, tenantId, tenantPlan, input.collection, generation);
+            if (limit && limit.allowed < plan.creates.length) plan = planUpsert({ ...planned, createLimit: limit });
+          }
+          const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, status: 'active', generation }, settings, plan.creates);
+          const created = await insertRecords(trx, shared, records, await transactionTime(trx));
           announce('upserted', created);
           announce('upserted', updated);
           return plan.results;
@@ -249,8 +268,11 @@ export class RecordsService {
     return publicRecords(this.db, ids);
   }
 
-  /** Updates one record; an archived record cannot change. An update that changes nothing writes nothing. */
-  async update(tenantId: string, id: string, update: RecordUpdate): Promise<RecordDto> {
+  /**
+   * Updates one record; an archived record cannot change. An update that changes nothing writes nothing. Making a
+   * draft active adds an active record, so the plan's limits apply to it as to a creation (402).
+   */
+  async update(tenantId: string, plan: Plan, id: string, update: RecordUpdate): Promise<RecordDto> {
     const dto = await this.write(async (trx, announce) => {
       const [row] = await lockRecords(trx, tenantId, [id]);
       if (!row) throw notFound(id);
@@ -258,18 +280,31 @@ export class RecordsService {
       const next = applyUpdate(row, update);
       if (!next) return toDto(row);
       refuseTooManyFields(next, ['body', 'collection_data']);
+      if (row.status === 'draft' && next.status === 'active') {
+        const limit = await createLimit(trx, tenantId, plan, row.collection, row.generation);
+        if (limit && limit.allowed < 1) throw ERRORS.paymentRequired(limit.reason);
+      }
       return announce('upserted', await saveEdits(trx, tenantId, [next]))[0]!;
     });
     return this.searchable(dto);
   }
 
-  /** Applies one update to many records; counts the tenant's records that exist and are not archived. */
-  async bulkUpdate(tenantId: string, ids: string[], update: RecordUpdate): Promise<number> {
+  /**
+   * Applies one update to many records; counts the tenant's records that exist and are not archived. Drafts made
+   * active may span collections, so the plan's limits are checked on what the write leaves: 402 and nothing written
+   * when it took the tenant past them.
+   */
+  async bulkUpdate(tenantId: string, plan: Plan, ids: string[], update: RecordUpdate): Promise<number> {
     return this.write(async (trx, announce) => {
       const live = (await lockRecords(trx, tenantId, unique(ids))).filter((r) => r.status !== 'archived');
       const changed = live.map((r) => applyUpdate(r, update)).filter((r): r is RecordRow => r !== undefined);
       for (const record of changed) refuseTooManyFields(record, ['body', 'update', 'collection_data']);
+      const activates = update.status === 'active' && live.some((r) => r.status === 'draft') && isLimited(plan);
+      if (activates) await lockTenantQuota(trx, tenantId);
+      const before = activates ? await tenantHoldings(trx, tenantId) : undefined;
       announce('upserted', await saveEdits(trx, tenantId, changed));
+      const refusal = before && growthRefusal(plan, before, await tenantHoldings(trx, tenantId));
+      if (refusal) throw ERRORS.paymentRequired(refusal);
       return live.length;
     });
   }
@@ -463,6 +498,17 @@ function newRecordRows(
     source_url: c.source_url ?? null,
   }));
   return { shared, records };
+}
+
+/**
+ * For a plan that limits records or collections: takes the tenant's quota lock (held until commit) and says how many
+ * active records a write may add to the collection's generation. Undefined when the plan limits neither, at no cost.
+ */
+async function createLimit(trx: Trx, tenantId: string, plan: Plan, collection: string, generation: number): Promise<{ allowed: number; reason: string } | undefined> {
+  if (!isLimited(plan)) return undefined;
+  await lockTenantQuota(trx, tenantId);
+  const { allowed, reason } = allowance(plan, await tenantHoldings(trx, tenantId, { collection, generation }));
+  return allowed === null ? undefined : { allowed, reason };
 }
 
 class LostRace extends Error {}

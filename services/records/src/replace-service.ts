@@ -16,7 +16,6 @@ import { archiveGeneration } from './store/collection-records';
 import {
   closeStaging,
   countGeneration,
-  countOtherActiveRecords,
   deleteOtherGenerations,
   finishStaging,
   generationState,
@@ -25,6 +24,7 @@ import {
   openStaging,
   type GenerationState,
 } from './store/replace';
+import { tenantHoldings } from './store/quota';
 import { toDto } from './store/records';
 import type { Db, Trx } from './store/schema';
 
@@ -50,12 +50,14 @@ export class ReplaceService {
       const state = await generationState(trx, tenantId, collection);
       if (!state) throw notFound(collection);
       if (state.staging_generation !== null) throw inProgress(collection);
-      const limit = PLAN_LIMITS[planOf(plan)].records;
+      const tenantPlan = planOf(plan);
+      const limit = PLAN_LIMITS[tenantPlan].records;
       if (limit !== null) {
-        const others = await countOtherActiveRecords(trx, tenantId, collection);
+        // What the tenant keeps: every other collection's active records (this one's are the ones replaced).
+        const others = (await tenantHoldings(trx, tenantId, { collection, generation: null })).records;
         if (others + newRecords > limit) {
           throw ERRORS.paymentRequired(
-            `Replacing ${collection} with ${newRecords} records would exceed your plan's limit of ${limit} records (${others} records in other collections)`,
+            `Replacing ${collection} with ${newRecords} records would exceed the ${tenantPlan} plan's limit of ${limit} active records (${others} records in other collections)`,
           );
         }
       }

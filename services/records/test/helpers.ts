@@ -9,8 +9,8 @@ import { recordsModule } from '../src';
 
 export interface Harness {
   svc: TestService;
-  /** A supertest agent acting for a tenant with the given scopes (records by default). */
-  as(tenantId: string, scopes?: Scope[]): Client;
+  /** A supertest agent acting for a tenant with the given scopes (records by default), on `plan` when given. */
+  as(tenantId: string, scopes?: Scope[], plan?: string): Client;
   /** Every records.changed event seen since the harness started, parsed with the contract. */
   changes: RecordChangedEvent[];
   /** Waits until `predicate` holds for the events seen so far. */
@@ -24,9 +24,9 @@ export type Client = ReturnType<typeof client>;
  * Signs a fresh identity for every request, as the gateway does, so long test files never outlive a token. Calls to
  * /internal routes are signed as ingestion's ServiceClient signs them: only another service may call those.
  */
-function client(svc: TestService, tenantId: string, scopes: Scope[]) {
+function client(svc: TestService, tenantId: string, scopes: Scope[], plan?: string) {
   const app = svc.instance.app;
-  const headers = (path: string) => svc.as(tenantId, scopes, undefined, path.startsWith('/internal/') ? 'ingestion' : undefined);
+  const headers = (path: string) => svc.as(tenantId, scopes, undefined, path.startsWith('/internal/') ? 'ingestion' : undefined, plan);
   return {
     get: (path: string) => request(app).get(path).set(headers(path)),
     post: (path: string, body?: unknown) => {
@@ -54,7 +54,7 @@ export async function startRecords(opts: { database?: Database; config?: Record<
   return {
     svc,
     changes,
-    as: (tenantId, scopes = ['records']) => client(svc, tenantId, scopes),
+    as: (tenantId, scopes = ['records'], plan) => client(svc, tenantId, scopes, plan),
     async waitForChanges(predicate, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(changes)) {

@@ -38,6 +38,11 @@ export class Tally {
     }
   }
 
+  /** A record records refused (the tenant's plan allows no more): rejected, yet accounted for. */
+  refused(): void {
+    this.rejected++;
+  }
+
   /** A chunk, or part of one, that records did not confirm: its records are rejected and counted as unwritten. */
   unwritten(count: number): void {
     this.rejected += count;

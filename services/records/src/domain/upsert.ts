@@ -18,10 +18,8 @@ export interface StoredMatch {
 
 export type UpsertStatus = 'created' | 'updated' | 'skipped';
 
-export interface ItemResult {
-  status: UpsertStatus;
-  id: string;
-}
+/** What became of one item: written or skipped (with the record's id), or a new record the tenant's plan refused. */
+export type ItemResult = { status: UpsertStatus; id: string } | { status: 'refused'; reason: string };
 
 /**
  * The content a record is to be written with. `description` and `source_url` undefined mean "keep what is stored":
@@ -79,8 +77,11 @@ export function planUpsert(input: {
   bySource: StoredMatch[];
   byHash: StoredMatch[];
   newId: () => string;
+  /** How many records the chunk may create (the plan's allowance; unlimited when absent); later new ones are refused. */
+  createLimit?: { allowed: number; reason: string };
 }): UpsertPlan {
   const { recordType, newId } = input;
+  let newRecords = 0;
   const working = new Map<string, Working>();
   const bySource = new Map<string, Working>();
   /** Live records of the chunk's record type by content hash; insertion order makes "first" the oldest. */
@@ -115,6 +116,9 @@ export function planUpsert(input: {
       current.write = writeOf(current, item, current.write);
       return { status: 'updated', id: current.id };
     }
+    // A refused item creates nothing, so a later item with its source_id is a new record again (and refused too).
+    if (input.createLimit && newRecords >= input.createLimit.allowed) return { status: 'refused', reason: input.createLimit.reason };
+    newRecords++;
     const created = track({ id: newId(), source_id: sourceId, record_type: recordType, content_hash: item.content_hash }, true);
     created.write = writeOf(created, item, undefined);
     return { status: 'created', id: created.id };

@@ -8,7 +8,7 @@ import {
   type BulkUpsertResponse,
 } from '@trove/contracts';
 import { jsonBody, parseInput, requireScope, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { planOfRequest, type Router } from '../http';
 import type { RecordsService } from '../records-service';
 
 /**
@@ -18,7 +18,7 @@ import type { RecordsService } from '../records-service';
 export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
   router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(`${BULK_UPSERT_MAX_BYTES}b`), async (req, res) => {
     const body = parseInput(bulkUpsertRequest, req.body, 'body');
-    const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), body);
+    const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), planOfRequest(req), body);
     res.json(outcome);
   });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { collectionName, recordType, visibility, type RecordDto } from '@trove/contracts';
 import { parseInput, requirePortalUser, tenantOf } from '@trove/platform';
 import type { RecordUpdate } from '../domain/update';
-import type { Handler, Router } from '../http';
+import { planOfRequest, type Handler, type Router } from '../http';
 import type { PortalService } from '../portal-service';
 import type { RecordsService } from '../records-service';
 import { idParams, recordUpdate } from './request-schemas';
@@ -43,7 +43,7 @@ export function recordHandlers(records: RecordsService, show: (record: RecordDto
   const update: Handler = async (req, res) => {
     const { id } = parseInput(idParams, req.params, 'path');
     const changes = updateOf(req.body);
-    res.json(show(await records.update(tenantOf(req), id, changes)));
+    res.json(show(await records.update(tenantOf(req), planOfRequest(req), id, changes)));
   };
   const archive: Handler = async (req, res) => {
     const { id } = parseInput(idParams, req.params, 'path');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { visibility } from '@trove/contracts';
 import { parseInput, requireScope, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { planOfRequest, type Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { recordIds, recordUpdate } from './request-schemas';
 
@@ -16,7 +16,7 @@ const bulkVisibilityBody = z.strictObject({ record_ids: recordIds, visibility })
 export function recordBulkRoutes(router: Router, records: RecordsService): void {
   router.patch('/records/bulk', requireScope('records'), async (req, res) => {
     const body = parseInput(bulkUpdateBody, req.body, 'body');
-    res.json({ updated: await records.bulkUpdate(tenantOf(req), body.record_ids, body.update) });
+    res.json({ updated: await records.bulkUpdate(tenantOf(req), planOfRequest(req), body.record_ids, body.update) });
   });
 
   router.post('/records/bulk-delete', requireScope('records'), async (req, res) => {

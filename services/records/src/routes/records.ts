@@ -20,7 +20,7 @@ import {
 import { ERRORS, parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { nameQuery } from '../domain/search-terms';
-import type { Router } from '../http';
+import { planOfRequest, type Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { idParams, recordUpdate } from './request-schemas';
 
@@ -129,7 +129,7 @@ async function listPage(records: RecordsService, tenantId: string, query: ListIn
 export function recordRoutes(router: Router, records: RecordsService): void {
   router.post('/records', requireScope('records'), async (req, res) => {
     const body = parseInput(createBody, req.body, 'body');
-    const record = await records.create(tenantOf(req), body);
+    const record = await records.create(tenantOf(req), planOfRequest(req), body);
     res.status(201).json({
       id: record.id,
       name: record.name,
@@ -161,7 +161,7 @@ export function recordRoutes(router: Router, records: RecordsService): void {
   router.patch('/records/:id', requireScope('records'), async (req, res) => {
     const { id } = parseInput(idParams, req.params, 'path');
     const update = parseInput(recordUpdate, req.body, 'body');
-    res.json(await records.update(tenantOf(req), id, update));
+    res.json(await records.update(tenantOf(req), planOfRequest(req), id, update));
   });
 
   router.delete('/records/:id', requireScope('records'), async (req, res) => {

@@ -95,21 +95,6 @@ export async function closeStaging(trx: Trx, tenantId: string, name: string, act
     .execute();
 }
 
-/**
- * The tenant's active records outside `collection`, each counted in its collection's active generation: what a
- * replace of `collection` keeps, and what its new records come on top of for the plan's record limit.
- */
-export async function countOtherActiveRecords(db: Executor, tenantId: string, collection: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    select count(*)::int as n
-    from records.records r
-    join records.collections c on c.tenant_id = r.tenant_id and c.name = r.collection
-    where r.tenant_id = ${tenantId} and r.collection <> ${collection} and r.status = 'active'
-      and r.generation = c.active_generation
-  `.execute(db);
-  return rows[0]!.n;
-}
-
 /** The active records of one generation of a collection by indexing status. */
 export async function countGeneration(db: Executor, tenantId: string, collection: string, generation: number): Promise<IndexingSummary> {
   const { rows } = await sql<{ status: keyof IndexingSummary; n: number }>`
