@@ -79,4 +79,10 @@ export const authMigrations: Migration[] = [
       drop table auth.usage_events_seen;
     `,
   },
+  {
+    version: 5,
+    name: 'plan changes from billing',
+    // Billing owns plans and announces each change; auth keeps the latest so key verification answers it.
+    up: `alter table auth.tenants add column plan_changed_at timestamptz;`,
+  },
 ];

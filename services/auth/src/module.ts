@@ -9,6 +9,7 @@ import { newTenantPlan } from './domain/deployment';
 import { dummyHash } from './domain/passwords';
 import { KeyService } from './key-service';
 import { authMigrations } from './migrations';
+import { subscribeBillingEvents } from './consumers/billing-events';
 import { subscribeUsageEvents } from './consumers/usage-events';
 import { QuickstartService } from './quickstart-service';
 import type { Db } from './store/schema';
@@ -23,6 +24,7 @@ export const authModule: ServiceModule = {
     const keys = new KeyService({ db, bus, apiKeySalt: config.API_KEY_SALT, newTenantPlan: newTenantPlan(config) });
     const quickstart = new QuickstartService({ db });
     let usageEvents: Subscription | undefined;
+    let billingEvents: Subscription | undefined;
     const tokens = new PortalTokens(config);
     if (!tokens.canSign) {
       throw new ConfigError('Invalid configuration:\n  JWT_PRIVATE_KEY: is required by the auth service when JWT_PUBLIC_KEY is set');
@@ -45,12 +47,15 @@ export const authModule: ServiceModule = {
       app: createAuthApp({ config, logger, database, keys, accounts, quickstart }),
       async start() {
         usageEvents = await subscribeUsageEvents(bus, db, logger.child({ consumer: 'usage-events' }));
+        billingEvents = await subscribeBillingEvents(bus, db, logger.child({ consumer: 'billing-events' }));
         // Made before the first sign-in for an unknown email, which would otherwise take longer than any other.
         await dummyHash();
       },
       async stop() {
         await usageEvents?.stop();
         usageEvents = undefined;
+        await billingEvents?.stop();
+        billingEvents = undefined;
         await cache.close();
       },
     };

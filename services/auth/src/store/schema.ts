@@ -8,6 +8,8 @@ export interface TenantTable {
   id: string;
   name: string | null;
   plan: Plan;
+  /** When billing changed the plan last (billing.events); null while it is the plan the tenant was created on. */
+  plan_changed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: Timestamp;
 }
 
