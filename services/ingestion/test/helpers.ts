@@ -45,12 +45,12 @@ export async function startSystem(config: Record<string, string> = {}): Promise<
 
 export const newTenant = () => randomUUID();
 
-/** Requests to a service as one tenant with the given scopes, signed afresh like the gateway does. */
-export function as(svc: TestService, tenantId: string, scopes: Scope[] = ['upload']) {
+/** Requests to a service as one tenant with the given scopes (on `plan` when given), signed afresh like the gateway does. */
+export function as(svc: TestService, tenantId: string, scopes: Scope[] = ['upload'], plan?: string) {
   const app = svc.instance.app;
   return {
-    get: (path: string) => request(app).get(path).set(svc.as(tenantId, scopes)),
-    post: (path: string) => request(app).post(path).set(svc.as(tenantId, scopes)),
+    get: (path: string) => request(app).get(path).set(svc.as(tenantId, scopes, undefined, undefined, plan)),
+    post: (path: string) => request(app).post(path).set(svc.as(tenantId, scopes, undefined, undefined, plan)),
   };
 }
 
