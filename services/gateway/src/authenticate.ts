@@ -3,6 +3,7 @@ import { ERRORS, hasScope, type Identity, type PortalTokens, type Scope } from '
 import { readCredential } from './domain/credentials';
 import type { Access } from './domain/route-table';
 import type { KeyVerifier } from './key-verifier';
+import type { TenantPlans } from './tenant-plans';
 
 /** The identity forwarded on routes that need no credential, so services can still tell the request came through us. */
 export const ANONYMOUS_IDENTITY: Identity = {
@@ -17,6 +18,8 @@ export interface AuthenticatorOptions {
   portalTokens: PortalTokens;
   /** ENV=development: X-Tenant-Id may replace the API key. */
   allowDevTenant: boolean;
+  /** Plan changes seen on billing.events, applied over the plan a token or a cached key carries. */
+  plans?: TenantPlans;
 }
 
 /** Establishes who a request acts for, as its route demands, or throws the 401 or 403 to answer. */
@@ -25,9 +28,14 @@ export class Authenticator {
 
   async identify(access: Access, req: Request): Promise<Identity> {
     if (access.kind === 'none') return ANONYMOUS_IDENTITY;
-    const identity = access.kind === 'portal' ? this.portalUser(req) : await this.keyHolder(access.scope, req);
+    const identity = this.withLatestPlan(access.kind === 'portal' ? this.portalUser(req) : await this.keyHolder(access.scope, req));
     req.log = req.log.child({ tenantId: identity.tenantId, principal: identity.principal });
     return identity;
+  }
+
+  private withLatestPlan(identity: Identity): Identity {
+    const plan = this.opts.plans?.planOf(identity.tenantId);
+    return plan ? { ...identity, plan } : identity;
   }
 
   /**

@@ -83,11 +83,21 @@ export class KeyVerifier {
 
   /** Forgets every cached value of a key at once (its old value after a rotation, or any value after revocation). */
   drop(keyId: string): void {
-    this.generation++;
     const id = keyId.toLowerCase();
-    const stale: string[] = [];
-    for (const [k, v] of this.cache.entries()) if (v.keyId === id) stale.push(k);
-    for (const k of stale) this.cache.delete(k);
+    this.forget((v) => v.keyId === id);
+  }
+
+  /** Forgets every cached key of a tenant (its plan changed). */
+  dropTenant(tenantId: string): void {
+    const id = tenantId.toLowerCase();
+    this.forget((v) => v.identity.tenantId.toLowerCase() === id);
+  }
+
+  private forget(stale: (cached: CachedKey) => boolean): void {
+    this.generation++;
+    const keys: string[] = [];
+    for (const [k, v] of this.cache.entries()) if (stale(v)) keys.push(k);
+    for (const k of keys) this.cache.delete(k);
   }
 
   shutdown(): void {

@@ -4,9 +4,11 @@ import type { ServiceModule } from '@trove/runtime';
 import { createGatewayApp } from './app';
 import { Authenticator } from './authenticate';
 import { subscribeToKeyChanges } from './consumers/auth-events';
+import { subscribeToPlanChanges } from './consumers/billing-events';
 import { keyChangedBy } from './domain/credentials';
 import { UPSTREAM_SERVICES } from './domain/route-table';
 import { KeyVerifier } from './key-verifier';
+import { TenantPlans } from './tenant-plans';
 import { Upstreams } from './upstreams';
 
 /** The only public entry. It depends on every other service so that it starts last and stops first. */
@@ -30,19 +32,23 @@ export const gatewayModule: ServiceModule = {
         if (keyId) keys.drop(keyId);
       },
     });
-    const authenticator = new Authenticator({ keys, portalTokens: new PortalTokens(config), allowDevTenant: config.ENV === 'development' });
+    const plans = new TenantPlans();
+    const authenticator = new Authenticator({ keys, portalTokens: new PortalTokens(config), allowDevTenant: config.ENV === 'development', plans });
     if (config.ENV === 'development') logger.warn('ENV=development: X-Tenant-Id is accepted in place of an API key');
 
     let subscription: Subscription | undefined;
+    let planChanges: Subscription | undefined;
     return {
       app: createGatewayApp({ config, logger, database, authenticator, upstreams }),
       async start() {
         subscription = await subscribeToKeyChanges(bus, keys, logger);
+        planChanges = await subscribeToPlanChanges(bus, plans, keys, logger);
         keys.enableCache();
       },
       async stop() {
         keys.disableCache();
         await subscription?.stop();
+        await planChanges?.stop();
         upstreams.shutdown();
         keys.shutdown();
       },
