@@ -1,6 +1,9 @@
 import type { Database } from '@trove/db';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import { PAYMENT_WEBHOOK_PATH, paymentWebhookRoutes } from './routes/payment-webhook';
+import { portalBillingRoutes } from './routes/portal-billing';
 import { usageRoutes } from './routes/usage';
+import type { Payments } from './stripe/payments';
 import type { UsageService } from './usage-service';
 
 export interface AppDeps {
@@ -8,6 +11,8 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   usage: UsageService;
+  /** The payment provider's routes, in cloud mode only; without them every billing path is an unknown route (404). */
+  payments?: Payments;
 }
 
 /** Composes the billing service's HTTP app from its dependencies; it never listens. */
@@ -19,8 +24,14 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
     readiness: { database: () => deps.database.ping() },
+    // The payment webhook's signature covers the exact bytes sent: its route reads them itself.
+    rawBodyPaths: [new RegExp(`^${PAYMENT_WEBHOOK_PATH}/?$`, 'i')],
     routes: (router) => {
       usageRoutes(router, deps.usage);
+      if (deps.payments) {
+        portalBillingRoutes(router, deps.payments.portal);
+        paymentWebhookRoutes(router, deps.payments.provider, deps.payments.webhooks);
+      }
     },
   });
 }

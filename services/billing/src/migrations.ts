@@ -1,4 +1,5 @@
 import type { Migration } from '@trove/db';
+import { paymentMigrations } from './stripe/migrations';
 
 /**
  * The `billing` schema: each tenant's plan (and its payment-provider ids) and its usage per month. Versions 1-9 are
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
       create index usage_events_seen_at_idx on billing.usage_events_seen (seen_at);
     `,
   },
+  ...paymentMigrations,
 ];

@@ -5,6 +5,7 @@ import { buildApp } from './app';
 import { subscribeUsageEvents } from './consumers/usage-events';
 import { defaultPlan } from './domain/plans';
 import { migrations } from './migrations';
+import { createPayments } from './stripe/payments';
 import type { Db } from './store/schema';
 import { UsageService } from './usage-service';
 
@@ -20,13 +21,16 @@ export const billingModule: ServiceModule = {
     const db: Db = ctx.database.db;
     const records = ctx.client('records');
     const usage = new UsageService({ db, records, defaultPlan: defaultPlan(config.DEPLOYMENT_MODE) });
+    const payments = createPayments({ config, db, bus, logger });
     let usageEvents: Subscription | undefined;
     return {
-      app: buildApp({ config, logger, database: ctx.database, usage }),
+      app: buildApp({ config, logger, database: ctx.database, usage, payments }),
       async start() {
         usageEvents = await subscribeUsageEvents(bus, db, logger.child({ consumer: 'usage-events' }));
+        payments?.meter.start();
       },
       async stop() {
+        await payments?.meter.stop();
         await usageEvents?.stop();
         usageEvents = undefined;
         records.shutdown();

@@ -1,5 +1,6 @@
 import type { ColumnType, Kysely, Transaction } from 'kysely';
 import type { Plan } from '@trove/contracts';
+import type { MeterReportTable, PaymentEventTable } from '../stripe/schema';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -37,6 +38,8 @@ export interface BillingSchema {
   'billing.tenant_plans': TenantPlanTable;
   'billing.usage': UsageTable;
   'billing.usage_events_seen': UsageEventSeenTable;
+  'billing.payment_events': PaymentEventTable;
+  'billing.meter_reports': MeterReportTable;
 }
 
 export type Db = Kysely<BillingSchema>;
