@@ -15,7 +15,7 @@ afterAll(async () => trove?.stop());
 
 const stepsOf = (body: { steps: Array<{ id: string; completed: boolean }> }) => Object.fromEntries(body.steps.map((s) => [s.id, s.completed]));
 
-describe('portal usage, quickstart and analytics through the gateway', () => {
+describe('portal usage (billing), quickstart and analytics through the gateway', () => {
   it('follows a new account from an empty quickstart to every step completed, counting its search and records', async () => {
     const { token, account } = await signUp(api);
     const portal = portalAuth(token);
@@ -54,6 +54,12 @@ describe('portal usage, quickstart and analytics through the gateway', () => {
         allows_overage: expect.any(Boolean),
         estimated_overage_total: 0,
       });
+    }, 30_000);
+    // The same month through the key API: the billing service answers both from one usage table.
+    await eventually(async () => {
+      const res = await api('GET', '/api/v1/usage', { headers: withKey });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ tenant_id: account.tenant_id, usage: { requests: expect.any(Number), searches: 1, records: 2 } });
     }, 30_000);
 
     const analytics = await api('GET', '/api/v1/portal/analytics', { headers: portal });

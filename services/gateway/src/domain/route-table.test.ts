@@ -16,7 +16,9 @@ describe('route matching', () => {
     ['/api/v1/portal/keys', 'auth', { kind: 'portal' }],
     ['/api/v1/portal/auth/signup', 'auth', { kind: 'none' }],
     ['/api/v1/portal/account', 'auth', { kind: 'portal' }],
-    ['/api/v1/portal/usage', 'auth', { kind: 'portal' }],
+    ['/api/v1/portal/usage', 'billing', { kind: 'portal' }],
+    ['/api/v1/portal/billing/checkout', 'billing', { kind: 'portal' }],
+    ['/api/v1/portal/billing/status', 'billing', { kind: 'portal' }],
     ['/api/v1/portal/quickstart', 'auth', { kind: 'portal' }],
     ['/api/v1/portal/analytics', 'open', { kind: 'portal' }],
     ['/api/v1/portal/collections', 'records', { kind: 'portal' }],
@@ -52,7 +54,7 @@ describe('route matching', () => {
 
   it('owns no portal path outside the agreed ones', () => {
     expect(matchRoute('/api/v1/portal')).toBeUndefined();
-    expect(matchRoute('/api/v1/portal/billing')).toBeUndefined();
+    expect(matchRoute('/api/v1/portal/billingx')).toBeUndefined();
     expect(matchRoute('/api/v1/portal/internal/x')).toBeUndefined();
   });
 

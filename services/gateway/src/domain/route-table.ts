@@ -45,7 +45,8 @@ export const ROUTES: readonly Route[] = [
   { prefix: '/api/v1/portal/keys', service: 'auth', access: portal },
   { prefix: '/api/v1/portal/account', service: 'auth', access: portal },
   { prefix: '/api/v1/portal/quickstart', service: 'auth', access: portal },
-  { prefix: '/api/v1/portal/usage', service: 'auth', access: portal },
+  { prefix: '/api/v1/portal/usage', service: 'billing', access: portal },
+  { prefix: '/api/v1/portal/billing', service: 'billing', access: portal },
   { prefix: '/api/v1/portal/analytics', service: 'open', access: portal },
   { prefix: '/api/v1/portal/collections', service: 'records', access: portal },
   // The replace upload is a file upload, parsed by ingestion; the rest of a replace (status, swap, cancel) is records'.
