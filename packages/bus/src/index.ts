@@ -4,3 +4,4 @@ export * from './embedded';
 export * from './outbox';
 export * from './kafka';
 export * from './factory';
+export * from './tally';

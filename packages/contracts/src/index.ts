@@ -10,3 +10,4 @@ export * from './analytics';
 export * from './plans';
 export * from './replace';
 export * from './billing';
+export * from './usage-counts';

@@ -10,3 +10,4 @@ export * from './client';
 export * from './server';
 export * from './portal-token';
 export * from './client-address';
+export * from './rate-decision';

@@ -1,17 +1,13 @@
 import type { Express } from 'express';
 import type { Database } from '@trove/db';
 import { createServiceApp, serviceUrl, type Config, type Logger } from '@trove/platform';
-import type { Authenticator } from './authenticate';
 import { withVersionedHealthPaths } from './routes/health';
-import { proxyRoutes } from './routes/proxy';
-import type { Upstreams } from './upstreams';
+import { proxyRoutes, type ProxyDeps } from './routes/proxy';
 
-export interface GatewayAppDeps {
+export interface GatewayAppDeps extends ProxyDeps {
   config: Config;
   logger: Logger;
   database: Database;
-  authenticator: Authenticator;
-  upstreams: Upstreams;
 }
 
 async function reachable(baseUrl: string): Promise<void> {
@@ -20,7 +16,7 @@ async function reachable(baseUrl: string): Promise<void> {
   if (!res.ok) throw new Error(`health answered ${res.status}`);
 }
 
-export function createGatewayApp({ config, logger, database, authenticator, upstreams }: GatewayAppDeps): Express {
+export function createGatewayApp({ config, logger, database, ...proxy }: GatewayAppDeps): Express {
   const app = createServiceApp({
     name: 'gateway',
     logger,
@@ -30,7 +26,7 @@ export function createGatewayApp({ config, logger, database, authenticator, upst
       database: () => database.ping(),
       auth: () => reachable(serviceUrl(config, 'auth')),
     },
-    routes: (router) => proxyRoutes(router, { authenticator, upstreams }),
+    routes: (router) => proxyRoutes(router, proxy),
   });
   return withVersionedHealthPaths(app);
 }

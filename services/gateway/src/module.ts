@@ -1,4 +1,6 @@
-import type { Subscription } from '@trove/bus';
+import { CountTally, type Subscription } from '@trove/bus';
+import { createCache } from '@trove/cache';
+import { usageCountMessage } from '@trove/contracts';
 import { PortalTokens } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createGatewayApp } from './app';
@@ -8,8 +10,12 @@ import { subscribeToPlanChanges } from './consumers/billing-events';
 import { keyChangedBy } from './domain/credentials';
 import { UPSTREAM_SERVICES } from './domain/route-table';
 import { KeyVerifier } from './key-verifier';
+import { TenantLimits } from './tenant-limits';
 import { TenantPlans } from './tenant-plans';
 import { Upstreams } from './upstreams';
+
+/** How often the tallied API calls leave as usage.events facts. */
+const USAGE_FLUSH_INTERVAL_MS = 5_000;
 
 /** The only public entry. It depends on every other service so that it starts last and stops first. */
 export const gatewayModule: ServiceModule = {
@@ -35,15 +41,30 @@ export const gatewayModule: ServiceModule = {
     const plans = new TenantPlans();
     const authenticator = new Authenticator({ keys, portalTokens: new PortalTokens(config), allowDevTenant: config.ENV === 'development', plans });
     if (config.ENV === 'development') logger.warn('ENV=development: X-Tenant-Id is accepted in place of an API key');
+    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    logger.info(
+      { cache: cache.kind },
+      `tenant rate limits counted ${cache.kind === 'memory' ? 'in-process (one gateway only; set REDIS_URL for replicas)' : 'in Redis'}`,
+    );
+    const billing = client('billing');
+    const limits = new TenantLimits({ cache, billing, logger: logger.child({ component: 'tenant-limits' }) });
+    const requests = new CountTally({
+      bus,
+      logger: logger.child({ component: 'usage-tally' }),
+      intervalMs: USAGE_FLUSH_INTERVAL_MS,
+      what: 'API call usage',
+      event: (c) => usageCountMessage('requests', c),
+    });
 
     let subscription: Subscription | undefined;
     let planChanges: Subscription | undefined;
     return {
-      app: createGatewayApp({ config, logger, database, authenticator, upstreams }),
+      app: createGatewayApp({ config, logger, database, authenticator, upstreams, limits, requests }),
       async start() {
         subscription = await subscribeToKeyChanges(bus, keys, logger);
         planChanges = await subscribeToPlanChanges(bus, plans, keys, logger);
         keys.enableCache();
+        requests.start();
       },
       async stop() {
         keys.disableCache();
@@ -51,6 +72,10 @@ export const gatewayModule: ServiceModule = {
         await planChanges?.stop();
         upstreams.shutdown();
         keys.shutdown();
+        // The server has stopped taking requests, so this flush holds every call counted.
+        await requests.stop();
+        billing.shutdown();
+        await cache.close();
       },
     };
   },

@@ -1,4 +1,5 @@
-import type { Subscription } from '@trove/bus';
+import { CountTally, type Subscription } from '@trove/bus';
+import { usageCountMessage } from '@trove/contracts';
 import { createCache } from '@trove/cache';
 import { createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
@@ -8,7 +9,6 @@ import { buildApp } from './app';
 import { subscribeIndexer } from './consumers/indexer';
 import { HealthWindow } from './domain/health-window';
 import { SearchService } from './search-service';
-import { SearchTally } from './usage-tally';
 
 /** How often private search counts are published to usage.events. */
 const USAGE_FLUSH_INTERVAL_MS = 5_000;
@@ -43,7 +43,13 @@ export const searchModule: ServiceModule = {
       registers: [metrics.registry],
     });
     const health = new HealthWindow(ctx.config.SEARCH_HEALTH_WINDOW);
-    const usage = new SearchTally({ bus: ctx.bus, logger: logger.child({ component: 'usage-tally' }), intervalMs: USAGE_FLUSH_INTERVAL_MS });
+    const usage = new CountTally({
+      bus: ctx.bus,
+      logger: logger.child({ component: 'usage-tally' }),
+      intervalMs: USAGE_FLUSH_INTERVAL_MS,
+      what: 'search usage',
+      event: (c) => usageCountMessage('searches', c),
+    });
     const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger, usage });
     const app = buildApp({ config: ctx.config, logger, metrics, database: ctx.database, engine, cache, search, health });
     let subscription: Subscription | undefined;

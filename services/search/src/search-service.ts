@@ -1,5 +1,6 @@
+import type { CountTally } from '@trove/bus';
 import type { Cache } from '@trove/cache';
-import type { PublicCollection, SearchAnswer } from '@trove/contracts';
+import { usagePeriodOf, type PublicCollection, type SearchAnswer } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import {
   classifyQuery,
@@ -16,7 +17,6 @@ import type { Histogram } from 'prom-client';
 import { compactTable, yamlList } from './domain/format';
 import type { HealthWindow } from './domain/health-window';
 import { ResponseCache } from './response-cache';
-import type { SearchTally } from './usage-tally';
 
 export type Format = 'json' | 'compact' | 'yaml';
 type SearchMode = SearchAnswer['metadata']['search_mode'];
@@ -50,7 +50,7 @@ export interface SearchServiceOptions {
   latency: Histogram<'mode' | 'cache'>;
   logger: Logger;
   /** Counts each answered private search (usage.events); Open's public searches are counted by open. */
-  usage: Pick<SearchTally, 'count'>;
+  usage: Pick<CountTally, 'count'>;
 }
 
 /** Sort values that mean "by relevance", the default order. */
@@ -171,7 +171,7 @@ export class SearchService {
   }
 
   private countUsage(scope: SearchScope): void {
-    if (scope.kind === 'private') this.opts.usage.count(scope.tenant_id);
+    if (scope.kind === 'private') this.opts.usage.count(scope.tenant_id, usagePeriodOf(new Date()));
   }
 
   private observe(summary: Summary, ms: number, hit: boolean): void {
