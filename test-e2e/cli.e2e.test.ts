@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { eventually } from '@trove/testing';
 import { bearer, client, devTenant, startTrove } from './support/system';
 
 jest.setTimeout(120_000);
@@ -59,6 +60,63 @@ it('refuses create-tenant without a name', () => {
   });
   expect(out.status).toBe(1);
   expect(out.stderr).toContain('--name');
+});
+
+/** set-plan on `dataDir` with the production secrets and `env` on top. */
+function setPlan(dataDir: string, args: string[], env: Record<string, string> = {}) {
+  const all: NodeJS.ProcessEnv = { ...process.env, ...PRODUCTION, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env };
+  delete all.DATABASE_URL;
+  return spawnSync(process.execPath, [LAUNCHER, 'set-plan', ...args], { env: all, encoding: 'utf8', timeout: 60_000 });
+}
+
+it("sets a tenant's plan from the CLI in self_hosted mode, and the system holds the tenant to it", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+  try {
+    const created = createTenant(dataDir, 'Acme');
+    expect(created.status).toBe(0);
+    const key = /^key: (sk_live_[0-9a-f]{64})$/m.exec(created.stdout)?.[1];
+    const tenantId = /^tenant_id: ([0-9a-f-]{36})$/m.exec(created.stdout)?.[1];
+    const set = setPlan(dataDir, ['--tenant', tenantId!, '--plan', 'free']);
+    expect(set.stderr).toBe('');
+    expect(set.status).toBe(0);
+    expect(set.stdout).toBe(`tenant_id: ${tenantId}\nplan: free\n`);
+
+    const trove = await startTrove({ dataDir, env: PRODUCTION });
+    try {
+      const api = client(trove.baseUrl);
+      const record = (collection: string) => api('POST', '/api/v1/records', { headers: bearer(key!), body: { name: 'r', collection, record_type: 't' } });
+      expect((await record('first')).status).toBe(201);
+      // Free allows one collection; the self-hosted default (enterprise) would allow any number.
+      await eventually(async () => expect((await record('second')).status).toBe(402), 30_000);
+    } finally {
+      await trove.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('refuses set-plan in cloud mode, where the payment provider sets plans, and for a bad tenant or plan', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+  try {
+    const tenant = randomUUID();
+    const cloud = setPlan(dataDir, ['--tenant', tenant, '--plan', 'pro'], { DEPLOYMENT_MODE: 'cloud', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' });
+    expect(cloud.status).toBe(1);
+    expect(cloud.stderr).toContain('self-hosted');
+    for (const [args, says] of [
+      [['--tenant', tenant, '--plan', 'platinum'], 'free, pro, scale, enterprise'],
+      [['--tenant', 'acme', '--plan', 'pro'], 'UUID'],
+      [['--plan', 'pro'], '--tenant'],
+      [['--tenant', tenant], '--plan'],
+    ] as const) {
+      const out = setPlan(dataDir, [...args]);
+      expect(out.status).toBe(1);
+      expect(out.stderr).toContain(says);
+      expect(out.stdout).toBe('');
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 /** create-tenant on `dataDir` with the production secrets. */

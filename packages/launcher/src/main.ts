@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createTenantWithAdminKey } from '@trove/auth-service';
-import { setPlanCommand } from '@trove/billing-service';
+import { setPlanCommand, setPlanRequest } from '@trove/billing-service';
 import { DataFolderLockedError, openDatabase } from '@trove/db';
 import { ConfigError, createLogger, databaseUrl, loadConfig, type Config } from '@trove/platform';
 import { startSystem } from '@trove/runtime';
@@ -61,10 +61,11 @@ async function createTenant(config: Config, options: Record<string, string>): Pr
 async function setPlan(config: Config, options: Record<string, string>): Promise<void> {
   if (!options.tenant || options.tenant === 'true') throw new Error('set-plan needs --tenant <uuid>');
   if (!options.plan || options.plan === 'true') throw new Error('set-plan needs --plan <free|pro|scale|enterprise>');
+  const request = setPlanRequest(config, { tenantId: options.tenant, plan: options.plan });
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'trove' });
   const database = await openDatabase({ url: databaseUrl(config, 'billing'), dataDir: config.DATA_DIR });
   try {
-    const set = await setPlanCommand(database, config, logger, { tenantId: options.tenant, plan: options.plan });
+    const set = await setPlanCommand(database, config, logger, request);
     process.stdout.write(`tenant_id: ${set.tenant_id}\nplan: ${set.plan}\n`);
   } finally {
     await database.close();
