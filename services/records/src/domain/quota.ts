@@ -22,7 +22,7 @@ export function isLimited(plan: Plan): boolean {
 
 /** The 402 detail, and a refused record's reason, when a plan's record limit is reached. */
 export function recordLimitReached(plan: Plan): string {
-  return `Record limit reached: the ${plan} plan allows ${PLAN_LIMITS[plan].records} active records.`;
+  return `Record limit reached: the ${plan} plan allows ${PLAN_LIMITS[plan].records?.toLocaleString('en-US')} active records.`;
 }
 
 /** The 402 detail, and a refused record's reason, when a write would open one collection more than the plan allows. */

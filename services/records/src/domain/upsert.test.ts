@@ -112,3 +112,37 @@ describe('planUpsert without source ids', () => {
     ]);
   });
 });
+
+describe('planUpsert with a create limit', () => {
+  const limited = (items: UpsertItem[], allowed: number, bySource: StoredMatch[] = []) => {
+    let n = 0;
+    return planUpsert({ recordType: 'product', items, bySource, byHash: [], newId: () => `new-${++n}`, createLimit: { allowed, reason: 'full' } });
+  };
+
+  it('refuses new records past the allowance in item order and still updates and skips stored ones', () => {
+    const kept = item('k', { source_id: 'K' });
+    const p = limited(
+      [item('a', { source_id: 'A' }), item('k2', { source_id: 'K' }), item('b', { source_id: 'B' }), kept, item('c')],
+      1,
+      [stored('s-k', kept)],
+    );
+    expect(p.results).toEqual([
+      { status: 'created', id: 'new-1' },
+      { status: 'updated', id: 's-k' },
+      { status: 'refused', reason: 'full' },
+      { status: 'updated', id: 's-k' },
+      { status: 'refused', reason: 'full' },
+    ]);
+    expect(p.creates.map((c) => c.id)).toEqual(['new-1']);
+    expect(p.updates.map((u) => [u.id, u.name])).toEqual([['s-k', 'k']]);
+  });
+
+  it('refuses a later item with a refused item’s source id too, as nothing was created for it', () => {
+    const p = limited([item('a', { source_id: 'A' }), item('a2', { source_id: 'A' })], 0);
+    expect(p.results).toEqual([
+      { status: 'refused', reason: 'full' },
+      { status: 'refused', reason: 'full' },
+    ]);
+    expect(p.creates).toEqual([]);
+  });
+});
