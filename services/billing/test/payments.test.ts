@@ -318,6 +318,22 @@ describe('search overage metering', () => {
     await eventually(async () => expect(total(customer)).toBe(80));
     expect(reportedFor(customer)).toHaveLength(2);
   });
+  it('sends a window decided before a stop once after the restart, when the provider was down at the stop', async () => {
+    const { tenant, customer } = await paidTenant('pro');
+    const path = '/v1/billing/meter_events';
+    stripe.failNext(path, 1_000);
+    const before = stripe.callsTo(path).length;
+    await countSearches(tenant, 50_000 + 64);
+    // The window was decided (the provider was asked, and failed) before the service stopped.
+    await eventually(async () => expect(stripe.callsTo(path).filter((c) => c.body.identifier?.toString().includes(tenant)).length).toBeGreaterThan(0));
+    expect(stripe.callsTo(path).length).toBeGreaterThan(before);
+    await svc.stop();
+    stripe.failNext(path, 0);
+    svc = await startTestService(billingModule, { database: db.database, config: cloudConfig() });
+    await eventually(async () => expect(total(customer)).toBe(64), 15_000);
+    await new Promise((r) => setTimeout(r, 3 * METER_INTERVAL_MS));
+    expect(reportedFor(customer)).toHaveLength(1);
+  });
 });
 
 describe('self-hosted', () => {
