@@ -1,3 +1,3 @@
 export { billingModule } from './module';
 export { setPlanCommand, setPlanRequest } from './set-plan';
-export { setTenantPlan, type PlanChange, type TenantPlan } from './store/plans';
+export { setTenantPlan } from './store/plans';
