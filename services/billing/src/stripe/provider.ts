@@ -35,9 +35,10 @@ export class StripeProvider {
       host: settings.api.host,
       port: settings.api.port,
       protocol: settings.api.protocol,
-      // Retries of a create carry the SDK's idempotency key, so a retried call cannot make a second session.
-      maxNetworkRetries: 2,
-      timeout: 10_000,
+      // A retried create carries the SDK's idempotency key, so it cannot make a second session. One retry and a short
+      // timeout keep a portal request well inside the gateway's upstream timeout when the provider is slow.
+      maxNetworkRetries: 1,
+      timeout: 8_000,
       telemetry: false,
     });
   }
