@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { usageEvent, usagePeriodOf } from './events';
+import { usageEvent, usageFactOf, usagePeriodOf } from './events';
 
 const tenant_id = randomUUID();
 const at = '2025-03-31T23:59:59.000Z';
@@ -38,6 +38,15 @@ describe('usage.events payloads', () => {
 
   it('refuses an unknown kind', () => {
     expect(usageEvent.safeParse({ kind: 'request', tenant_id, at, count: 1 }).success).toBe(false);
+  });
+});
+
+describe('usageFactOf', () => {
+  it('reads a fact with its tenant id in lower case, and nothing from a malformed one or one naming no tenant UUID', () => {
+    const fact = { kind: 'upload', tenant_id: tenant_id.toUpperCase(), at, upload_id: 'u' };
+    expect(usageFactOf(fact)).toEqual({ ...fact, tenant_id });
+    expect(usageFactOf({ ...fact, tenant_id: 'acme' })).toBeUndefined();
+    expect(usageFactOf({ ...fact, kind: 'nothing' })).toBeUndefined();
   });
 });
 

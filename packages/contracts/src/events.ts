@@ -73,6 +73,18 @@ export const usageEvent = z.discriminatedUnion('kind', [
 ]);
 export type UsageEvent = z.infer<typeof usageEvent>;
 
+const TENANT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A usage.events payload as its consumers read it, the tenant id in lower case; undefined for one that breaks the
+ * contract or names no tenant UUID (it would fail the same way on every delivery, so a consumer skips it).
+ */
+export function usageFactOf(payload: unknown): UsageEvent | undefined {
+  const parsed = usageEvent.safeParse(payload);
+  if (!parsed.success || !TENANT_UUID.test(parsed.data.tenant_id)) return undefined;
+  return { ...parsed.data, tenant_id: parsed.data.tenant_id.toLowerCase() };
+}
+
 /**
  * billing.events: a tenant's plan changed, keyed by tenant id. `changed_at` orders the changes of one tenant: a
  * consumer keeps the plan of the latest it has seen, whatever order the events arrive in.

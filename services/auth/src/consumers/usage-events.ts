@@ -1,5 +1,5 @@
 import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
-import { TOPICS, usageEvent, type UsageEvent } from '@trove/contracts';
+import { TOPICS, usageFactOf, type UsageEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { ProvenStep } from '../domain/quickstart';
 import type { Db } from '../store/schema';
@@ -7,8 +7,6 @@ import { applyProofs, type StepProof } from '../store/quickstart';
 
 /** Auth reads usage.events for the portal's quickstart only; the billing service counts usage from them. */
 export const USAGE_GROUP = 'auth.usage';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The quickstart step each kind of usage fact proves; API calls alone prove none. */
 const PROVES: Record<UsageEvent['kind'], ProvenStep | undefined> = {
@@ -23,15 +21,13 @@ export function usageEventsHandler(db: Db, logger: Logger) {
   return async (events: DeliveredEvent[]): Promise<void> => {
     const proofs: StepProof[] = [];
     for (const event of events) {
-      const parsed = usageEvent.safeParse(event.payload);
-      if (!parsed.success || !UUID.test(parsed.data.tenant_id)) {
-        // A malformed event would fail the same way on every delivery; skipping it keeps the group moving.
-        logger.warn({ offset: event.offset, key: event.key, issues: parsed.error?.issues }, 'skipping malformed usage.events event');
+      const fact = usageFactOf(event.payload);
+      if (!fact) {
+        logger.warn({ offset: event.offset, key: event.key }, 'skipping malformed usage.events event');
         continue;
       }
-      const fact = parsed.data;
       const step = PROVES[fact.kind];
-      if (step) proofs.push({ tenantId: fact.tenant_id.toLowerCase(), step, at: fact.at });
+      if (step) proofs.push({ tenantId: fact.tenant_id, step, at: fact.at });
     }
     await applyProofs(db, proofs);
   };

@@ -1,5 +1,5 @@
 import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
-import { TOPICS, usageEvent } from '@trove/contracts';
+import { TOPICS, usageFactOf } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { Db } from '../store/schema';
 import { addUsage, forgetSeenEvents, type UsageCount } from '../store/usage';
@@ -10,8 +10,6 @@ export const USAGE_GROUP = 'billing.usage';
 const SEEN_RETENTION_DAYS = 40;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Adds the search and API-call counts of usage.events to the tenant's period, one transaction per batch; the other
  * kinds of fact (records, uploads) are the quickstart's, not billed. Idempotent under redelivery (store/usage.ts).
@@ -21,15 +19,13 @@ export function usageEventsHandler(db: Db, logger: Logger) {
   return async (events: DeliveredEvent[]): Promise<void> => {
     const counts: UsageCount[] = [];
     for (const event of events) {
-      const parsed = usageEvent.safeParse(event.payload);
-      if (!parsed.success || !UUID.test(parsed.data.tenant_id)) {
-        // A malformed event would fail the same way on every delivery; skipping it keeps the group moving.
-        logger.warn({ offset: event.offset, key: event.key, issues: parsed.error?.issues }, 'skipping malformed usage.events event');
+      const fact = usageFactOf(event.payload);
+      if (!fact) {
+        logger.warn({ offset: event.offset, key: event.key }, 'skipping malformed usage.events event');
         continue;
       }
-      const fact = parsed.data;
       if (fact.kind !== 'searches' && fact.kind !== 'requests') continue;
-      counts.push({ eventId: fact.event_id, tenantId: fact.tenant_id.toLowerCase(), period: fact.period, kind: fact.kind, count: fact.count });
+      counts.push({ eventId: fact.event_id, tenantId: fact.tenant_id, period: fact.period, kind: fact.kind, count: fact.count });
     }
     await addUsage(db, counts);
     if (Date.now() - prunedAt > PRUNE_INTERVAL_MS) {
