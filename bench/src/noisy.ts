@@ -7,11 +7,16 @@
  *
  *   node bench/dist/noisy.js [--records=20000] [--requests=200] [--flood-seconds=20] [--concurrency=64]
  *
- * Everything runs on loopback. Without per-tenant rate limits the flood takes the machine and B waits behind it;
- * with them, A should be held at its plan's limit (429s) and B's p50 stay within ×1.5 of its p50 alone.
+ * Everything runs on loopback. Both tenants start on enterprise (the self-hosted default, 10,000 searches a minute),
+ * so loading and waiting for the index are never limited; then A is set to pro with the `set-plan` command (300
+ * search calls a minute, which the flood exceeds within its first second) and the bench waits until the gateway
+ * applies it. Without per-tenant rate limits the flood takes the machine and B waits behind it; with them, A is held
+ * at its plan's limit (429s) and B's p50 should stay within ×1.5 of its p50 alone.
  */
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { resolve } from 'node:path';
 import pg from 'pg';
 import { BRANDS, KINDS, SIZES, catalogue } from './catalogue';
 import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op } from './load';
@@ -22,6 +27,9 @@ const COLLECTION = 'catalogue';
 const BATCH_SIZE = 10_000;
 /** How long the flood runs before B's measurement starts, so B meets a flood already at full strength. */
 const RAMP_SECONDS = 1;
+/** The flooding tenant's plan: 300 search calls a minute. */
+const FLOODING_PLAN = 'pro';
+const FLOODING_SEARCH_LIMIT = '300';
 
 /** Keyword queries over the catalogue's vocabulary ("brass hex nut", "M8 washer", "Fischer anchor"). */
 function keywordQueries(): string[] {
@@ -100,6 +108,32 @@ async function searchable(client: HttpClient, key: string, count: number): Promi
   }
 }
 
+/**
+ * Sets the tenant's plan with the CLI an operator would use (self-hosted), against the system's database, and waits
+ * until the gateway limits the tenant's searches by it (billing announces the change; the gateway applies it).
+ */
+async function setPlan(base: string, dbUrl: string, tenant: string, key: string): Promise<void> {
+  const launcher = resolve(__dirname, '../../packages/launcher/dist/main.js');
+  const run = spawnSync(process.execPath, [launcher, 'set-plan', '--tenant', tenant, '--plan', FLOODING_PLAN], {
+    env: { ...process.env, ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: dbUrl },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (run.status !== 0) throw new Error(`set-plan failed (${run.status}): ${run.stderr}${run.stdout}`);
+  const started = performance.now();
+  for (;;) {
+    const res = await fetch(`${base}/api/v1/search/${COLLECTION}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'steel nut', limit: 1 }),
+    });
+    await res.arrayBuffer();
+    if (res.headers.get('x-ratelimit-limit') === FLOODING_SEARCH_LIMIT) return;
+    if (performance.now() - started > 60_000) throw new Error(`the gateway did not apply plan ${FLOODING_PLAN} within 60 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 const f1 = (v: number) => (Number.isNaN(v) ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 
 async function main() {
@@ -124,6 +158,8 @@ async function main() {
     await searchable(loader, keyB, recordCount);
     loader.close();
     console.error(`loaded ${recordCount} records for each tenant, searchable after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await setPlan(system.base, system.dbUrl, system.tenant, keyA);
+    console.error(`tenant A is on ${FLOODING_PLAN} (${FLOODING_SEARCH_LIMIT} search calls a minute); tenant B on enterprise`);
 
     // What autovacuum would do after a bulk load (the local test server runs without it), as bench:search does.
     const maintenance = new pg.Client({ connectionString: system.dbUrl });
@@ -161,7 +197,8 @@ async function main() {
       `| ${name} | ${r.n} | ${f1(r.p50)} | ${f1(r.p95)} | ${f1(r.p99)} | ${statuses} |`;
     console.log(
       `\nTrove noisy-neighbour benchmark, ${startedAt.toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, ` +
-        `node ${process.version}; ${recordCount} records per tenant; search cache off; tenant A floods with ${concurrency} connections for ${floodSeconds} s; ` +
+        `node ${process.version}; ${recordCount} records per tenant; search cache off; tenant A (${FLOODING_PLAN}, ${FLOODING_SEARCH_LIMIT} search calls a minute) ` +
+        `floods with ${concurrency} connections for ${floodSeconds} s, tenant B on enterprise; ` +
         `load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after`,
     );
     console.log('| measurement | n | p50 ms | p95 ms | p99 ms | statuses |');
