@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@trove/testing';
 import { PRICE_PRO, PRICE_SCALE, WEBHOOK_SECRET, checkoutCompleted, signed, subscriptionEvent } from '../services/billing/test/payment-events';
 import { startStripeStandIn, type StripeStandIn } from '../services/billing/test/stripe-stand-in';
 import { portalAuth, signUp } from './support/portal';
@@ -70,6 +71,23 @@ describe('billing through the gateway in cloud mode', () => {
     const manage = await api('POST', '/api/v1/portal/billing/portal', { headers: portal, body: { return_url: 'https://portal.example/billing' } });
     expect(manage.status).toBe(200);
     expect(stripe.callsTo('/v1/billing_portal/sessions').at(-1)!.body.customer).toBe(customer);
+  });
+
+  it("the gateway applies a plan the webhook set to the tenant's keys at once (billing.events)", async () => {
+    const { token, account } = await signUp(api);
+    const key = await api('POST', '/api/v1/portal/keys', { headers: portalAuth(token), body: { name: 'plan', scopes: ['admin'] } });
+    expect(key.status).toBe(201);
+    const withKey = { authorization: `Bearer ${key.body.key}` };
+    const before = await api('GET', '/api/v1/usage', { headers: withKey });
+    expect(before.status).toBe(200);
+    expect(before.headers.get('x-ratelimit-limit')).toBe('60');
+
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    expect((await deliver(api, checkoutCompleted(account.tenant_id, { plan: 'scale', customer, subscription: 'sub_e2e_2' }))).status).toBe(200);
+    await eventually(async () => {
+      const after = await api('GET', '/api/v1/usage', { headers: withKey });
+      expect(after.headers.get('x-ratelimit-limit')).toBe('2000');
+    });
   });
 
   it('portal billing paths refuse no token and an API key', async () => {
