@@ -56,6 +56,14 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   },
 };
 
+/**
+ * The plan of a tenant no plan was set for: enterprise (unlimited) when self-hosted, the default mode; free in the
+ * cloud (design.md). Auth creates tenants on it and billing reads it for a tenant it has no plan row of.
+ */
+export function defaultPlan(deploymentMode: string | undefined): Plan {
+  return deploymentMode === 'cloud' ? 'free' : 'enterprise';
+}
+
 /** A plan name as an identity carries it; anything unknown reads as enterprise, the self-hosted default. */
 export function planOf(name: string | undefined): Plan {
   return (PLANS as readonly string[]).includes(name ?? '') ? (name as Plan) : 'enterprise';

@@ -1,9 +1,9 @@
 import type { Subscription } from '@trove/bus';
+import { defaultPlan } from '@trove/contracts';
 import { migrate } from '@trove/db';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { subscribeUsageEvents } from './consumers/usage-events';
-import { defaultPlan } from './domain/plans';
 import { migrations } from './migrations';
 import { createPayments } from './stripe/payments';
 import type { Db } from './store/schema';

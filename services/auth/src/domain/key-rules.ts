@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Plan } from '@trove/contracts';
+import { defaultPlan, type Plan } from '@trove/contracts';
 
 export const KEY_PREFIX = 'sk_live_';
 
@@ -29,7 +29,7 @@ export function shouldRecordUse(lastUsedAt: Date | null, now: Date): boolean {
 
 /** Cloud tenants start on free; self-hosted (the default) tenants are on enterprise, i.e. unlimited. */
 export function planForNewTenant(deploymentMode: string | undefined): Plan {
-  return deploymentMode === 'cloud' ? 'free' : 'enterprise';
+  return defaultPlan(deploymentMode);
 }
 
 export const MESSAGES = {
