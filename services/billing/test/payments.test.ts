@@ -244,6 +244,15 @@ describe('POST /billing/payment/webhook', () => {
     expect(await status(tenant)).toMatchObject({ plan: 'free', has_subscription: false });
   });
 
+  it('a deleted subscription stays deleted: an update of the same second delivered after it does not revive it', async () => {
+    const { tenant, customer, subscription } = await paidTenant('pro');
+    const t = Math.floor(Date.now() / 1000) + 10;
+    expect((await deliver(subscriptionEvent('customer.subscription.deleted', tenant, { id: subscription, customer, created: t }))).status).toBe(200);
+    const sameSecond = subscriptionEvent('customer.subscription.updated', tenant, { id: subscription, customer, price: PRICE_SCALE, created: t });
+    expect((await deliver(sameSecond)).status).toBe(200);
+    expect(await status(tenant)).toMatchObject({ plan: 'free', has_subscription: false });
+  });
+
   it("the end of a subscription the tenant already replaced leaves its new plan", async () => {
     const { tenant, customer, subscription: old } = await paidTenant('pro');
     const t = Math.floor(Date.now() / 1000) + 10;

@@ -31,4 +31,13 @@ export const paymentMigrations: Migration[] = [
       create index meter_reports_period_idx on billing.meter_reports (tenant_id, period);
     `,
   },
+  {
+    version: 11,
+    name: 'payment events name their subscription',
+    // A subscription the provider deleted never comes back: its later (or same-second) events must not revive it.
+    up: `
+      alter table billing.payment_events add column subscription_id text;
+      create index payment_events_ended_idx on billing.payment_events (subscription_id) where type = 'customer.subscription.deleted';
+    `,
+  },
 ];

@@ -8,6 +8,8 @@ export interface PaymentEventTable {
   event_id: string;
   type: string;
   tenant_id: string | null;
+  /** The subscription the event is about, when it is about one. */
+  subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The provider's time of the event. */
   created: Date;
   /** What handling it did: applied, stale (older than the plan's last change), ignored, logged. */

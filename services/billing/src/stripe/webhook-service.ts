@@ -8,6 +8,12 @@ import { isPaidPlan, planOfPrice, type StripeSettings } from './settings';
 /** What handling an event did, kept beside its id (the audit trail of what the provider told us). */
 type Outcome = 'applied' | 'stale' | 'ignored' | 'logged';
 
+interface Handled {
+  outcome: Outcome;
+  tenantId?: string;
+  subscriptionId?: string | null;
+}
+
 /** Subscription statuses under which the tenant keeps its paid plan (past_due: the provider is still retrying). */
 const PAYING = new Set<Stripe.Subscription.Status>(['active', 'trialing', 'past_due']);
 /** Statuses after which nothing more will be paid: the tenant is back on free. */
@@ -35,15 +41,19 @@ export class PaymentWebhookService {
         .returning('event_id')
         .executeTakeFirst();
       if (!claimed) return undefined;
-      const { outcome, tenantId } = await this.apply(trx, event);
-      await trx.updateTable('billing.payment_events').set({ outcome, tenant_id: tenantId ?? null }).where('event_id', '=', event.id).execute();
-      return { outcome, tenantId };
+      const handled = await this.apply(trx, event);
+      await trx
+        .updateTable('billing.payment_events')
+        .set({ outcome: handled.outcome, tenant_id: handled.tenantId ?? null, subscription_id: handled.subscriptionId ?? null })
+        .where('event_id', '=', event.id)
+        .execute();
+      return handled;
     });
     if (handled) this.deps.logger.info({ eventId: event.id, type: event.type, ...handled }, 'payment event handled');
     else this.deps.logger.info({ eventId: event.id, type: event.type }, 'payment event already handled; nothing changed');
   }
 
-  private async apply(trx: Trx, event: Stripe.Event): Promise<{ outcome: Outcome; tenantId?: string }> {
+  private async apply(trx: Trx, event: Stripe.Event): Promise<Handled> {
     switch (event.type) {
       case 'checkout.session.completed':
         return this.checkoutCompleted(trx, event, event.data.object);
@@ -60,23 +70,24 @@ export class PaymentWebhookService {
   }
 
   /** A paid checkout activates the plan it sold and saves the customer and subscription ids. */
-  private async checkoutCompleted(trx: Trx, event: Stripe.Event, session: Stripe.Checkout.Session): Promise<{ outcome: Outcome; tenantId?: string }> {
+  private async checkoutCompleted(trx: Trx, event: Stripe.Event, session: Stripe.Checkout.Session): Promise<Handled> {
     const tenantId = uuidOr(session.client_reference_id) ?? uuidOr(session.metadata?.tenant_id);
+    const subscriptionId = idOf(session.subscription);
     const plan = session.metadata?.plan;
-    if (!tenantId || session.mode !== 'subscription' || !plan || !isPaidPlan(plan)) {
+    if (!tenantId || session.mode !== 'subscription' || !subscriptionId || !plan || !isPaidPlan(plan)) {
       this.deps.logger.warn({ eventId: event.id, session: session.id }, 'checkout completed without a tenant, a subscription or a plan we sell; ignored');
-      return { outcome: 'ignored', tenantId };
+      return { outcome: 'ignored', tenantId, subscriptionId };
     }
     // A payment method that settles later (bank debit) leaves the session unpaid: the subscription's events activate it.
-    if (session.payment_status === 'unpaid') return { outcome: 'ignored', tenantId };
+    if (session.payment_status === 'unpaid' || (await this.hasEnded(trx, subscriptionId))) return { outcome: 'ignored', tenantId, subscriptionId };
     const applied = await setTenantPlan(trx, this.deps.bus, {
       tenant_id: tenantId,
       plan,
       stripe_customer_id: idOf(session.customer),
-      stripe_subscription_id: idOf(session.subscription),
+      stripe_subscription_id: subscriptionId,
       changed_at: changedAt(event),
     });
-    return { outcome: applied ? 'applied' : 'stale', tenantId };
+    return { outcome: applied ? 'applied' : 'stale', tenantId, subscriptionId };
   }
 
   /**
@@ -84,17 +95,18 @@ export class PaymentWebhookService {
    * current subscription (or any, for a tenant without one) may change its plan, so the end of a subscription the
    * tenant already replaced does not take its new plan away.
    */
-  private async subscriptionChanged(trx: Trx, event: Stripe.Event, sub: Stripe.Subscription): Promise<{ outcome: Outcome; tenantId?: string }> {
+  private async subscriptionChanged(trx: Trx, event: Stripe.Event, sub: Stripe.Subscription): Promise<Handled> {
     const customerId = idOf(sub.customer);
+    const subscriptionId = sub.id;
     const tenantId = uuidOr(sub.metadata?.tenant_id) ?? (await this.tenantOfCustomer(trx, customerId));
     if (!tenantId) {
       this.deps.logger.warn({ eventId: event.id, subscription: sub.id }, 'subscription event for no tenant we know; ignored');
-      return { outcome: 'ignored' };
+      return { outcome: 'ignored', subscriptionId };
     }
     const current = await tenantPlanOf(trx, tenantId);
     if (current?.stripe_subscription_id && current.stripe_subscription_id !== sub.id) {
       this.deps.logger.info({ eventId: event.id, subscription: sub.id, current: current.stripe_subscription_id }, 'event of a subscription the tenant no longer has; ignored');
-      return { outcome: 'ignored', tenantId };
+      return { outcome: 'ignored', tenantId, subscriptionId };
     }
     const ended = event.type === 'customer.subscription.deleted' || ENDED.has(sub.status);
     if (ended) {
@@ -106,15 +118,16 @@ export class PaymentWebhookService {
         billing_period_end: null,
         changed_at: changedAt(event),
       });
-      return { outcome: applied ? 'applied' : 'stale', tenantId };
+      return { outcome: applied ? 'applied' : 'stale', tenantId, subscriptionId };
     }
-    // incomplete: the first payment has not gone through yet; nothing to grant until it has.
-    if (!PAYING.has(sub.status)) return { outcome: 'ignored', tenantId };
+    // incomplete: the first payment has not gone through yet; nothing to grant until it has. A deleted subscription
+    // stays deleted whatever its other events say.
+    if (!PAYING.has(sub.status) || (await this.hasEnded(trx, sub.id))) return { outcome: 'ignored', tenantId, subscriptionId };
     const item = sub.items?.data?.[0];
     const plan = planOfPrice(this.deps.settings, item?.price?.id);
     if (!plan) {
       this.deps.logger.warn({ eventId: event.id, subscription: sub.id, price: item?.price?.id }, 'subscription to a price that is neither STRIPE_PRICE_PRO nor STRIPE_PRICE_SCALE; ignored');
-      return { outcome: 'ignored', tenantId };
+      return { outcome: 'ignored', tenantId, subscriptionId };
     }
     const applied = await setTenantPlan(trx, this.deps.bus, {
       tenant_id: tenantId,
@@ -124,17 +137,28 @@ export class PaymentWebhookService {
       billing_period_end: periodEndOf(sub),
       changed_at: changedAt(event),
     });
-    return { outcome: applied ? 'applied' : 'stale', tenantId };
+    return { outcome: applied ? 'applied' : 'stale', tenantId, subscriptionId };
   }
 
   /** Invoices change no plan (the provider retries failed payments and says so with subscription events): logged only. */
-  private async invoice(trx: Trx, event: Stripe.Event, invoice: Stripe.Invoice): Promise<{ outcome: Outcome; tenantId?: string }> {
+  private async invoice(trx: Trx, event: Stripe.Event, invoice: Stripe.Invoice): Promise<Handled> {
     const customerId = idOf(invoice.customer);
     const tenantId = await this.tenantOfCustomer(trx, customerId);
     const facts = { eventId: event.id, invoice: invoice.id, customerId, tenantId, amount: invoice.amount_paid, amountDue: invoice.amount_due, currency: invoice.currency };
     if (event.type === 'invoice.paid') this.deps.logger.info({ audit: 'invoice.paid', ...facts }, 'invoice paid');
     else this.deps.logger.warn({ audit: 'invoice.payment_failed', attempt: invoice.attempt_count, ...facts }, 'invoice payment failed; the provider retries it');
     return { outcome: 'logged', tenantId };
+  }
+
+  /** Whether the provider already told us it deleted the subscription (deleted subscriptions never come back). */
+  private async hasEnded(trx: Trx, subscriptionId: string): Promise<boolean> {
+    const row = await trx
+      .selectFrom('billing.payment_events')
+      .select('event_id')
+      .where('subscription_id', '=', subscriptionId)
+      .where('type', '=', 'customer.subscription.deleted')
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   private async tenantOfCustomer(trx: Trx, customerId: string | null): Promise<string | undefined> {
