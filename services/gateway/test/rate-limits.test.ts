@@ -139,6 +139,28 @@ describe('per-tenant rate limits', () => {
     expect(remaining(after)).toBe(calls - 22);
   });
 
+  it("counts a portal user's requests against the same tenant allowance as its keys", async () => {
+    const signup = await gateway()
+      .post('/api/v1/portal/auth/signup')
+      .send({ email: `limits-${randomUUID()}@example.com`, password: 'a long enough password' });
+    expect(signup.status).toBe(201);
+    const tenant = signup.body.account.tenant_id as string;
+    await sql`update auth.tenants set plan = 'free' where id = ${tenant}`.execute(stack.auth.database.db);
+    const login = await gateway().post('/api/v1/portal/auth/login').send({ email: signup.body.account.email, password: 'a long enough password' });
+    const portal = bearer(login.body.token);
+    const created = await gateway().post('/api/v1/portal/keys').set(portal).send({ name: 'program', scopes: ['admin'] });
+    expect(created.status).toBe(201);
+
+    const byKey = await gateway().get('/api/v1/auth/keys').set(bearer(created.body.key));
+    const byPortal = await gateway().get('/api/v1/portal/account').set(portal);
+
+    expect(byKey.status).toBe(200);
+    expect(byPortal.status).toBe(200);
+    expect(created.headers['x-ratelimit-limit']).toBe('60');
+    expect(remaining(byKey)).toBe(remaining(created) - 1);
+    expect(remaining(byPortal)).toBe(remaining(created) - 2);
+  });
+
   it('lets an enterprise tenant (the self-hosted default) far past the free allowance', async () => {
     const { key } = await tenantOn('enterprise');
     const answers = await Promise.all(Array.from({ length: 80 }, () => search(key)));
