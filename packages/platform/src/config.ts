@@ -92,6 +92,7 @@ export const configSchema = z
     INGESTION_PORT: port(DEFAULT_PORTS.ingestion),
     SEARCH_PORT: port(DEFAULT_PORTS.search),
     OPEN_PORT: port(DEFAULT_PORTS.open),
+    BILLING_PORT: port(DEFAULT_PORTS.billing),
     MCP_PORT: port(DEFAULT_PORTS.mcp),
     AUTH_URL: optionalUrl,
     RECORDS_URL: optionalUrl,
