@@ -98,6 +98,20 @@ describe('MemoryCache', () => {
     expect((await cache.hit('a', 60_000)).count).toBe(1);
   });
 
+  it('keeps a month-long counter while many minute windows come and go, counting each length on its own', async () => {
+    const clock = manualClock();
+    const cache = new MemoryCache({ maxEntries: 2, now: clock.now });
+    await cache.hitAll([{ key: 'month', windowMs: 32 * 86_400_000, initial: 10 }]);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(61_000);
+      await cache.hit(`minute-${i}`, 60_000);
+    }
+
+    expect((await cache.hitAll([{ key: 'month', windowMs: 32 * 86_400_000 }]))[0]!.count).toBe(12);
+    expect((await cache.hit('minute-4', 60_000)).count).toBe(2);
+    expect((await cache.hit('minute-0', 60_000)).count).toBe(1);
+  });
+
   it('never forgets a version, however many values and counters come and go', async () => {
     const cache = new MemoryCache({ maxEntries: 1 });
     await cache.bump('tenant-1:parts');
