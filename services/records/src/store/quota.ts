@@ -14,8 +14,9 @@ export async function lockTenantQuota(trx: Trx, tenantId: string): Promise<void>
 /**
  * The tenant's active records and the collections holding them, each collection counted in its active generation,
  * except the written collection, counted in the written generation (a replace's staging one: what the collection
- * will hold after the swap) or not at all when that is null (what a replace of it keeps). One grouped pass over the tenant's
- * records (index records_list).
+ * will hold after the swap) or not at all when that is null (what a replace of it keeps). The records are counted by
+ * collection and generation from the index records_collections alone (an index-only scan), then matched to the
+ * generation each collection counts in.
  */
 export async function tenantHoldings(
   db: Executor,
@@ -26,13 +27,18 @@ export async function tenantHoldings(
   const collection = written?.collection ?? null;
   const generation = written?.generation ?? null;
   const { rows } = await sql<{ records: number; collections: number; holds: boolean }>`
-    select count(*)::int as records,
-           count(distinct r.collection)::int as collections,
-           coalesce(bool_or(r.collection = ${collection}::text), false) as holds
-    from records.records r
-    join records.collections c on c.tenant_id = r.tenant_id and c.name = r.collection
-    where r.tenant_id = ${tenantId} and r.status = 'active'
-      and r.generation = case when r.collection = ${collection}::text then ${generation}::int else c.active_generation end
+    with counted as (
+      select collection, generation, count(*)::int as n
+      from records.records
+      where tenant_id = ${tenantId} and status = 'active'
+      group by collection, generation
+    )
+    select coalesce(sum(k.n), 0)::int as records,
+           count(*)::int as collections,
+           coalesce(bool_or(k.collection = ${collection}::text), false) as holds
+    from counted k
+    join records.collections c on c.tenant_id = ${tenantId} and c.name = k.collection
+    where k.generation = case when k.collection = ${collection}::text then ${generation}::int else c.active_generation end
   `.execute(db);
   const row = rows[0]!;
   return { records: row.records, collections: row.collections, holdsCollection: row.holds };
