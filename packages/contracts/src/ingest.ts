@@ -48,7 +48,8 @@ export type BulkUpsertRequest = z.input<typeof bulkUpsertRequest>;
 /**
  * One result per item, in request order. `skipped`: identical content (name and collection_data) to the stored record
  * with the same source_id or, without source_id, to a stored record of the same collection and record type, or to an
- * earlier item of the same chunk.
+ * earlier item of the same chunk. `refused`: a new record past the plan of the identity the call carries (its record
+ * or collection limit); the chunk's other items are still written, and the caller dead-letters it with the reason.
  */
 export const bulkUpsertResult = z.union([
   z.object({

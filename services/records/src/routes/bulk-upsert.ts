@@ -13,7 +13,8 @@ import type { RecordsService } from '../records-service';
 
 /**
  * Internal: ingestion (and later connectors) write an upload's records here, one chunk per call and per transaction,
- * acting with the uploading tenant's identity. Any invalid item answers 422 naming it, and nothing is written.
+ * acting with the uploading tenant's identity. Any invalid item answers 422 naming it, and nothing is written. New
+ * records past the plan that identity carries answer `refused` one by one; the rest of the chunk is written.
  */
 export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
   router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(`${BULK_UPSERT_MAX_BYTES}b`), async (req, res) => {
