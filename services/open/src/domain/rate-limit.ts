@@ -1,5 +1,5 @@
 // The gateway limits tenants with the same answer; it lives once in the platform.
-export { decide, type RateDecision } from '@trove/platform';
+export { decide } from '@trove/platform';
 
 // Auth limits portal logins per client address the same way; the rules live once in the platform.
 export { clientKey, trustProxySetting } from '@trove/platform';
