@@ -162,11 +162,15 @@ describe('service addresses', () => {
     expect(servicePort(config, 'gateway', {})).toBe(9000);
     expect(servicePort(config, 'records', {})).toBe(9002);
     expect(servicePort(config, 'billing', {})).toBe(8086);
-    expect(servicePort(config, 'billing', { BILLING_PORT: '9104' })).toBe(9104);
+    expect(servicePort(loadConfig({ ENV: 'development', BILLING_PORT: '9104' }), 'billing', {})).toBe(9104);
+    // A service the configuration does not name yet reads its port from the environment.
+    expect(servicePort(config, 'connector', {})).toBe(8087);
+    expect(servicePort(config, 'connector', { CONNECTOR_PORT: '9107' })).toBe(9107);
   });
 
   it('refuses a service port that is not a port, naming the variable', () => {
-    expect(() => servicePort(config, 'billing', { BILLING_PORT: 'abc' })).toThrow(/BILLING_PORT/);
+    expect(() => loadConfig({ ENV: 'development', BILLING_PORT: 'abc' })).toThrow(/BILLING_PORT/);
+    expect(() => servicePort(config, 'connector', { CONNECTOR_PORT: 'abc' })).toThrow(/CONNECTOR_PORT/);
   });
 
   it('uses an explicit service URL without its trailing slash, else the local port', () => {
