@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Cache, Hit, HitCount } from '@trove/cache';
 import { BILLING_USAGE_PATH, PLAN_LIMITS, planOf, usagePeriodOf, type BillingUsageAnswer } from '@trove/contracts';
-import { ERRORS, decide, type Identity, type Logger, type RateDecision, type ServiceClient } from '@trove/platform';
+import { ERRORS, decide, type Identity, type Logger, type ServiceClient } from '@trove/platform';
 import { monthlySearchCap, type LimitClass } from './domain/limits';
 
 /** The per-minute allowances are fixed windows of a minute that start at a tenant's first call in them. */
@@ -12,8 +12,17 @@ const MINUTE_MS = 60_000;
  */
 const MONTH_KEY_MS = 32 * 24 * 60 * 60 * 1000;
 
+/**
+ * How long a refusal is held back once a tenant keeps calling after being refused (more calls in the window than
+ * twice its allowance): a client that ignores Retry-After then gets its 429s at most this often per connection, so
+ * refusing it costs the process little and other tenants' requests are not queued behind it. Never past the window.
+ */
+const REFUSAL_HOLD_MS = 1_000;
+
 export interface TenantLimitsOptions {
   cache: Cache;
+  /** REFUSAL_HOLD_MS unless given (0 answers every refusal at once). */
+  refusalHoldMs?: number;
   /** Billing answers a tenant's counted searches of the month, which seed the gateway's count (BILLING_USAGE_PATH). */
   billing: Pick<ServiceClient, 'request'>;
   logger: Logger;
@@ -50,13 +59,17 @@ export class TenantLimits {
     const counted = await this.count(hits);
     if (!counted) return;
     const now = this.now();
-    const calls = decide(limits.requests_per_minute, counted[0]!.count, counted[0]!.resetAt, now);
-    const searches = cls.searchCall ? decide(limits.search_per_minute, counted[1]!.count, counted[1]!.resetAt, now) : undefined;
-    const refused = [searches, calls].find((d): d is RateDecision => d !== undefined && !d.allowed);
-    const shown = refused ?? searches ?? calls;
-    for (const [name, value] of Object.entries(shown.headers)) res.setHeader(name, value);
+    const allowances = [{ count: counted[0]!, limit: limits.requests_per_minute }];
+    if (cls.searchCall) allowances.unshift({ count: counted[1]!, limit: limits.search_per_minute });
+    const judged = allowances.map((a) => ({ ...a, decision: decide(a.limit, a.count.count, a.count.resetAt, now) }));
+    // A search call reports the search allowance, a refused call the allowance it exhausted.
+    const refused = judged.find((j) => !j.decision.allowed);
+    for (const [name, value] of Object.entries((refused ?? judged[0]!).decision.headers)) res.setHeader(name, value);
     if (refused) {
-      const seconds = refused.retryAfterSeconds;
+      const { count, limit } = refused;
+      const hold = count.count > 2 * limit ? Math.min(this.opts.refusalHoldMs ?? REFUSAL_HOLD_MS, count.resetAt - now) : 0;
+      if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+      const seconds = decide(limit, count.count, count.resetAt, this.now()).retryAfterSeconds;
       throw ERRORS.tooManyRequests(`Rate limit exceeded. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) });
     }
     const cap = cls.monthlySearch ? monthlySearchCap(plan) : undefined;

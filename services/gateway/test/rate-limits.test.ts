@@ -117,6 +117,27 @@ describe('per-tenant rate limits', () => {
     expect(remaining(otherAnswer)).toBeGreaterThan(50);
   });
 
+  it('holds back the refusals of a tenant that keeps calling past twice its allowance, and answers others at once', async () => {
+    const flooding = await tenantOn('free');
+    const other = await tenantOn('free');
+    // The rest of the allowance of 60, then 60 refusals answered at once: 120 calls in the window.
+    const left = remaining(await gateway().get('/api/v1/auth/keys').set(bearer(flooding.key)));
+    const calls = Array.from({ length: left + 60 }, () => gateway().get('/api/v1/auth/keys').set(bearer(flooding.key)));
+    const answered = await Promise.all(calls);
+    expect(answered.filter((r) => r.status === 429)).toHaveLength(60);
+    const timed = async (key: string) => {
+      const started = performance.now();
+      const res = await gateway().get('/api/v1/auth/keys').set(bearer(key));
+      return { status: res.status, ms: performance.now() - started, retryAfter: Number(res.headers['retry-after']) };
+    };
+    const [held, meanwhile] = await Promise.all([timed(flooding.key), timed(other.key)]);
+    expect(held.status).toBe(429);
+    expect(held.ms).toBeGreaterThanOrEqual(900);
+    expect(held.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(meanwhile.status).toBe(200);
+    expect(meanwhile.ms).toBeLessThan(held.ms);
+  });
+
   it('counts search calls against the search allowance too, and reports it on search routes', async () => {
     const { key } = await tenantOn('free');
     const calls = remaining(await gateway().get('/api/v1/auth/keys').set(bearer(key)));
