@@ -18,6 +18,9 @@ const END_MARKER = '<!-- endpoints:end -->';
 const REGENERATE =
   'WRITE_ENDPOINTS=1 node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js packages/launcher/src/endpoints.test.ts';
 
+/** Settings under which billing mounts its cloud-only routes (no payment-provider call is made by mounting them). */
+const CLOUD_BILLING = { DEPLOYMENT_MODE: 'cloud', STRIPE_SECRET_KEY: 'sk_test_endpoint_table', STRIPE_WEBHOOK_SECRET: 'whsec_endpoint_table' };
+
 /** The public version roots a gateway prefix can start with; MCP's /mcp has none. */
 const ROOTS = ['/api/v1', '/open/v1', ''];
 
@@ -111,6 +114,7 @@ function renderEndpoints(endpoints: Endpoint[]): string {
     ...endpoints.map((e) => `| ${e.method} | \`${e.path}\` | ${e.scope} | ${e.service} |`),
     '',
     'Scope is what the gateway asks of the key for the path (an `admin` key holds every scope); `none` needs no key.',
+    'The billing routes under `/api/v1/portal/billing` and `/api/v1/billing` answer only with `DEPLOYMENT_MODE=cloud` (404 otherwise).',
   ];
   if (unserved.length > 0) {
     lines.push(`The gateway's route table also forwards ${unserved.join(', ')}, where no service registers a route yet.`);
@@ -128,7 +132,9 @@ async function generateEndpoints(): Promise<string> {
   try {
     const routes: Record<string, ServiceRoute[]> = {};
     for (const module of MODULES.filter((m) => m.name !== 'gateway')) {
-      const svc = await startTestService(module, { database: db.database, start: false });
+      // Billing registers its payment routes only in cloud mode; the table shows them (and says so below).
+      const config = module.name === 'billing' ? CLOUD_BILLING : undefined;
+      const svc = await startTestService(module, { database: db.database, start: false, config });
       try {
         routes[module.name] = routesOf(svc.instance.app);
       } finally {
