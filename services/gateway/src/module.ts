@@ -46,8 +46,7 @@ export const gatewayModule: ServiceModule = {
       { cache: cache.kind },
       `tenant rate limits counted ${cache.kind === 'memory' ? 'in-process (one gateway only; set REDIS_URL for replicas)' : 'in Redis'}`,
     );
-    const billing = client('billing');
-    const limits = new TenantLimits({ cache, billing, logger: logger.child({ component: 'tenant-limits' }) });
+    const limits = new TenantLimits({ cache, logger: logger.child({ component: 'tenant-limits' }) });
     const requests = new CountTally({
       bus,
       logger: logger.child({ component: 'usage-tally' }),
@@ -74,7 +73,6 @@ export const gatewayModule: ServiceModule = {
         keys.shutdown();
         // The server has stopped taking requests, so this flush holds every call counted.
         await requests.stop();
-        billing.shutdown();
         await cache.close();
       },
     };

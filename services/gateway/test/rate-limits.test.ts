@@ -1,54 +1,26 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { BILLING_USAGE_PATH, TOPICS, usageEvent, usagePeriodOf, type Plan, type UsageEvent } from '@trove/contracts';
+import { TOPICS, usageEvent, usagePeriodOf, type Plan, type UsageEvent } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { collectEvents, type CollectedEvents, type TestService } from '@trove/testing';
-import { bearer, closedPort, devTenant, startRecordingUpstream, startStack, type Stack } from './support';
-
-/** A stand-in billing service: answers each tenant's counted searches of the month, and records who was asked. */
-async function startBilling(): Promise<{ url: string; searches: Map<string, number>; asked: string[]; close(): Promise<void> }> {
-  const searches = new Map<string, number>();
-  const asked: string[] = [];
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url!, 'http://billing');
-    const tenant = url.searchParams.get('tenant_id') ?? '';
-    if (url.pathname !== BILLING_USAGE_PATH) {
-      res.writeHead(404).end();
-      return;
-    }
-    asked.push(tenant);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ tenant_id: tenant, period: usagePeriodOf(new Date()), searches: searches.get(tenant) ?? 0, requests: 0 }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    searches,
-    asked,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { bearer, devTenant, startRecordingUpstream, startStack, type Stack } from './support';
 
 let stack: Stack;
 let upstream: Awaited<ReturnType<typeof startRecordingUpstream>>;
-let billing: Awaited<ReturnType<typeof startBilling>>;
 let usage: CollectedEvents<UsageEvent>;
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  billing = await startBilling();
-  stack = await startStack({ SEARCH_URL: upstream.url, RECORDS_URL: upstream.url, BILLING_URL: billing.url });
+  stack = await startStack({ SEARCH_URL: upstream.url, RECORDS_URL: upstream.url });
   usage = await collectEvents(stack.gateway.bus, TOPICS.usageEvents, (p) => usageEvent.parse(p));
 });
 afterAll(async () => {
   await usage?.stop();
   await stack?.stop();
   await upstream?.close();
-  await billing?.close();
 });
 
 /** A tenant on the plan with an admin key (issued in development with X-Tenant-Id, then the plan set as billing would). */
@@ -187,44 +159,6 @@ describe('per-tenant rate limits', () => {
     const answers = await Promise.all(Array.from({ length: 80 }, () => search(key)));
     expect(answers.every((r) => r.status === 200)).toBe(true);
     expect(answers[0]!.headers['x-ratelimit-limit']).toBe('10000');
-  });
-});
-
-describe('monthly searches', () => {
-  it("refuses a free tenant's searches with 402 past 50 in the month, counting from billing's count", async () => {
-    const free = await tenantOn('free');
-    billing.searches.set(free.tenant, 46);
-
-    const answers = [];
-    for (let i = 0; i < 6; i++) answers.push(await search(free.key));
-
-    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 402, 402]);
-    expect(answers[4]!.body).toEqual({ detail: expect.stringContaining('50') });
-    // Billing was asked once for the tenant's month, not per search.
-    expect(billing.asked.filter((t) => t === free.tenant)).toHaveLength(1);
-    // Other calls go on.
-    expect((await gateway().get('/api/v1/auth/keys').set(bearer(free.key))).status).toBe(200);
-  });
-
-  it('lets a paid tenant search past its month allowance (overage is billed), without asking billing', async () => {
-    const pro = await tenantOn('pro');
-    billing.searches.set(pro.tenant, 60_000);
-
-    const answers = await Promise.all(Array.from({ length: 5 }, () => search(pro.key)));
-
-    expect(answers.map((r) => r.status)).toEqual(Array(5).fill(200));
-    expect(answers[0]!.headers['x-ratelimit-limit']).toBe('300');
-    expect(billing.asked).not.toContain(pro.tenant);
-  });
-
-  it('counts from 0 when billing cannot answer, and the search is served', async () => {
-    const gw = await stack.startGateway({ BILLING_URL: `http://127.0.0.1:${await closedPort()}` });
-    const free = await tenantOn('free', gw);
-
-    const answer = await search(free.key, gw);
-
-    expect(answer.status).toBe(200);
-    expect(remaining(answer)).toBe(19);
   });
 });
 

@@ -60,8 +60,9 @@ export class Upstreams {
     private readonly searchClient: ServiceClient,
   ) {}
 
-  for(tenantId: string, requestId?: string): Backend {
-    const identity: Identity = { tenantId, principal: 'service:mcp', scopes: ['search', 'records'] };
+  /** The caller's plan travels on, so search counts an MCP search against the tenant's month like any other. */
+  for(caller: Identity, requestId?: string): Backend {
+    const identity: Identity = { tenantId: caller.tenantId, principal: 'service:mcp', scopes: ['search', 'records'], plan: caller.plan };
     const call = async <T>(client: ServiceClient, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
       try {
         return await client.request<T>({ method, path, identity, body, requestId });

@@ -14,8 +14,8 @@ export interface McpSystem {
   search: TestService;
   mcp: TestService;
   url: string;
-  /** An MCP client connected as one tenant, as the gateway would forward it. */
-  connect(tenantId: string, scopes?: Scope[]): Promise<Client>;
+  /** An MCP client connected as one tenant (on a plan, when given), as the gateway would forward it. */
+  connect(tenantId: string, scopes?: Scope[], plan?: string): Promise<Client>;
   /** Creates a record through the records app for a tenant; answers once search has indexed it. */
   create(tenantId: string, body: Record<string, unknown>): Promise<{ id: string }>;
   stop(): Promise<void>;
@@ -43,9 +43,9 @@ export async function startMcpSystem(): Promise<McpSystem> {
     search,
     mcp,
     url,
-    async connect(tenantId, scopes = ['search']) {
+    async connect(tenantId, scopes = ['search'], plan) {
       const client = new Client({ name: 'trove-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: mcp.as(tenantId, scopes) } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: mcp.as(tenantId, scopes, undefined, undefined, plan) } }));
       clients.push(client);
       return client;
     },

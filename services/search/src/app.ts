@@ -3,6 +3,7 @@ import type { Database } from '@trove/db';
 import { createServiceApp, type Config, type HttpMetrics, type Logger } from '@trove/platform';
 import type { SearchEngine } from '@trove/search-engine';
 import type { HealthWindow } from './domain/health-window';
+import type { MonthlyCap } from './monthly-cap';
 import { aggregateRoutes } from './routes/aggregate';
 import { searchHealthRoutes } from './routes/health';
 import { internalPublicRoutes } from './routes/internal-public';
@@ -18,6 +19,7 @@ export interface AppDeps {
   cache: Cache;
   search: SearchService;
   health: HealthWindow;
+  monthlyCap: MonthlyCap;
 }
 
 /** Composes the search HTTP app from its dependencies; it never listens. */
@@ -35,7 +37,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
     },
     routes: (router) => {
       searchHealthRoutes(router, deps.health);
-      searchRoutes(router, deps.search);
+      searchRoutes(router, deps.search, deps.monthlyCap);
       aggregateRoutes(router, deps.search);
       internalPublicRoutes(router, deps.search);
     },

@@ -8,6 +8,7 @@ import { Histogram } from 'prom-client';
 import { buildApp } from './app';
 import { subscribeIndexer } from './consumers/indexer';
 import { HealthWindow } from './domain/health-window';
+import { MonthlyCap } from './monthly-cap';
 import { SearchService } from './search-service';
 
 /** How often private search counts are published to usage.events. */
@@ -51,7 +52,11 @@ export const searchModule: ServiceModule = {
       event: (c) => usageCountMessage('searches', c),
     });
     const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger, usage });
-    const app = buildApp({ config: ctx.config, logger, metrics, database: ctx.database, engine, cache, search, health });
+    // Billing seeds each tenant's month count; while it is unreachable the count starts from 0 (logged), so search does
+    // not wait on billing to start.
+    const billing = ctx.client('billing');
+    const monthlyCap = new MonthlyCap({ cache, billing, logger: logger.child({ component: 'monthly-cap' }) });
+    const app = buildApp({ config: ctx.config, logger, metrics, database: ctx.database, engine, cache, search, health, monthlyCap });
     let subscription: Subscription | undefined;
     return {
       app,
@@ -64,6 +69,7 @@ export const searchModule: ServiceModule = {
         await subscription?.stop();
         subscription = undefined;
         await engine.close();
+        billing.shutdown();
         await cache.close();
       },
     };

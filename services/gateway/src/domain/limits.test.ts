@@ -1,27 +1,18 @@
-import { limitClassOf, monthlySearchCap } from './limits';
+import { limitClassOf } from './limits';
 import { ROUTES } from './route-table';
 
 const classOf = (prefix: string) => limitClassOf(ROUTES.find((r) => r.prefix === prefix)!);
 
 describe('limitClassOf', () => {
-  it('counts searches (key and portal) as search calls and in the month, aggregations as search calls only', () => {
-    expect(classOf('/api/v1/search')).toEqual({ searchCall: true, monthlySearch: true });
-    expect(classOf('/api/v1/portal/search')).toEqual({ searchCall: true, monthlySearch: true });
-    expect(classOf('/api/v1/aggregate')).toEqual({ searchCall: true, monthlySearch: false });
+  it('counts searches (key and portal) and aggregations as search calls', () => {
+    expect(classOf('/api/v1/search')).toEqual({ searchCall: true });
+    expect(classOf('/api/v1/portal/search')).toEqual({ searchCall: true });
+    expect(classOf('/api/v1/aggregate')).toEqual({ searchCall: true });
   });
 
   it('counts every other route, MCP included, as an API call only', () => {
     for (const prefix of ['/api/v1/records', '/api/v1/upload', '/api/v1/auth', '/api/v1/usage', '/api/v1/portal/records', '/mcp']) {
-      expect(classOf(prefix)).toEqual({ searchCall: false, monthlySearch: false });
+      expect(classOf(prefix)).toEqual({ searchCall: false });
     }
-  });
-});
-
-describe('monthlySearchCap', () => {
-  it('caps only a plan without overage', () => {
-    expect(monthlySearchCap('free')).toBe(50);
-    expect(monthlySearchCap('pro')).toBeUndefined();
-    expect(monthlySearchCap('scale')).toBeUndefined();
-    expect(monthlySearchCap('enterprise')).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { requireScope, tenantOf } from '@trove/platform';
+import { identityOf, requireScope } from '@trove/platform';
 import type { Router } from '../http';
 import { createMcpServer } from '../tools/server';
 import type { Upstreams } from '../upstreams';
@@ -13,7 +13,7 @@ const PATHS = ['/mcp', '/mcp/'];
  */
 export function mcpRoutes(router: Router, upstreams: Upstreams): void {
   router.post(PATHS, requireScope('search'), async (req, res) => {
-    const server = createMcpServer(upstreams.for(tenantOf(req), req.id), req.log);
+    const server = createMcpServer(upstreams.for(identityOf(req), req.id), req.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

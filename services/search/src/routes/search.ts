@@ -1,8 +1,9 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchRequest, searchText, type FilterValue } from '@trove/contracts';
-import { ERRORS, parseInput, requirePortalUser, requireScope, tenantOf } from '@trove/platform';
+import { ERRORS, identityOf, parseInput, requirePortalUser, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
+import type { MonthlyCap } from '../monthly-cap';
 import type { Rendered, SearchService } from '../search-service';
 
 const searchQueryString = z.object({
@@ -28,7 +29,11 @@ export function send(res: Response, rendered: Rendered): void {
   else res.type('text/plain; charset=utf-8').send(rendered.body);
 }
 
-export function searchRoutes(router: Router, search: SearchService): void {
+/**
+ * Every private search (key, portal and MCP alike) counts against the month's searches once its input is valid, so a
+ * refused request never uses up the month; 402 past a free tenant's cap, before the engine is asked.
+ */
+export function searchRoutes(router: Router, search: SearchService, monthlyCap: MonthlyCap): void {
   /** Private search of one of the caller's collections, for a key and for a person signed in to the portal alike. */
   const privateSearch: RequestHandler = async (req, res) => {
     const { collection } = parseInput(collectionParams, req.params, 'path');
@@ -37,6 +42,7 @@ export function searchRoutes(router: Router, search: SearchService): void {
     if (body.query === undefined && filters.length === 0) {
       throw ERRORS.validation([{ loc: ['body', 'query'], msg: 'Field required when no filters are given', type: 'missing', input: req.body ?? null, ctx: {} }]);
     }
+    await monthlyCap.check(identityOf(req));
     const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
     send(res, await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format }));
   };
@@ -46,6 +52,7 @@ export function searchRoutes(router: Router, search: SearchService): void {
   router.get('/search/:collection', requireScope('search'), async (req, res) => {
     const { collection } = parseInput(collectionParams, req.params, 'path');
     const q = parseInput(searchQueryString, req.query, 'query');
+    await monthlyCap.check(identityOf(req));
     const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
     send(res, await search.search({ scope, query: q.q, filters: [], limit: q.limit, offset: q.offset, format: 'json' }));
   });

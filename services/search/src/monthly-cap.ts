@@ -1,0 +1,107 @@
+import type { Cache, HitCount } from '@trove/cache';
+import { BILLING_USAGE_PATH, PLAN_LIMITS, planOf, usagePeriodOf, type BillingUsageAnswer, type Plan, type PlanLimits } from '@trove/contracts';
+import { ERRORS, type Identity, type Logger, type ServiceClient } from '@trove/platform';
+
+/**
+ * The month's count lives under a key naming the month, so it starts afresh each month whatever its window; the window
+ * (longer than any month) only lets the store forget it afterwards. One length for every month's key.
+ */
+const MONTH_KEY_MS = 32 * 24 * 60 * 60 * 1000;
+
+/** The month's search allowance enforced here: only a plan that refuses overage has one (paid overage is billed). */
+export function monthlySearchCap(plan: Plan): number | undefined {
+  const limits: PlanLimits = PLAN_LIMITS[plan];
+  return limits.allows_overage ? undefined : (limits.searches_per_month ?? undefined);
+}
+
+export interface MonthlyCapOptions {
+  cache: Cache;
+  /** Billing answers a tenant's counted searches of the month, which seed this count (BILLING_USAGE_PATH). */
+  billing: Pick<ServiceClient, 'request'>;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * The month's searches of a plan without overage (free: 402 past 50). Checked here, where every private search
+ * arrives (a key's or a portal user's through the gateway, an MCP tool's from the MCP service), so no path escapes it.
+ * The count lives in the cache port, so replicas sharing Redis share it. When the store cannot answer, searches pass,
+ * logged once per outage.
+ */
+export class MonthlyCap {
+  /** The month's count billing had when this process first counted a tenant's searches in a month. */
+  private readonly seeds = new Map<string, Promise<number>>();
+  private seedsPeriod = '';
+  private storeDown = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: MonthlyCapOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** One more search in the tenant's month, refused past its plan's cap (nothing counted for a plan without one). */
+  async check(identity: Identity): Promise<void> {
+    const cap = monthlySearchCap(planOf(identity.plan));
+    if (cap === undefined) return;
+    const tenant = identity.tenantId;
+    const period = usagePeriodOf(new Date(this.now()));
+    const initial = await this.seed(tenant, period);
+    const counted = await this.count(`search:month:${tenant}:${period}`, initial);
+    if (counted && counted.count > cap) {
+      throw ERRORS.paymentRequired(`Monthly search limit of ${cap} reached on the free plan; upgrade to a paid plan to search more this month.`);
+    }
+  }
+
+  /**
+   * What billing had counted for the tenant's month, asked once per tenant and month by this process; 0 (logged) when
+   * billing cannot answer. The store ignores it where the month's count already exists (another replica's, or this
+   * process's before a restart when the store is Redis).
+   */
+  private seed(tenant: string, period: string): Promise<number> {
+    if (period !== this.seedsPeriod) {
+      // A new month: last month's seeds are never needed again.
+      this.seeds.clear();
+      this.seedsPeriod = period;
+    }
+    let seed = this.seeds.get(tenant);
+    if (!seed) {
+      seed = this.askBilling(tenant, period);
+      this.seeds.set(tenant, seed);
+    }
+    return seed;
+  }
+
+  private async askBilling(tenant: string, period: string): Promise<number> {
+    try {
+      const res = await this.opts.billing.request<BillingUsageAnswer>({
+        method: 'GET',
+        path: `${BILLING_USAGE_PATH}?tenant_id=${encodeURIComponent(tenant)}`,
+        identity: { tenantId: tenant, principal: 'service:search', scopes: [] },
+      });
+      if (res.status === 200 && res.body.period === period && Number.isSafeInteger(res.body.searches) && res.body.searches >= 0) {
+        return res.body.searches;
+      }
+      this.opts.logger.warn({ tenantId: tenant, period, status: res.status }, "billing gave no usable count of the month's searches; counting from 0");
+    } catch (err) {
+      this.opts.logger.warn({ tenantId: tenant, period, reason: (err as Error).message }, "billing unreachable; the month's searches counted from 0");
+    }
+    return 0;
+  }
+
+  private async count(key: string, initial: number): Promise<HitCount | undefined> {
+    try {
+      const [counted] = await this.opts.cache.hitAll([{ key, windowMs: MONTH_KEY_MS, initial }]);
+      if (this.storeDown) {
+        this.storeDown = false;
+        this.opts.logger.info('monthly search counters are reachable again');
+      }
+      return counted;
+    } catch (err) {
+      if (!this.storeDown) {
+        this.storeDown = true;
+        this.opts.logger.warn({ reason: (err as Error).message }, 'monthly search counters unavailable; searches pass uncapped until they are back');
+      }
+      return undefined;
+    }
+  }
+}
