@@ -32,11 +32,18 @@ export function undecodableBody(encoding: BodyEncoding): HttpError {
   return ERRORS.badRequest(`The request body is not valid ${encoding} data (Content-Encoding: ${encoding})`);
 }
 
+/**
+ * Inflated output comes in pieces of this size: zlib's default of 16 KB costs a thread-pool round trip per piece, which
+ * makes inflating tens of megabytes (a compressed body refused only at its inflated limit) two to three times slower.
+ */
+const INFLATE_CHUNK_BYTES = 256 * 1024;
+
 function inflater(encoding: Exclude<BodyEncoding, 'identity'>): Transform {
-  if (encoding === 'gzip') return createGunzip();
+  const options = { chunkSize: INFLATE_CHUNK_BYTES };
+  if (encoding === 'gzip') return createGunzip(options);
   // Content-Encoding deflate is the zlib format (RFC 9110), as body-parser reads it for the JSON routes.
-  if (encoding === 'deflate') return createInflate();
-  return createBrotliDecompress();
+  if (encoding === 'deflate') return createInflate(options);
+  return createBrotliDecompress(options);
 }
 
 /**

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { BODY_ENCODINGS, bodyEncodingOf, bodyParserError, jsonDecodeError, type BodyEncoding } from '@trove/platform';
+import { BODY_ENCODINGS, ERRORS, bodyEncodingOf, bodyParserError, decodedBody, jsonDecodeError, type BodyEncoding } from '@trove/platform';
 
 export type { Request, Response, Router } from 'express';
 
@@ -67,15 +67,31 @@ function answerWithoutClosing(req: Request, res: Response): void {
  * compressed body is inflated first and `limit` counts the inflated bytes: the bytes hashed and signed are the body as
  * it was before compression.
  */
-export function readRawBody(req: Request, res: Response, limit: number): Promise<Buffer> {
-  const parse = express.raw({ type: () => true, limit });
+export async function readRawBody(req: Request, res: Response, limit: number): Promise<Buffer> {
   const encoding = bodyEncodingOf(req);
-  return new Promise((resolve, reject) => {
-    parse(req, res, (err?: unknown) => {
-      if (err) return reject(bodyParserError(err, encoding));
-      resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+  if (encoding === 'identity') {
+    const parse = express.raw({ type: () => true, limit });
+    return new Promise((resolve, reject) => {
+      parse(req, res, (err?: unknown) => {
+        if (err) return reject(bodyParserError(err, encoding));
+        resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      });
     });
-  });
+  }
+  // Compressed: inflated in large pieces (decodedBody) and counted as they come, so a body that inflates past the
+  // limit is refused as soon as it crosses it.
+  const body = decodedBody(req, encoding);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw ERRORS.payloadTooLarge(`Request body exceeds the limit of ${limit} bytes once inflated (Content-Encoding: ${encoding})`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
 }
 
 /** Parses JSON body bytes as the platform's parser would, with the same 422 for broken JSON; empty is undefined. */
