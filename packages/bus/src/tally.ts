@@ -1,4 +1,4 @@
-import type { Logger } from '@trove/platform';
+import { Tally, type Logger } from '@trove/platform';
 import type { EventBus, OutgoingEvent } from './port';
 
 export interface CountTallyOptions {
@@ -12,54 +12,36 @@ export interface CountTallyOptions {
 }
 
 /**
- * Counts things per tenant and period (a usage month) without touching a request's path beyond a map increment:
- * counts gather in memory and leave as one event per tenant and period every `intervalMs`, on `flush()`, and on
- * stop. A failed publish keeps its counts for the next flush; a crash loses at most one interval. Search tallies
- * searches with it, the gateway API calls.
+ * Counts things per tenant and period (a usage month) in a Tally: they leave as one event per tenant and period every
+ * `intervalMs`, on `flush()`, and on stop. Search tallies searches with it, the gateway API calls.
  */
 export class CountTally {
-  private pending = new Map<string, { tenantId: string; period: string; count: number }>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly tally: Tally<{ tenantId: string; period: string; count: number }>;
 
-  constructor(private readonly opts: CountTallyOptions) {}
+  constructor(opts: CountTallyOptions) {
+    this.tally = new Tally({
+      intervalMs: opts.intervalMs,
+      logger: opts.logger,
+      what: opts.what,
+      write: (entries) => opts.bus.publish(entries.map((entry) => opts.event(entry))),
+    });
+  }
 
   /** One more of the tenant's in the period. */
   count(tenantId: string, period: string): void {
-    const key = `${period}\u0000${tenantId}`;
-    const entry = this.pending.get(key);
-    if (entry) entry.count += 1;
-    else this.pending.set(key, { tenantId, period, count: 1 });
+    this.tally.add(`${period}\u0000${tenantId}`, () => ({ tenantId, period }));
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.flush(), this.opts.intervalMs);
-    this.timer.unref();
+    this.tally.start();
   }
 
-  /** Publishes what has gathered; resolves once it is stored (or logged as failed and kept). */
+  /** Publishes what has gathered; resolves once it is published (or logged as failed and kept). */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.pending.size === 0) return;
-      const batch = this.pending;
-      this.pending = new Map();
-      try {
-        await this.opts.bus.publish([...batch.values()].map((entry) => this.opts.event(entry)));
-      } catch (err) {
-        this.opts.logger.warn({ err }, `${this.opts.what} not published; kept for the next flush`);
-        for (const [key, entry] of batch) {
-          const kept = this.pending.get(key);
-          if (kept) kept.count += entry.count;
-          else this.pending.set(key, entry);
-        }
-      }
-    });
-    return this.flushing;
+    return this.tally.flush();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+  stop(): Promise<void> {
+    return this.tally.stop();
   }
 }

@@ -11,3 +11,4 @@ export * from './server';
 export * from './portal-token';
 export * from './client-address';
 export * from './rate-decision';
+export * from './tally';

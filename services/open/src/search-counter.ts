@@ -1,5 +1,5 @@
-import type { Logger } from '@trove/platform';
-import { addSearchCounts, searchCountsOf, type CountIncrement } from './store/search-counts';
+import { Tally, type Logger } from '@trove/platform';
+import { addSearchCounts, searchCountsOf } from './store/search-counts';
 import type { Db } from './store/schema';
 
 /**
@@ -8,11 +8,16 @@ import type { Db } from './store/schema';
  * its counts for the next flush; what a crash loses is at most one interval of analytics, never an answer.
  */
 export class SearchCounter {
-  private pending = new Map<string, CountIncrement>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly tally: Tally<{ day: string; tenant_id: string; collection: string; count: number }>;
 
-  constructor(private readonly opts: { db: Db; logger: Logger; intervalMs: number }) {}
+  constructor(private readonly opts: { db: Db; logger: Logger; intervalMs: number }) {
+    this.tally = new Tally({
+      intervalMs: opts.intervalMs,
+      logger: opts.logger,
+      what: 'open search counts',
+      write: (entries) => addSearchCounts(opts.db, entries.map(({ count, ...at }) => ({ ...at, searches: count }))),
+    });
+  }
 
   /** One search that surfaced these collections, each owned by a tenant; a collection counts once per search. */
   count(collections: Array<{ tenant_id: string; collection: string }>, at = new Date()): void {
@@ -22,35 +27,17 @@ export class SearchCounter {
       const key = `${day}\u0000${c.tenant_id}\u0000${c.collection}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const entry = this.pending.get(key);
-      if (entry) entry.searches += 1;
-      else this.pending.set(key, { day, tenant_id: c.tenant_id, collection: c.collection, searches: 1 });
+      this.tally.add(key, () => ({ day, tenant_id: c.tenant_id, collection: c.collection }));
     }
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.flush(), this.opts.intervalMs);
-    this.timer.unref();
+    this.tally.start();
   }
 
   /** Writes what has gathered; resolves once it is stored (or logged as failed and kept). */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.pending.size === 0) return;
-      const batch = this.pending;
-      this.pending = new Map();
-      try {
-        await addSearchCounts(this.opts.db, [...batch.values()]);
-      } catch (err) {
-        this.opts.logger.warn({ err }, 'open search counts not stored; kept for the next flush');
-        for (const [key, inc] of batch) {
-          const entry = this.pending.get(key);
-          if (entry) entry.searches += inc.searches;
-          else this.pending.set(key, inc);
-        }
-      }
-    });
-    return this.flushing;
+    return this.tally.flush();
   }
 
   /** A tenant's searches per collection between two days (inclusive), counting what is still gathered in memory. */
@@ -66,9 +53,7 @@ export class SearchCounter {
     return this.countsOf(tenantId, `${period}-01`, last);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+  stop(): Promise<void> {
+    return this.tally.stop();
   }
 }
