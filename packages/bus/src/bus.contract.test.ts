@@ -262,6 +262,24 @@ function describeContract(adapter: Adapter, describeFn: jest.Describe): void {
       expect(second.ids()).toEqual(during.map(idOf));
     });
 
+    it("answers ping, and counts as lag the events a group has yet to commit, on its topics only", async () => {
+      await expect(harness.bus.ping()).resolves.toBeUndefined();
+      const topic = uniqueTopic('lag');
+      const other = uniqueTopic('lag-other');
+      await publishCommitted([...makeEvents(topic, 5, { label: 'first' }), ...makeEvents(other, 2)]);
+      // A group that never read has everything retained ahead of it.
+      await wait('five events are ahead of a new group', async () => expect(await harness.bus.lag('lag', [topic])).toBe(5));
+
+      const recorder = new Recorder();
+      const sub = await subscribe({ group: 'lag', topics: [topic], handler: recorder.handler, maxBatchSize: 2 });
+      await wait('the group committed all it read', async () => expect(await harness.bus.lag('lag', [topic])).toBe(0));
+      await sub.stop();
+      await publishCommitted(makeEvents(topic, 3, { label: 'second' }));
+      await wait('three events are ahead again', async () => expect(await harness.bus.lag('lag', [topic])).toBe(3));
+      expect(await harness.bus.lag('lag', [topic, other])).toBe(5);
+      expect(await harness.bus.lag('lag', [])).toBe(0);
+    });
+
     it('redelivers a batch whose handler failed', async () => {
       const topic = uniqueTopic('redeliver');
       const events = makeEvents(topic, 3);

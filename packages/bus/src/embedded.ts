@@ -130,6 +130,23 @@ export class EmbeddedEventBus implements EventBus {
     return group;
   }
 
+  async ping(): Promise<void> {
+    await this.database.ping();
+  }
+
+  /** Counted as the group reads: after its committed (txid, position), in the topics' index. */
+  async lag(group: string, topics: string[]): Promise<number> {
+    if (topics.length === 0) return 0;
+    const { rows } = await sql<{ lag: string }>`
+      select count(*) as lag
+      from bus.events e
+      left join bus.consumer_offsets o on o.grp = ${group}
+      where e.topic = any(${topics}::text[])
+        and (o.grp is null or e.txid > o.txid or (e.txid = o.txid and e.position > o.position))
+    `.execute(this.database.db);
+    return Number(rows[0]?.lag ?? 0);
+  }
+
   async start(): Promise<void> {
     const retention = this.opts.retentionMs;
     if (retention === undefined || this.pruneTimer) return;

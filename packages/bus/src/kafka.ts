@@ -119,6 +119,27 @@ export class KafkaEventBus implements EventBus {
     await this.relay.start();
   }
 
+  async ping(): Promise<void> {
+    await this.connectAdmin();
+    await this.admin.describeCluster();
+  }
+
+  /** Per partition, the end offset less the group's committed one (or less the partition's start, when it has none). */
+  async lag(group: string, topics: string[]): Promise<number> {
+    if (topics.length === 0) return 0;
+    await this.ensureTopics(topics);
+    const committed = await this.admin.fetchOffsets({ groupId: group, topics });
+    let lag = 0;
+    for (const topic of topics) {
+      const mine = committed.find((t) => t.topic === topic)?.partitions ?? [];
+      for (const p of await this.admin.fetchTopicOffsets(topic)) {
+        const at = Number(mine.find((m) => m.partition === p.partition)?.offset ?? -1);
+        lag += Math.max(0, Number(p.high) - (at >= 0 ? at : Number(p.low)));
+      }
+    }
+    return lag;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.relay.stop();

@@ -57,6 +57,13 @@ export interface EventBus {
   subscribe(opts: SubscribeOptions): Promise<Subscription>;
   /** Starts background work the adapter needs (the outbox relay in Kafka mode). */
   start(): Promise<void>;
+  /** Resolves once the bus's store answers (the log's database, or the Kafka cluster); rejects when it does not. */
+  ping(): Promise<void>;
+  /**
+   * How many events on `topics` the group has yet to commit: published (and readable) after its committed position.
+   * A group that never subscribed has the whole retained log ahead of it.
+   */
+  lag(group: string, topics: string[]): Promise<number>;
   /** Stops every subscription and the relay. */
   close(): Promise<void>;
 }

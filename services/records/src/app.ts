@@ -1,10 +1,12 @@
 import type { Database } from '@trove/db';
 import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import type { AdminService } from './admin-service';
 import type { PortalService } from './portal-service';
 import type { RecordsService } from './records-service';
 import type { ReplaceService } from './replace-service';
 import { adminReindexRoutes } from './routes/admin-reindex';
+import { adminStatsRoutes } from './routes/admin-stats';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
 import { internalCollectionStatsRoutes } from './routes/internal-collection-stats';
@@ -26,10 +28,11 @@ export interface AppDeps {
   records: RecordsService;
   replace: ReplaceService;
   portal: PortalService;
+  admin: AdminService;
 }
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, records, portal, replace }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, records, portal, replace, admin }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'records',
     logger,
@@ -44,6 +47,7 @@ export function buildApp({ config, logger, database, records, portal, replace }:
       recordBulkRoutes(router, records);
       retryResetRoutes(router, records);
       adminReindexRoutes(router, records);
+      adminStatsRoutes(router, admin);
       visibilityRoutes(router, records);
       collectionRoutes(router, records);
       internalPublicRecordRoutes(router, records);

@@ -1,6 +1,7 @@
 import { migrate } from '@trove/db';
 import type { Subscription } from '@trove/bus';
 import type { ServiceModule } from '@trove/runtime';
+import { AdminService } from './admin-service';
 import { buildApp } from './app';
 import { subscribeIndexingStatus } from './consumers/indexing-status';
 import { IndexingWaiter } from './indexing-waiter';
@@ -21,7 +22,7 @@ export const recordsModule: ServiceModule = {
     const waiter = new IndexingWaiter(db, ctx.logger.child({ component: 'indexing-waiter' }));
     const records = new RecordsService(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
     const portal = new PortalService(db, records);
-    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records, portal, replace: new ReplaceService(db, ctx.bus) });
+    const app = buildApp({ config: ctx.config, logger: ctx.logger, database: ctx.database, records, portal, replace: new ReplaceService(db, ctx.bus), admin: new AdminService(db, ctx.bus) });
     let subscription: Subscription | undefined;
     return {
       app,

@@ -1,11 +1,10 @@
 import type { DeliveredEvent, EventBus, OutgoingEvent, Subscription } from '@trove/bus';
 import type { Cache } from '@trove/cache';
-import { TOPICS, recordChangedEvent, type RecordChangedEvent, type RecordDto, type RecordIndexedEvent } from '@trove/contracts';
+import { SEARCH_INDEXER_GROUP, TOPICS, recordChangedEvent, type RecordChangedEvent, type RecordDto, type RecordIndexedEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { IndexChange, IndexDocument, SearchEngine } from '@trove/search-engine';
 import { cacheNamespace } from '../response-cache';
 
-export const INDEXER_GROUP = 'search.indexer';
 const BATCH_SIZE = 1_000;
 
 export interface IndexerDeps {
@@ -74,7 +73,7 @@ export function indexerHandler({ engine, cache, bus, logger }: IndexerDeps) {
 }
 
 export function subscribeIndexer(deps: IndexerDeps): Promise<Subscription> {
-  return deps.bus.subscribe({ group: INDEXER_GROUP, topics: [TOPICS.recordsChanged], handler: indexerHandler(deps), maxBatchSize: BATCH_SIZE });
+  return deps.bus.subscribe({ group: SEARCH_INDEXER_GROUP, topics: [TOPICS.recordsChanged], handler: indexerHandler(deps), maxBatchSize: BATCH_SIZE });
 }
 
 function toChange(e: Exclude<RecordChangedEvent, { kind: 'generation_swapped' }>): IndexChange {
