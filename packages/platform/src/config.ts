@@ -146,6 +146,10 @@ export const configSchema = z
     INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
     /** An upload still processing whose process has not renewed it for this long is failed (its process is gone). */
     UPLOAD_STALE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+    /** How long a finished export's file is kept (from when it finished); then the job and its file are deleted. */
+    EXPORT_TTL_HOURS: z.coerce.number().positive().max(8_760).default(24),
+    /** An export still processing whose process has not renewed it for this long is resumed by another process. */
+    EXPORT_STALE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
     STREAM_BUFFER_LIMIT: z.coerce.number().int().min(1).default(10_000),
     STREAM_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     /** A tenant's records awaiting indexing above which uploads report pipeline_backpressure. */

@@ -2,6 +2,7 @@ import type { Database } from '@trove/db';
 import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import type { AdminService } from './admin-service';
+import type { ExportService } from './export-service';
 import type { PortalService } from './portal-service';
 import type { RecordsService } from './records-service';
 import type { ReplaceService } from './replace-service';
@@ -9,6 +10,7 @@ import { adminReindexRoutes } from './routes/admin-reindex';
 import { adminStatsRoutes } from './routes/admin-stats';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
+import { exportRoutes } from './routes/export';
 import { internalCollectionStatsRoutes } from './routes/internal-collection-stats';
 import { internalPublicRecordRoutes } from './routes/internal-public';
 import { portalCollectionRoutes } from './routes/portal-collections';
@@ -29,10 +31,12 @@ export interface AppDeps {
   replace: ReplaceService;
   portal: PortalService;
   admin: AdminService;
+  /** Absent where an app is built without background work (the bulk-upsert bench): no export routes then. */
+  exports?: ExportService;
 }
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, records, portal, replace, admin }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, database, records, portal, replace, admin, exports }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'records',
     logger,
@@ -48,6 +52,7 @@ export function buildApp({ config, logger, database, records, portal, replace, a
       retryResetRoutes(router, records);
       adminReindexRoutes(router, records);
       adminStatsRoutes(router, admin);
+      if (exports) exportRoutes(router, exports);
       visibilityRoutes(router, records);
       collectionRoutes(router, records);
       internalPublicRecordRoutes(router, records);

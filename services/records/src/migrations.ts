@@ -152,4 +152,47 @@ export const migrations: Migration[] = [
         where source_id is not null and status <> 'archived';
     `,
   },
+  {
+    version: 6,
+    name: 'exports and their files',
+    // A job and its file live in the database, so any replica can run, resume or serve it, and a restart loses
+    // nothing. The file is written as ~1 MB parts: each part commits with the job's position (the last record it
+    // holds, in (created_at, id) order) and progress, so a job taken over after its process stopped resumes after
+    // the last committed part and never writes a record twice. `owner` and `heartbeat_at` are the running process's
+    // lease; `columns` is the CSV's collection_data header, fixed before the first row is written.
+    up: `
+      create table records.exports (
+        id uuid primary key,
+        tenant_id text not null,
+        collection text not null,
+        format text not null check (format in ('csv', 'json')),
+        record_status text not null check (record_status in ('active', 'archived', 'draft')),
+        generation integer not null,
+        status text not null default 'processing' check (status in ('processing', 'completed', 'failed')),
+        progress integer not null default 0,
+        total integer not null,
+        columns jsonb,
+        after_created_at timestamptz(3),
+        after_id uuid,
+        parts integer not null default 0,
+        bytes bigint not null default 0,
+        owner uuid,
+        heartbeat_at timestamptz(3) not null default now(),
+        attempts integer not null default 0,
+        failure text,
+        created_at timestamptz(3) not null default now(),
+        completed_at timestamptz(3),
+        expires_at timestamptz(3)
+      );
+      create index exports_tenant on records.exports (tenant_id, created_at desc);
+      create index exports_processing on records.exports (heartbeat_at) where status = 'processing';
+      create index exports_expiry on records.exports (expires_at) where expires_at is not null;
+      create table records.export_parts (
+        export_id uuid not null references records.exports (id) on delete cascade,
+        seq integer not null,
+        data bytea not null,
+        primary key (export_id, seq)
+      );
+    `,
+  },
 ];

@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@trove/platform';
+import { JSON_CLOSE, JSON_OPEN, csvHeader, csvRows, jsonRecords } from './domain/export-format';
+import {
+  claimExports,
+  dataPaths,
+  deleteExpiredExports,
+  failExport,
+  positionAt,
+  recordPage,
+  releaseExports,
+  renewExports,
+  setColumns,
+  writePart,
+  type ExportDb,
+  type ExportPosition,
+  type ExportRow,
+  type ExportScope,
+} from './store/exports';
+import { toDto } from './store/records';
+
+export interface ExportRunnerOptions {
+  db: ExportDb;
+  logger: Logger;
+  /** How long a finished job's file is kept (EXPORT_TTL_HOURS). */
+  ttlHours: number;
+  /** A job whose process has not renewed it for this long is taken over (EXPORT_STALE_SECONDS). */
+  staleSeconds: number;
+  /** Jobs one process runs at once; more wait, processing, for a free slot here or on another replica. */
+  concurrency?: number;
+  /** A part of the file is written once this many bytes are waiting. */
+  partBytes?: number;
+  /** The output a page of records should come to: the page size follows the records' size. */
+  pageBytes?: number;
+  /** Records per CSV column-gathering statement. */
+  columnPageRecords?: number;
+  /** The most collection_data columns a CSV export may have; beyond, the job fails (JSON has no such limit). */
+  maxColumns?: number;
+}
+
+/** A job taken up this many times (each start after a stop or crash counts) fails rather than being taken up again. */
+export const MAX_ATTEMPTS = 5;
+const FIRST_PAGE_RECORDS = 50;
+const MAX_PAGE_RECORDS = 1000;
+const MIN_PAGE_RECORDS = 10;
+const SWEEP_BATCH = 20;
+
+/** A reason the job cannot succeed however often it is tried: it fails with this message. */
+class ExportFailure extends Error {}
+/** The job is no longer this process's (another took it over, or it ended): stop without touching it. */
+class LeaseLost extends Error {}
+/** The process is stopping: leave the job where its last committed part left it, for the next process. */
+class Stopping extends Error {}
+
+/**
+ * Runs export jobs in the background, in any replica. A job is written as parts of about `partBytes`, each committed
+ * with the job's position and progress (store/exports.ts, writePart), so a job this process stops working on (a clean
+ * stop releases it; a crash leaves its lease to go stale) is resumed by whichever process takes it next, from its last
+ * committed part, never writing a record twice. Memory per job is bounded by a page of records and one part, whatever
+ * the export's size.
+ *
+ * Every `staleSeconds / 4` (and at once after a job is created here), each process renews the leases of the jobs it
+ * runs, takes the jobs nobody runs while it has a free slot, and deletes the expired ones with their files.
+ */
+export class ExportRunner {
+  /** This process's identity as a job's lease holder. */
+  private readonly owner = randomUUID();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly opts: Required<ExportRunnerOptions>;
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+  private again = false;
+  private stopping = false;
+
+  constructor(opts: ExportRunnerOptions) {
+    this.opts = {
+      concurrency: 2,
+      partBytes: 1024 * 1024,
+      pageBytes: 512 * 1024,
+      columnPageRecords: 10_000,
+      maxColumns: 10_000,
+      ...opts,
+    };
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.stopping = false;
+    this.timer = setInterval(() => this.kick(), (this.opts.staleSeconds * 1000) / 4);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Looks for work now (a job was just created), or right after the look under way. */
+  kick(): void {
+    if (this.stopping || !this.timer) return;
+    if (this.pass) {
+      this.again = true;
+      return;
+    }
+    this.pass = this.tick()
+      .catch((err: unknown) => this.opts.logger.warn({ err }, 'renewing, taking or sweeping exports failed; trying again later'))
+      .finally(() => {
+        this.pass = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /**
+   * Stops taking jobs, lets each running one stop after the part it is writing, and releases them, so another process
+   * (or this one's next start) resumes them at once.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.pass;
+    await Promise.all(this.running.values());
+    await releaseExports(this.opts.db, this.owner);
+  }
+
+  /** One renewal of this process's jobs, one take of waiting ones, one sweep of expired ones. */
+  private async tick(): Promise<void> {
+    const { db, logger, staleSeconds, concurrency } = this.opts;
+    await renewExports(db, this.owner, [...this.running.keys()]);
+    for (const job of await claimExports(db, this.owner, concurrency - this.running.size, staleSeconds)) {
+      if (job.attempts > MAX_ATTEMPTS) {
+        await failExport(db, job.id, this.owner, `export failed: it was interrupted or failed ${MAX_ATTEMPTS} times`, this.opts.ttlHours);
+        logger.warn({ exportId: job.id }, 'export failed after too many attempts');
+        continue;
+      }
+      if (job.attempts > 1) logger.info({ exportId: job.id, progress: job.progress, total: job.total }, 'resuming an export another process left');
+      this.running.set(job.id, this.run(job).finally(() => this.running.delete(job.id)));
+    }
+    for (;;) {
+      const deleted = await deleteExpiredExports(db, SWEEP_BATCH);
+      if (deleted.length > 0) logger.info({ exports: deleted }, 'deleted expired exports and their files');
+      if (deleted.length < SWEEP_BATCH) break;
+    }
+  }
+
+  private async run(job: ExportRow): Promise<void> {
+    const { db, logger } = this.opts;
+    try {
+      await this.write(job);
+      logger.info({ exportId: job.id, format: job.format }, 'export completed');
+    } catch (err) {
+      if (err instanceof Stopping) return;
+      if (err instanceof LeaseLost) {
+        logger.warn({ exportId: job.id }, 'export taken over by another process; this one stops working on it');
+        return;
+      }
+      if (err instanceof ExportFailure) {
+        await failExport(db, job.id, this.owner, err.message, this.opts.ttlHours).catch((e: unknown) => logger.error({ err: e, exportId: job.id }, 'could not mark the export failed'));
+        return;
+      }
+      // A database error, say: the job is no longer renewed here, so once stale it is taken up again, here or elsewhere.
+      logger.error({ err, exportId: job.id }, 'export stopped by an error; it will be taken up again once its lease is stale');
+    }
+  }
+
+  /** Writes the rest of the job's file, from its last committed part. */
+  private async write(job: ExportRow): Promise<void> {
+    const { db, partBytes, pageBytes, ttlHours } = this.opts;
+    const scope: ExportScope = { ...job, created_at: job.created_at };
+    let columns = job.columns ?? [];
+    if (job.format === 'csv' && job.columns === null) {
+      columns = await this.gatherColumns(scope);
+      if (!(await setColumns(db, job, this.owner, columns))) throw new LeaseLost();
+    }
+    let position: ExportPosition | undefined = job.after_id && job.after_created_at ? { createdAt: job.after_created_at, id: job.after_id } : undefined;
+    let progress = job.progress;
+    let seq = job.parts;
+    let pending: string[] = [];
+    let pendingChars = 0;
+    let pendingRecords = 0;
+    if (seq === 0) pending.push(job.format === 'csv' ? csvHeader(columns) : JSON_OPEN);
+    let pageSize = FIRST_PAGE_RECORDS;
+    for (;;) {
+      if (this.stopping) throw new Stopping();
+      const rows = await recordPage(db, scope, position, pageSize);
+      const done = rows.length < pageSize;
+      if (rows.length > 0) {
+        const records = rows.map(toDto);
+        const text = job.format === 'csv' ? csvRows(records, columns) : jsonRecords(records, progress + pendingRecords);
+        pending.push(text);
+        pendingChars += text.length;
+        pendingRecords += rows.length;
+        const last = rows[rows.length - 1]!;
+        position = { createdAt: last.created_at, id: last.id };
+        // Pages come to about pageBytes of output whatever the records' size, so a page of large records stays small.
+        pageSize = Math.max(MIN_PAGE_RECORDS, Math.min(MAX_PAGE_RECORDS, Math.floor(pageBytes / Math.max(1, text.length / rows.length))));
+      }
+      if (done && job.format === 'json') pending.push(JSON_CLOSE);
+      if (done || pendingChars >= partBytes) {
+        const written = await writePart(db, job, this.owner, {
+          seq,
+          data: Buffer.from(pending.join(''), 'utf8'),
+          progress: progress + pendingRecords,
+          position,
+          last: done ? { ttlHours } : undefined,
+        });
+        if (!written) throw new LeaseLost();
+        seq++;
+        progress += pendingRecords;
+        pending = [];
+        pendingChars = 0;
+        pendingRecords = 0;
+      }
+      if (done) return;
+    }
+  }
+
+  /**
+   * The CSV's collection_data columns: every flattened path of the job's records, sorted, gathered in the database a
+   * page of records at a time so no statement runs long and only distinct paths reach this process.
+   */
+  private async gatherColumns(scope: ExportScope): Promise<string[]> {
+    const { db, columnPageRecords, maxColumns } = this.opts;
+    const paths = new Set<string>();
+    let after: ExportPosition | undefined;
+    for (;;) {
+      if (this.stopping) throw new Stopping();
+      const until = await positionAt(db, scope, after, columnPageRecords - 1);
+      for (const path of await dataPaths(db, scope, after, until)) {
+        paths.add(path.join('.'));
+        if (paths.size > maxColumns) {
+          throw new ExportFailure(`the records have more than ${maxColumns} distinct collection_data fields, too many CSV columns; export them as json`);
+        }
+      }
+      if (!until) break;
+      after = until;
+    }
+    return [...paths].sort();
+  }
+}
