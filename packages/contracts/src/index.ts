@@ -11,3 +11,4 @@ export * from './plans';
 export * from './replace';
 export * from './billing';
 export * from './usage-counts';
+export * from './connector';

@@ -4,6 +4,7 @@ import type { Ingestor } from './ingestor';
 import type { RecordsPipeline } from './records-pipeline';
 import type { RecordsReplace } from './records-replace';
 import { batchRoutes } from './routes/batch';
+import { connectorUploadRoutes } from './routes/connector-upload';
 import { fileRoutes } from './routes/files';
 import { olderIngestRoutes } from './routes/older';
 import { pipelineRoutes } from './routes/pipeline';
@@ -34,7 +35,7 @@ export function buildApp({ config, logger, database, ingestor, uploads, streams,
     jsonLimit: config.JSON_BODY_LIMIT,
     // Upload bodies are read by their routes: batch and webhook need the raw bytes (hash, signature) and a larger
     // limit, files and streams are parsed as they arrive.
-    rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//, /^\/portal\/upload\//],
+    rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//, /^\/portal\/upload\//, /^\/internal\/ingestion\/connector-upload/],
     readiness: { database: () => database.ping() },
     routes: (router) => {
       const streamLimits = { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT };
@@ -46,6 +47,7 @@ export function buildApp({ config, logger, database, ingestor, uploads, streams,
       uploadRoutes(router, uploads);
       pipelineRoutes(router, uploads, pipeline);
       replaceRoutes(router, ingestor, replace, config.UPLOAD_MAX_BYTES);
+      connectorUploadRoutes(router, ingestor);
     },
   });
 }

@@ -63,4 +63,14 @@ export const migrations: Migration[] = [
       create index uploads_running on ingestion.uploads (heartbeat_at) where status = 'processing';
     `,
   },
+  {
+    version: 4,
+    name: 'connector uploads',
+    // A connector pull is one upload of source_type connector (records already accepts that source type).
+    up: `
+      alter table ingestion.uploads drop constraint uploads_source_type_check;
+      alter table ingestion.uploads add constraint uploads_source_type_check
+        check (source_type in ('api', 'file_upload', 'webhook', 'connector'));
+    `,
+  },
 ];

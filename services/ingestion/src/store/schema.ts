@@ -4,7 +4,7 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export type UploadStatus = 'processing' | 'complete' | 'failed';
-export type UploadSourceType = 'api' | 'file_upload' | 'webhook';
+export type UploadSourceType = 'api' | 'file_upload' | 'webhook' | 'connector';
 
 export interface UploadsTable {
   id: string;
