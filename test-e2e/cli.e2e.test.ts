@@ -15,6 +15,7 @@ const PRODUCTION = {
   INTERNAL_TOKEN_SECRET: 'e2e-internal-token-secret-of-at-least-32-chars',
   API_KEY_SALT: 'e2e-api-key-salt-value',
   JWT_SECRET: 'e2e-portal-token-secret-of-at-least-32-chars',
+  CONNECTOR_ENCRYPTION_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };
 
 it('creates a tenant and its first admin key from the CLI, and that key works in production mode', async () => {

@@ -1,5 +1,5 @@
 export interface ParsedArgs {
-  command: 'start' | 'create-tenant' | 'set-plan' | 'help';
+  command: 'start' | 'create-tenant' | 'set-plan' | 'reencrypt-connectors' | 'help';
   options: Record<string, string>;
 }
 
@@ -18,8 +18,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
     } else positional.push(arg);
   }
   const command = positional[0] ?? 'start';
-  if (command !== 'start' && command !== 'create-tenant' && command !== 'set-plan' && command !== 'help') {
-    throw new Error(`Unknown command ${command}; commands: start, create-tenant, set-plan, help`);
+  if (command !== 'start' && command !== 'create-tenant' && command !== 'set-plan' && command !== 'reencrypt-connectors' && command !== 'help') {
+    throw new Error(`Unknown command ${command}; commands: start, create-tenant, set-plan, reencrypt-connectors, help`);
   }
   return { command, options };
 }
@@ -27,6 +27,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
 export const USAGE = `Usage: trove [start] [--target=all|<service>[,<service>...]]
        trove create-tenant --name <name> [--tenant-id <uuid>]
        trove set-plan --tenant <uuid> --plan <free|pro|scale|enterprise>
+       trove reencrypt-connectors
 
   start          Start services (default). --target=all runs every service in one process,
                  each on its own port behind the gateway (PORT, default 8080); only the gateway
@@ -34,5 +35,8 @@ export const USAGE = `Usage: trove [start] [--target=all|<service>[,<service>...
                  listens on HOST and needs INTERNAL_TOKEN_SECRET, the same in every process.
   create-tenant  Create a tenant and print its first admin API key (production bootstrap).
   set-plan       Set a tenant's plan (self_hosted only; in the cloud the payment provider sets plans).
+  reencrypt-connectors
+                 Re-encrypt every connector's stored credentials under the first key of
+                 CONNECTOR_ENCRYPTION_KEY (any listed key decrypts); then old keys can be dropped.
 
 Configuration comes from the environment; see README.md.`;

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 import { createTenantWithAdminKey } from '@trove/auth-service';
 import { setPlanCommand, setPlanRequest } from '@trove/billing-service';
+import { reencryptConnectors } from '@trove/connector-service';
 import { DataFolderLockedError, openDatabase } from '@trove/db';
 import { ConfigError, createLogger, databaseUrl, loadConfig, type Config } from '@trove/platform';
 import { startSystem } from '@trove/runtime';
 import { USAGE, parseArgs } from './args';
-import { listenHosts, requireSharedSecret, resolveTargets } from './modules';
+import { listenHosts, requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
 
 async function start(config: Config, target: string): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'trove' });
   const modules = resolveTargets(target);
   requireSharedSecret(config, modules);
+  requireConnectorKey(config, modules);
   if (config.usingDevelopmentSalt) {
     logger.warn('API_KEY_SALT not set: API keys are stored under the published development salt; never do this in production');
   }
@@ -72,6 +74,16 @@ async function setPlan(config: Config, options: Record<string, string>): Promise
   }
 }
 
+async function reencrypt(config: Config): Promise<void> {
+  const database = await openDatabase({ url: databaseUrl(config, 'connector'), dataDir: config.DATA_DIR });
+  try {
+    const done = await reencryptConnectors(database, config);
+    process.stdout.write(`reencrypted: ${done.reencrypted}\nalready current: ${done.current}\nchanged meanwhile (run again): ${done.skipped}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
 async function main(): Promise<void> {
   const { command, options } = parseArgs(process.argv.slice(2));
   if (command === 'help') {
@@ -83,6 +95,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   if (command === 'create-tenant') await createTenant(config, options);
   else if (command === 'set-plan') await setPlan(config, options);
+  else if (command === 'reencrypt-connectors') await reencrypt(config);
   else await start(config, options.target ?? 'all');
 }
 

@@ -1,5 +1,6 @@
 import { authModule } from '@trove/auth-service';
 import { billingModule } from '@trove/billing-service';
+import { connectorModule } from '@trove/connector-service';
 import { gatewayModule } from '@trove/gateway-service';
 import { ingestionModule } from '@trove/ingestion-service';
 import { mcpModule } from '@trove/mcp-service';
@@ -10,7 +11,7 @@ import { ConfigError, type Config } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 
 /** Every service module this build contains; `all` starts each of them. */
-export const MODULES: ServiceModule[] = [authModule, recordsModule, ingestionModule, searchModule, openModule, billingModule, mcpModule, gatewayModule];
+export const MODULES: ServiceModule[] = [authModule, recordsModule, ingestionModule, connectorModule, searchModule, openModule, billingModule, mcpModule, gatewayModule];
 
 /** Resolves `--target=all`, `--target=records` or `--target=auth,records` to modules. */
 export function resolveTargets(target: string): ServiceModule[] {
@@ -64,4 +65,16 @@ export function requireSharedSecret(config: Config, modules: ServiceModule[]): v
     );
   }
   if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.join('\n')}`);
+}
+
+/**
+ * The connector service encrypts tenants' database credentials under CONNECTOR_ENCRYPTION_KEY: in production a
+ * process running it refuses to start without one (a key made up per process would lose every stored credential
+ * at the next restart).
+ */
+export function requireConnectorKey(config: Config, modules: ServiceModule[]): void {
+  if (config.ENV !== 'production' || !config.generatedConnectorEncryptionKey || !modules.some((m) => m.name === 'connector')) return;
+  throw new ConfigError(
+    'Invalid configuration:\n  CONNECTOR_ENCRYPTION_KEY: is required when ENV=production (comma-separated 256-bit keys, 64 hex characters or base64 each)',
+  );
 }

@@ -60,6 +60,28 @@ function processJwtSecret(): string {
   return generatedJwtSecret;
 }
 
+let generatedConnectorKey: string | undefined;
+
+/**
+ * The connector credentials key of a process given none, made once like the internal token secret: what it encrypts
+ * is readable only by this process, until it stops. A production process running the connector service refuses to start without one.
+ */
+function processConnectorKey(): string {
+  generatedConnectorKey ??= randomBytes(32).toString('base64');
+  return generatedConnectorKey;
+}
+
+/** A 256-bit key written as 64 hex characters or as base64 (44 characters). */
+export function connectorKeyBytes(text: string): Buffer | undefined {
+  const key = text.trim();
+  if (/^[0-9a-f]{64}$/i.test(key)) return Buffer.from(key, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(key)) {
+    const bytes = Buffer.from(key, 'base64');
+    return bytes.length === 32 ? bytes : undefined;
+  }
+  return undefined;
+}
+
 /** A PEM key from the environment, where newlines are often written as the two characters \n. */
 const pem = z
   .string()
@@ -110,6 +132,7 @@ export const configSchema = z
     SEARCH_DATABASE_URL: optionalUrl,
     OPEN_DATABASE_URL: optionalUrl,
     MCP_DATABASE_URL: optionalUrl,
+    CONNECTOR_DATABASE_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     KAFKA_BROKERS: z
@@ -181,6 +204,24 @@ export const configSchema = z
     STRIPE_API_URL: z.string().trim().url().default('https://api.stripe.com'),
     /** How often search overage is reported to the provider's meter. */
     BILLING_METER_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+    /**
+     * AES-256-GCM keys of connector credentials, comma-separated (64 hex characters or base64 each): the first encrypts,
+     * every one decrypts (rotation). Required in production by a process that runs the connector service (the
+     * launcher's requireConnectorKey); elsewhere a process without it makes a random key of its own.
+     */
+    CONNECTOR_ENCRYPTION_KEY: z.preprocess(
+      (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+      z
+        .string()
+        .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
+        .refine((keys) => keys.length > 0 && keys.every((k) => connectorKeyBytes(k) !== undefined), {
+          message: 'must be comma-separated 256-bit keys, each 64 hex characters or base64 of 32 bytes',
+        })
+        .optional(),
+    ),
+    /** How long a connector pull waits to connect to the tenant's database, and for each statement or page. */
+    CONNECTOR_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    CONNECTOR_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
   })
   .superRefine((c, ctx) => {
     if (c.ENV === 'production') {
@@ -211,6 +252,9 @@ export const configSchema = z
     generatedInternalTokenSecret: !c.INTERNAL_TOKEN_SECRET,
     /** API_KEY_SALT is the published development value, which production refuses and start-up warns about. */
     usingDevelopmentSalt: !c.API_KEY_SALT,
+    CONNECTOR_ENCRYPTION_KEY: c.CONNECTOR_ENCRYPTION_KEY ?? [processConnectorKey()],
+    /** No CONNECTOR_ENCRYPTION_KEY was set: connector credentials stored by this process die with it. */
+    generatedConnectorEncryptionKey: !c.CONNECTOR_ENCRYPTION_KEY,
   }));
 
 export type Config = z.output<typeof configSchema>;

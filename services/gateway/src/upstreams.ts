@@ -132,8 +132,9 @@ export class Upstreams {
       // Without an agent, http-proxy opens a new connection per request and asks the service to close it.
       agent: this.agent,
       // Inactivity on the upstream socket until it answers, so a long upload that keeps streaming is not cut off.
-      // Uploads answer only once every chunk is stored, which for a large file can take minutes after its last byte.
-      proxyTimeout: service === 'ingestion' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
+      // Uploads answer only once every chunk is stored, which for a large file can take minutes after its last byte;
+      // a connector pull answers once the pulled rows are stored, the same way.
+      proxyTimeout: service === 'ingestion' || service === 'connector' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
       pathRewrite: (_path, req) => upstreamPath(this.paths.get(req)!),
       on: {
         proxyReq: (proxyReq, req) => {

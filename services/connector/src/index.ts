@@ -1,0 +1,2 @@
+export { connectorModule } from './module';
+export { reencryptConnectors } from './reencrypt';

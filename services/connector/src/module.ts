@@ -1,0 +1,61 @@
+import { migrate } from '@trove/db';
+import { serviceUrl } from '@trove/platform';
+import type { ServiceModule } from '@trove/runtime';
+import { buildApp } from './app';
+import { CredentialCipher } from './domain/cipher';
+import { IngestionUploader } from './ingestion-upload';
+import { migrations } from './migrations';
+import { PullService } from './pull-service';
+import { Scheduler } from './scheduler';
+import { sourceOpener } from './sources';
+import type { Db } from './store/schema';
+
+/** How long a pull's upload may run, first byte to ingestion's answer, before it is given up. */
+const PULL_UPLOAD_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * Pull connectors: tenants' PostgreSQL, MySQL, MongoDB and Neo4j sources with encrypted credentials, pulled on demand
+ * or on a cron schedule, their rows ingested through ingestion as uploads of source_type connector.
+ */
+export const connectorModule: ServiceModule = {
+  name: 'connector',
+  // Pulled rows go to ingestion, which writes them to records.
+  dependsOn: ['ingestion'],
+  async init(ctx) {
+    const { config, logger } = ctx;
+    if (config.generatedConnectorEncryptionKey) {
+      logger.warn(
+        'CONNECTOR_ENCRYPTION_KEY not set: connector credentials are encrypted under a random key of this process and cannot be read after it stops; never do this in production',
+      );
+    }
+    await migrate(ctx.database, 'connector', migrations);
+    // The one place the untyped handle gets the connector schema's table types; everything below takes `db`.
+    const db: Db = ctx.database.db;
+    const cipher = new CredentialCipher(config.CONNECTOR_ENCRYPTION_KEY);
+    const pulls = new PullService({
+      db,
+      cipher,
+      open: sourceOpener(),
+      uploader: new IngestionUploader({
+        baseUrl: serviceUrl(config, 'ingestion'),
+        internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+        tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
+        timeoutMs: PULL_UPLOAD_TIMEOUT_MS,
+      }),
+      logger: logger.child({ component: 'pulls' }),
+      cloud: config.DEPLOYMENT_MODE === 'cloud',
+      connectTimeoutMs: config.CONNECTOR_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.CONNECTOR_STATEMENT_TIMEOUT_MS,
+    });
+    const scheduler = new Scheduler({ db, pulls, logger: logger.child({ component: 'scheduler' }) });
+    return {
+      app: buildApp({ config, logger, readiness: { database: () => ctx.database.ping() }, db, cipher, pulls }),
+      async start() {
+        scheduler.start();
+      },
+      async stop() {
+        await scheduler.stop();
+      },
+    };
+  },
+};

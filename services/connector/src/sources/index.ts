@@ -1,0 +1,28 @@
+import type { ConnectionConfig } from '../domain/connector-input';
+import type { ConnectorType } from '../store/schema';
+import { mongodbPages } from './mongodb';
+import { mysqlPages } from './mysql';
+import { neo4jPages, type Neo4jDriverFactory } from './neo4j';
+import { postgresqlPages } from './postgresql';
+import type { Pages, PullOptions } from './types';
+
+export type { Pages, PullOptions, Row } from './types';
+
+/** Opens a connector's source; the settings were checked by connector type when the connector was created. */
+export type OpenSource = (type: ConnectorType, config: ConnectionConfig, query: string, opts: PullOptions) => Pages;
+
+export function sourceOpener(makeNeo4jDriver?: Neo4jDriverFactory): OpenSource {
+  return (type, config, query, opts) => {
+    const settings = config as never;
+    switch (type) {
+      case 'postgresql':
+        return postgresqlPages(settings, query, opts);
+      case 'mysql':
+        return mysqlPages(settings, query, opts);
+      case 'mongodb':
+        return mongodbPages(settings, query, opts);
+      case 'neo4j':
+        return neo4jPages(settings, query, opts, makeNeo4jDriver);
+    }
+  };
+}

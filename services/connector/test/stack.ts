@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import request from 'supertest';
+import { ingestionModule } from '@trove/ingestion-service';
+import { listen, type RunningServer } from '@trove/platform';
+import { recordsModule } from '@trove/records-service';
+import { TEST_SERVER_URL, createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
+import { connectorModule } from '../src';
+
+export const KEY_A = randomBytes(32).toString('hex');
+export const KEY_B = randomBytes(32).toString('base64');
+
+/**
+ * The real records and ingestion services, each on a port of its own, and connector services pulling into them, on
+ * one fresh test database, as they run in production.
+ */
+export interface Stack {
+  db: TestDatabase;
+  records: TestService;
+  ingestion: TestService;
+  connector: TestService;
+  /** Another connector service on the same database (another replica), with its own configuration. */
+  startConnector(config?: Record<string, string>): Promise<TestService>;
+  /** The tenant's active records of a collection, as records lists them. */
+  recordsOf(tenant: string, collection: string): Promise<{ id: string; name: string }[]>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(config: Record<string, string> = {}): Promise<Stack> {
+  const db = await createTestDatabase();
+  const records = await startTestService(recordsModule, { database: db.database });
+  const recordsServer: RunningServer = await listen(records.instance.app, 0, '127.0.0.1');
+  const ingestion = await startTestService(ingestionModule, { database: db.database, config: { RECORDS_URL: `http://127.0.0.1:${recordsServer.port}` } });
+  const ingestionServer: RunningServer = await listen(ingestion.instance.app, 0, '127.0.0.1');
+  const extra: TestService[] = [];
+  const startConnector = async (cfg: Record<string, string> = {}) => {
+    const svc = await startTestService(connectorModule, {
+      database: db.database,
+      config: { INGESTION_URL: `http://127.0.0.1:${ingestionServer.port}`, CONNECTOR_ENCRYPTION_KEY: KEY_A, ...config, ...cfg },
+    });
+    extra.push(svc);
+    return svc;
+  };
+  const connector = await startConnector();
+  return {
+    db,
+    records,
+    ingestion,
+    connector,
+    startConnector,
+    async recordsOf(tenant, collection) {
+      const items: { id: string; name: string }[] = [];
+      let cursor: string | undefined;
+      do {
+        const res = await request(records.instance.app)
+          .get('/records')
+          .query({ collection, limit: 100, ...(cursor ? { cursor } : {}) })
+          .set(records.as(tenant, ['records']));
+        if (res.status !== 200) throw new Error(`records answered ${res.status}`);
+        items.push(...res.body.items);
+        cursor = res.body.has_more ? res.body.cursor : undefined;
+      } while (cursor);
+      return items;
+    },
+    async stop() {
+      for (const svc of extra) await svc.stop();
+      await ingestionServer.close(1000);
+      await ingestion.stop();
+      await recordsServer.close(1000);
+      await records.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** A database of the test's own on the PostgreSQL test server, as a tenant's source. */
+export async function sourcePostgres(): Promise<{ dsn: string; query(sql: string, values?: unknown[]): Promise<pg.QueryResult>; drop(): Promise<void> }> {
+  const name = `trove_src_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_SERVER_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(TEST_SERVER_URL);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  return {
+    dsn: url.toString(),
+    query: (sql, values) => client.query(sql, values),
+    async drop() {
+      await client.end();
+      const c = new pg.Client({ connectionString: TEST_SERVER_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+/** A database of the test's own on the MariaDB server on 127.0.0.1:3306 (root, no password). */
+export async function sourceMysql(): Promise<{ database: string; connection: mysql.Connection; drop(): Promise<void> }> {
+  const database = `trove_src_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const connection = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', timezone: 'Z' });
+  await connection.query(`create database ${database}`);
+  await connection.query(`use ${database}`);
+  return {
+    database,
+    connection,
+    async drop() {
+      await connection.query(`drop database if exists ${database}`);
+      await connection.end();
+    },
+  };
+}
