@@ -11,14 +11,18 @@ function decoded(text: string): string {
   }
 }
 
+/** Settings that name where the data is rather than who may read it: a message may show them. */
+const NOT_SECRET = new Set(['host', 'port', 'database', 'collection']);
+
 /**
  * Every text in connection settings that must never appear in a message: each string value (DSN, URI, password,
- * user), and the user and password inside a URI's userinfo, as written and percent-decoded.
+ * user) but the host, database and collection names, and the user and password inside a URI's userinfo, as written
+ * and percent-decoded.
  */
 export function secretsOf(config: Record<string, unknown>): string[] {
   const found = new Set<string>();
-  for (const value of Object.values(config)) {
-    if (typeof value !== 'string' || value.length === 0) continue;
+  for (const [key, value] of Object.entries(config)) {
+    if (typeof value !== 'string' || value.length === 0 || NOT_SECRET.has(key)) continue;
     found.add(value);
     const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(value)?.[1];
     if (userinfo) {

@@ -1,6 +1,6 @@
 import type { ConnectionConfig } from '../domain/connector-input';
 import type { ConnectorType } from '../store/schema';
-import { mongodbPages } from './mongodb';
+import { mongodbPages, type MongoClientFactory } from './mongodb';
 import { mysqlPages } from './mysql';
 import { neo4jPages, type Neo4jDriverFactory } from './neo4j';
 import { postgresqlPages } from './postgresql';
@@ -11,7 +11,8 @@ export type { Pages, PullOptions, Row } from './types';
 /** Opens a connector's source; the settings were checked by connector type when the connector was created. */
 export type OpenSource = (type: ConnectorType, config: ConnectionConfig, query: string, opts: PullOptions) => Pages;
 
-export function sourceOpener(makeNeo4jDriver?: Neo4jDriverFactory): OpenSource {
+/** The real drivers; tests may stand in for the MongoDB and Neo4j drivers, whose servers cannot run here. */
+export function sourceOpener(drivers: { mongodb?: MongoClientFactory; neo4j?: Neo4jDriverFactory } = {}): OpenSource {
   return (type, config, query, opts) => {
     const settings = config as never;
     switch (type) {
@@ -20,9 +21,9 @@ export function sourceOpener(makeNeo4jDriver?: Neo4jDriverFactory): OpenSource {
       case 'mysql':
         return mysqlPages(settings, query, opts);
       case 'mongodb':
-        return mongodbPages(settings, query, opts);
+        return mongodbPages(settings, query, opts, drivers.mongodb);
       case 'neo4j':
-        return neo4jPages(settings, query, opts, makeNeo4jDriver);
+        return neo4jPages(settings, query, opts, drivers.neo4j);
     }
   };
 }

@@ -21,13 +21,21 @@ export function mongoHosts(uri: string): { srv: boolean; hosts: string[] } {
   return { srv: Boolean(m[1]), hosts };
 }
 
+/** Makes the client; tests of code around it may pass another maker (see test/drivers.test.ts). */
+export type MongoClientFactory = (uri: string, options: MongoClientOptions) => Pick<MongoClient, 'connect' | 'db' | 'close'>;
+
 /**
  * MongoDB (the official driver): `query` is a filter in (extended) JSON whose ":last_pull" string values become the
  * date; documents are read with a cursor of batchSize, each server call under maxTimeMS. In cloud mode every host
  * of the URI is checked before connecting, and every connection the driver opens resolves its host through
  * guardedLookup (an SRV record's targets and replica-set members included, when named).
  */
-export async function* mongodbPages(config: MongoConfig, query: string, opts: PullOptions): Pages {
+export async function* mongodbPages(
+  config: MongoConfig,
+  query: string,
+  opts: PullOptions,
+  makeClient: MongoClientFactory = (uri, options) => new MongoClient(uri, options),
+): Pages {
   const options: MongoClientOptions = {
     appName: 'trove-connector',
     serverSelectionTimeoutMS: opts.connectTimeoutMs,
@@ -44,7 +52,7 @@ export async function* mongodbPages(config: MongoConfig, query: string, opts: Pu
     options.lookup = guardedLookup as unknown as MongoClientOptions['lookup'];
   }
   const filter = bindMongoFilter(BSON.EJSON.parse(query, { relaxed: true }), opts.lastPull) as Record<string, unknown>;
-  const client = new MongoClient(config.uri, options);
+  const client = makeClient(config.uri, options);
   try {
     await client.connect();
     const cursor = client.db(config.database).collection(config.collection).find(filter, { batchSize: opts.batchSize, maxTimeMS: opts.statementTimeoutMs });

@@ -10,7 +10,7 @@ interface Neo4jConfig {
   database?: string;
 }
 
-/** Makes the driver; tests of code around it may pass another maker (see test/neo4j.test.ts). */
+/** Makes the driver; tests of code around it may pass another maker (see test/drivers.test.ts). */
 export type Neo4jDriverFactory = (uri: string, auth: ReturnType<typeof neo4j.auth.basic>, config: Parameters<typeof neo4j.driver>[2]) => Driver;
 
 function hostPort(address: string): { host: string; port: string } {

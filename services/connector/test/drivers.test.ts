@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import neo4j, { type Driver } from 'neo4j-driver';
+import pino from 'pino';
+import request from 'supertest';
+import { serviceUrl } from '@trove/platform';
+import { testConfig } from '@trove/testing';
+import { CredentialCipher } from '../src/domain/cipher';
+import { IngestionUploader } from '../src/ingestion-upload';
+import { PullService } from '../src/pull-service';
+import { reencryptConnectors } from '../src/reencrypt';
+import { sourceOpener } from '../src/sources';
+import type { MongoClientFactory } from '../src/sources/mongodb';
+import type { Neo4jDriverFactory } from '../src/sources/neo4j';
+import { KEY_A, KEY_B, sourceMysql, startStack, type Stack } from './stack';
+
+let stack: Stack;
+let cloud: Stack['connector'];
+let mySource: Awaited<ReturnType<typeof sourceMysql>>;
+
+beforeAll(async () => {
+  stack = await startStack();
+  cloud = await stack.startConnector({ DEPLOYMENT_MODE: 'cloud' });
+  mySource = await sourceMysql();
+  await mySource.connection.query('create table t (id int primary key, name varchar(50))');
+  await mySource.connection.query("insert into t values (1, 'Local one')");
+}, 60_000);
+afterAll(async () => {
+  await mySource?.drop();
+  await stack?.stop();
+});
+
+const post = (svc: Stack['connector'], tenant: string, path: string, body?: object) => request(svc.instance.app).post(path).set(svc.as(tenant, ['admin'])).send(body);
+const mysqlAt = (host: string) => ({
+  name: 'm',
+  connector_type: 'mysql',
+  collection: 'local',
+  record_type: 'row',
+  connection_config: { host, port: 3306, user: 'root', password: '', database: mySource.database },
+  query: 'select id as source_id, name from t',
+});
+
+function pulls(drivers: Parameters<typeof sourceOpener>[0]): PullService {
+  const config = stack.connector.ctx.config;
+  return new PullService({
+    db: stack.connector.database.db,
+    cipher: new CredentialCipher([KEY_A]),
+    open: sourceOpener(drivers),
+    uploader: new IngestionUploader({ baseUrl: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
+    logger: pino({ level: 'silent' }),
+    cloud: false,
+    connectTimeoutMs: 2_000,
+    statementTimeoutMs: 5_000,
+  });
+}
+
+describe('the SSRF rule', () => {
+  it.each(['127.0.0.1', '10.0.0.1', '169.254.169.254', '[::1]', 'fd00:ec2::254'])('refuses a connector to %s at once in cloud mode (422)', async (host) => {
+    const tenant = randomUUID();
+    const res = await post(cloud, tenant, '/connectors', { ...mysqlAt(host), connector_type: 'postgresql', connection_config: { dsn: `postgres://u:p@${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:5432/db` } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'connection_config'], input: '***REDACTED***' });
+  });
+
+  it('refuses, at connect time, a host name that resolves to a loopback address in cloud mode, for every type', async () => {
+    const tenant = randomUUID();
+    const bodies = [
+      mysqlAt('localhost'),
+      { ...mysqlAt('x'), connector_type: 'postgresql', connection_config: { dsn: 'postgres://postgres@localhost:5432/postgres' } },
+      { ...mysqlAt('x'), connector_type: 'mongodb', connection_config: { uri: 'mongodb://localhost:27017', database: 'd', collection: 'c' }, query: '{}' },
+      { ...mysqlAt('x'), connector_type: 'neo4j', connection_config: { uri: 'bolt://localhost:7687', user: 'neo4j', password: 'pw' }, query: 'RETURN 1 AS name' },
+    ];
+    for (const body of bodies) {
+      const created = await post(cloud, tenant, '/connectors', body);
+      expect(created.status).toBe(201);
+      const res = await post(cloud, tenant, `/connectors/${created.body.id}/pull`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'failed', records_pulled: 0 });
+      expect(res.body.error).toMatch(/localhost \(it resolves to .*\) is a loopback address/);
+    }
+  });
+
+  it('allows local and private databases when self-hosted', async () => {
+    const tenant = randomUUID();
+    for (const host of ['10.0.0.1', '169.254.169.254']) expect((await post(stack.connector, tenant, '/connectors', mysqlAt(host))).status).toBe(201);
+    const local = await post(stack.connector, tenant, '/connectors', mysqlAt('localhost'));
+    const res = await post(stack.connector, tenant, `/connectors/${local.body.id}/pull`);
+    expect(res.body).toMatchObject({ status: 'completed', records_pulled: 1, records_uploaded: 1 });
+  });
+});
+
+describe('re-encryption under a new key', () => {
+  it('rewrites every stored credential under the first key; the old key can then go', async () => {
+    const old = await stack.startConnector({ CONNECTOR_ENCRYPTION_KEY: KEY_B });
+    const tenant = randomUUID();
+    const created = await post(old, tenant, '/connectors', mysqlAt('127.0.0.1'));
+    const done = await reencryptConnectors(stack.db.database, testConfig({ CONNECTOR_ENCRYPTION_KEY: `${KEY_A},${KEY_B}` }));
+    expect(done.reencrypted).toBeGreaterThanOrEqual(1);
+    const row = (await stack.db.database.db.selectFrom('connector.connectors' as never).select('connection_config' as never).where('id' as never, '=', created.body.id as never).executeTakeFirstOrThrow()) as { connection_config: string };
+    expect(new CredentialCipher([KEY_A]).decrypt(row.connection_config)).toMatchObject({ host: '127.0.0.1', user: 'root' });
+    // The service with only the new key pulls it.
+    const res = await post(stack.connector, tenant, `/connectors/${created.body.id}/pull`);
+    expect(res.body.status).toBe('completed');
+    expect((await reencryptConnectors(stack.db.database, testConfig({ CONNECTOR_ENCRYPTION_KEY: KEY_A }))).reencrypted).toBe(0);
+  });
+});
+
+/*
+ * No MongoDB or Neo4j server can run on this machine (mongodb-memory-server downloads a binary; no npm package ships a
+ * Bolt server or a real MongoDB wire-protocol server). These tests stand in for the drivers at their boundary, as
+ * their documentation describes them (MongoClient/collection.find with batchSize; driver.session().run() as an async
+ * iterable of Records), and drive everything of ours around them for real: the pull, ingestion and records.
+ */
+describe('MongoDB and Neo4j, against driver stand-ins (no real server can run here)', () => {
+  beforeAll(() => {
+    console.warn('connector drivers.test.ts: MongoDB and Neo4j pulls ran against stand-ins of their drivers, NOT real servers (none can run on this machine)');
+  });
+
+  it('MongoDB [driver stand-in]: binds ":last_pull" in the filter as a date, asks for batches of batch_size and ingests the documents', async () => {
+    const seen: { filter?: unknown; batchSize?: number; closed: number } = { closed: 0 };
+    const { BSON } = await import('mongodb');
+    const docs = [
+      { _id: new BSON.ObjectId(), title: 'Doc one', price: BSON.Decimal128.fromString('9.90'), at: new Date('2024-01-01T00:00:00Z') },
+      { _id: new BSON.ObjectId(), title: 'Doc two', count: BSON.Long.fromNumber(5) },
+      { _id: new BSON.ObjectId(), title: 'Doc three' },
+    ];
+    const makeClient: MongoClientFactory = () =>
+      ({
+        connect: async () => undefined,
+        close: async () => void seen.closed++,
+        db: () => ({
+          collection: () => ({
+            find: (filter: unknown, options: { batchSize: number }) => {
+              seen.filter = filter;
+              seen.batchSize = options.batchSize;
+              return Object.assign((async function* () { yield* docs; })(), { close: async () => undefined });
+            },
+          }),
+        }),
+      }) as never;
+    const tenant = randomUUID();
+    const created = await post(stack.connector, tenant, '/connectors', {
+      name: 'mongo',
+      connector_type: 'mongodb',
+      collection: 'mongo-docs',
+      record_type: 'doc',
+      connection_config: { uri: 'mongodb://reader:pw@mongo.example.com:27017', database: 'shop', collection: 'docs' },
+      query: '{"updated": {"$gt": ":last_pull"}}',
+      name_column: 'title',
+      batch_size: 2,
+    });
+    const result = await pulls({ mongodb: makeClient }).pull(tenant, created.body.id, { tenantId: tenant, principal: 'test', scopes: ['admin'] });
+    expect(result).toMatchObject({ status: 'completed', records_pulled: 3, records_uploaded: 3 });
+    expect(seen.filter).toEqual({ updated: { $gt: new Date(0) } });
+    expect(seen.batchSize).toBe(2);
+    expect(seen.closed).toBe(1);
+    expect((await stack.recordsOf(tenant, 'mongo-docs')).map((r) => r.name).sort()).toEqual(['Doc one', 'Doc three', 'Doc two']);
+  });
+
+  it('Neo4j [driver stand-in]: binds $last_pull as a DateTime, streams records with fetchSize batch_size, and takes node properties', async () => {
+    const seen: { text?: string; params?: Record<string, unknown>; fetchSize?: number; closed: number } = { closed: 0 };
+    const keys = ['name', 'part'];
+    const rows = [
+      ['Gear', new neo4j.types.Node(neo4j.int(1), ['Part'], { teeth: neo4j.int(20) }, '1')],
+      ['Shaft', new neo4j.types.Node(neo4j.int(2), ['Part'], { teeth: neo4j.int(0) }, '2')],
+    ];
+    const makeDriver: Neo4jDriverFactory = (_uri, _auth, config) => {
+      seen.fetchSize = config?.fetchSize;
+      return {
+        session: () => ({
+          run: (text: string, params: Record<string, unknown>) => {
+            seen.text = text;
+            seen.params = params;
+            return (async function* () {
+              for (const r of rows) yield new neo4j.Record(keys, r);
+            })();
+          },
+          close: async () => undefined,
+        }),
+        close: async () => void seen.closed++,
+      } as unknown as Driver;
+    };
+    const tenant = randomUUID();
+    const created = await post(stack.connector, tenant, '/connectors', {
+      name: 'graph',
+      connector_type: 'neo4j',
+      collection: 'graph-parts',
+      record_type: 'part',
+      connection_config: { uri: 'neo4j://graph.example.com:7687', user: 'neo4j', password: 'pw' },
+      query: 'MATCH (p:Part) WHERE p.updated > :last_pull RETURN p.name AS name, p AS part',
+      batch_size: 1,
+    });
+    const result = await pulls({ neo4j: makeDriver }).pull(tenant, created.body.id, { tenantId: tenant, principal: 'test', scopes: ['admin'] });
+    expect(result).toMatchObject({ status: 'completed', records_pulled: 2, records_uploaded: 2 });
+    expect(seen.text).toBe('MATCH (p:Part) WHERE p.updated > $last_pull RETURN p.name AS name, p AS part');
+    expect(neo4j.isDateTime(seen.params!.last_pull)).toBe(true);
+    expect(String(seen.params!.last_pull)).toMatch(/^1970-01-01T00:00:00/);
+    expect(seen.fetchSize).toBe(1);
+    expect(seen.closed).toBe(1);
+    const stored = await stack.recordsOf(tenant, 'graph-parts');
+    const gear = await request(stack.records.instance.app).get(`/records/${stored.find((r) => r.name === 'Gear')!.id}`).set(stack.records.as(tenant, ['records']));
+    expect(gear.body.collection_data).toEqual({ part: { teeth: 20 } });
+  });
+});
