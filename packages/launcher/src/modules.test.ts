@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@trove/platform';
-import { listenHosts, requireSharedSecret, resolveTargets } from './modules';
+import { listenHosts, requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
 
 const SECRET = 's'.repeat(32);
 
@@ -15,6 +15,7 @@ describe('where the services of a process listen', () => {
       search: '127.0.0.1',
       open: '127.0.0.1',
       billing: '127.0.0.1',
+      connector: '127.0.0.1',
       mcp: '127.0.0.1',
     });
   });
@@ -48,5 +49,25 @@ describe('the internal token secret a process needs', () => {
 
   it('accepts a process running only some services once the secret is set', () => {
     expect(() => requireSharedSecret(loadConfig({ ENV: 'development', INTERNAL_TOKEN_SECRET: SECRET }), resolveTargets('records'))).not.toThrow();
+  });
+});
+
+describe('the connector encryption key a process needs', () => {
+  const production = { ENV: 'production', INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: 'p'.repeat(16), JWT_SECRET: SECRET };
+
+  it('refuses a production process running the connector service without CONNECTOR_ENCRYPTION_KEY, naming it', () => {
+    expect(() => requireConnectorKey(loadConfig(production), resolveTargets('all'))).toThrow(ConfigError);
+    expect(() => requireConnectorKey(loadConfig(production), resolveTargets('connector'))).toThrow(/CONNECTOR_ENCRYPTION_KEY: is required when ENV=production/);
+  });
+
+  it('lets through a production process with the key, one not running the connector service, and development', () => {
+    const key = { CONNECTOR_ENCRYPTION_KEY: 'f'.repeat(64) };
+    expect(() => requireConnectorKey(loadConfig({ ...production, ...key }), resolveTargets('all'))).not.toThrow();
+    expect(() => requireConnectorKey(loadConfig(production), resolveTargets('records,gateway'))).not.toThrow();
+    expect(() => requireConnectorKey(loadConfig({ ENV: 'development' }), resolveTargets('all'))).not.toThrow();
+  });
+
+  it('refuses a key that is not 256 bits', () => {
+    expect(() => loadConfig({ ENV: 'development', CONNECTOR_ENCRYPTION_KEY: 'short' })).toThrow(/CONNECTOR_ENCRYPTION_KEY/);
   });
 });
