@@ -21,6 +21,8 @@ async function freePort(): Promise<number> {
 export interface Trove {
   baseUrl: string;
   dataDir: string;
+  /** Where each service other than the gateway listens (on loopback), by name: `{ auth: 40123, … }`. */
+  servicePorts: Record<string, number>;
   /** The system's process id (for reading its memory, or killing it as a crash would). */
   pid: number;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -99,6 +101,7 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   return {
     baseUrl,
     dataDir,
+    servicePorts: Object.fromEntries(SERVICES_WITH_PORTS.map((s) => [s.toLowerCase(), Number(env[`${s}_PORT`])])),
     pid: child.pid!,
     output: () => output,
     async stop() {

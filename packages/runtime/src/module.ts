@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { EventBus } from '@trove/bus';
 import type { Database } from '@trove/db';
-import { ServiceClient, serviceUrl, type Config, type Logger, type ServiceName } from '@trove/platform';
+import { ServiceClient, serviceUrl, type Config, type Logger, type ReadinessCheck, type ServiceName } from '@trove/platform';
 
 /** What the composition root hands every service: validated configuration and the ports it chose. */
 export interface ServiceContext {
@@ -16,13 +16,16 @@ export interface ServiceContext {
    * out after UPSTREAM_TIMEOUT_MS. The module owns it: it calls `shutdown()` when it stops.
    */
   client(service: ServiceName): ServiceClient;
+  /** The readiness checks of what the composition root gave the service (its database and the event bus), for /health/ready. */
+  readiness: { database: ReadinessCheck; events: ReadinessCheck };
 }
 
 /** The context of the module `name`, whose clients sign their calls as that service. */
-export function serviceContext(name: ServiceName, parts: Omit<ServiceContext, 'client'>): ServiceContext {
-  const { config } = parts;
+export function serviceContext(name: ServiceName, parts: Omit<ServiceContext, 'client' | 'readiness'>): ServiceContext {
+  const { config, database, bus } = parts;
   return {
     ...parts,
+    readiness: { database: () => database.ping(), events: () => bus.ping() },
     client: (service) =>
       new ServiceClient({
         service,

@@ -1,5 +1,4 @@
-import { createServiceApp, trustProxySetting, type Config, type Logger } from '@trove/platform';
-import type { Database } from '@trove/db';
+import { createServiceApp, trustProxySetting, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { AccountService } from './account-service';
 import type { KeyService } from './key-service';
 import { internalKeyRoutes } from './routes/internal-keys';
@@ -9,23 +8,27 @@ import type { QuickstartService } from './quickstart-service';
 import { portalAccountRoutes } from './routes/portal-account';
 import { portalAuthRoutes } from './routes/portal-auth';
 import { portalKeyRoutes } from './routes/portal-keys';
+import { adminTenantRoutes } from './routes/admin-tenants';
+import type { TenantAdminService } from './tenant-admin-service';
 
 export interface AuthAppDeps {
   config: Config;
   logger: Logger;
-  database: Database;
+  /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
+  readiness: Record<string, ReadinessCheck>;
   keys: KeyService;
   accounts: AccountService;
   quickstart: QuickstartService;
+  tenants: TenantAdminService;
 }
 
-export function createAuthApp({ config, logger, database, keys, accounts, quickstart }: AuthAppDeps) {
+export function createAuthApp({ config, logger, readiness, keys, accounts, quickstart, tenants }: AuthAppDeps) {
   const app = createServiceApp({
     name: 'auth',
     logger,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
-    readiness: { database: () => database.ping() },
+    readiness,
     routes: (router) => {
       keyRoutes(router, keys);
       internalKeyRoutes(router, keys);
@@ -33,6 +36,7 @@ export function createAuthApp({ config, logger, database, keys, accounts, quicks
       portalAuthRoutes(router, accounts);
       portalAccountRoutes(router, accounts);
       portalKeyRoutes(router, keys);
+      adminTenantRoutes(router, tenants);
     },
   });
   // Sign-in attempts are limited per client address: the gateway's X-Forwarded-For, believed only from TRUSTED_PROXIES.

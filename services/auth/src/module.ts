@@ -12,17 +12,21 @@ import { authMigrations } from './migrations';
 import { subscribeBillingEvents } from './consumers/billing-events';
 import { subscribeUsageEvents } from './consumers/usage-events';
 import { QuickstartService } from './quickstart-service';
+import { TenantAdminService } from './tenant-admin-service';
 import type { Db } from './store/schema';
 
 export const authModule: ServiceModule = {
   name: 'auth',
-  dependsOn: [],
-  async init({ config, logger, database, bus }) {
+  // GET /admin/tenants asks records what a tenant holds.
+  dependsOn: ['records'],
+  async init({ config, logger, database, bus, readiness, client }) {
     await migrate(database, 'auth', authMigrations);
     // The one place the untyped handle gets the auth schema's table types; everything below takes `db`.
     const db: Db = database.db;
     const keys = new KeyService({ db, bus, apiKeySalt: config.API_KEY_SALT, newTenantPlan: newTenantPlan(config) });
     const quickstart = new QuickstartService({ db });
+    const records = client('records');
+    const tenants = new TenantAdminService({ db, records });
     let usageEvents: Subscription | undefined;
     let billingEvents: Subscription | undefined;
     const tokens = new PortalTokens(config);
@@ -44,7 +48,7 @@ export const authModule: ServiceModule = {
       logger,
     });
     return {
-      app: createAuthApp({ config, logger, database, keys, accounts, quickstart }),
+      app: createAuthApp({ config, logger, readiness: { ...readiness, cache: () => cache.ping() }, keys, accounts, quickstart, tenants }),
       async start() {
         usageEvents = await subscribeUsageEvents(bus, db, logger.child({ consumer: 'usage-events' }));
         billingEvents = await subscribeBillingEvents(bus, db, logger.child({ consumer: 'billing-events' }));
@@ -57,6 +61,7 @@ export const authModule: ServiceModule = {
         await billingEvents?.stop();
         billingEvents = undefined;
         await cache.close();
+        records.shutdown();
       },
     };
   },

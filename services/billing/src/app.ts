@@ -1,5 +1,4 @@
-import type { Database } from '@trove/db';
-import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
 import { PAYMENT_WEBHOOK_PATH, paymentWebhookRoutes } from './routes/payment-webhook';
 import { portalBillingRoutes } from './routes/portal-billing';
 import { usageRoutes } from './routes/usage';
@@ -9,7 +8,8 @@ import type { UsageService } from './usage-service';
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  database: Database;
+  /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
+  readiness: Record<string, ReadinessCheck>;
   usage: UsageService;
   /** The payment provider's routes, in cloud mode only; without them every billing path is an unknown route (404). */
   payments?: Payments;
@@ -23,7 +23,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
     logger: deps.logger,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
-    readiness: { database: () => deps.database.ping() },
+    readiness: deps.readiness,
     // The payment webhook's signature covers the exact bytes sent: its route reads them itself.
     rawBodyPaths: [new RegExp(`^${PAYMENT_WEBHOOK_PATH}/?$`, 'i')],
     routes: (router) => {

@@ -24,7 +24,7 @@ export const billingModule: ServiceModule = {
     const payments = createPayments({ config, db, bus, logger });
     let usageEvents: Subscription | undefined;
     return {
-      app: buildApp({ config, logger, database: ctx.database, usage, payments }),
+      app: buildApp({ config, logger, readiness: ctx.readiness, usage, payments }),
       async start() {
         usageEvents = await subscribeUsageEvents(bus, db, logger.child({ consumer: 'usage-events' }));
         payments?.meter.start();

@@ -49,7 +49,7 @@ export const connectorModule: ServiceModule = {
     });
     const scheduler = new Scheduler({ db, pulls, logger: logger.child({ component: 'scheduler' }) });
     return {
-      app: buildApp({ config, logger, readiness: { database: () => ctx.database.ping() }, db, cipher, pulls }),
+      app: buildApp({ config, logger, readiness: ctx.readiness, db, cipher, pulls }),
       async start() {
         scheduler.start();
       },

@@ -21,7 +21,7 @@ const USAGE_FLUSH_INTERVAL_MS = 5_000;
 export const gatewayModule: ServiceModule = {
   name: 'gateway',
   dependsOn: ['auth', 'records', 'ingestion', 'search', 'open', 'mcp'],
-  async init({ config, logger, database, bus, client }) {
+  async init({ config, logger, bus, client, readiness }) {
     const keys = new KeyVerifier({
       auth: client('auth'),
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
@@ -58,7 +58,7 @@ export const gatewayModule: ServiceModule = {
     let subscription: Subscription | undefined;
     let planChanges: Subscription | undefined;
     return {
-      app: createGatewayApp({ config, logger, database, authenticator, upstreams, limits, requests }),
+      app: createGatewayApp({ config, logger, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests }),
       async start() {
         subscription = await subscribeToKeyChanges(bus, keys, logger);
         planChanges = await subscribeToPlanChanges(bus, plans, keys, logger);

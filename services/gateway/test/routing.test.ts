@@ -36,10 +36,10 @@ describe('health and metrics', () => {
     expect(res.body).toMatchObject({ status: 'ok' });
   });
 
-  it.each(['/health/ready', '/api/v1/health/ready'])('reports the database and auth as up on %s', async (path) => {
+  it.each(['/health/ready', '/api/v1/health/ready'])('reports the database, event bus, counter store, auth and search engine as up on %s', async (path) => {
     const res = await gateway().get(path);
     expect(res.status).toBe(200);
-    expect(res.body.dependencies).toEqual({ database: 'up', auth: 'up' });
+    expect(res.body.dependencies).toEqual({ database: 'up', events: 'up', cache: 'up', auth: 'up', search_engine: 'up' });
   });
 
   it.each(['/metrics', '/api/v1/metrics'])('serves Prometheus text on %s', async (path) => {
@@ -53,6 +53,14 @@ describe('health and metrics', () => {
     const res = await request(gw.instance.app).get('/api/v1/health/ready');
     expect(res.status).toBe(503);
     expect(res.body.detail).toContain('auth');
+  });
+
+  it('reports not ready, naming the search engine, when search is not ready', async () => {
+    const gw = await stack.startGateway({ SEARCH_URL: `http://127.0.0.1:${await closedPort()}` });
+    const res = await request(gw.instance.app).get('/health/ready');
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ detail: 'search_engine is down', status: 'unavailable' });
+    expect(res.body.dependencies).toMatchObject({ database: 'up', search_engine: 'down' });
   });
 });
 

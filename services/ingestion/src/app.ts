@@ -1,5 +1,4 @@
-import type { Database } from '@trove/db';
-import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { Ingestor } from './ingestor';
 import type { RecordsPipeline } from './records-pipeline';
 import type { RecordsReplace } from './records-replace';
@@ -18,7 +17,8 @@ import type { UploadService } from './upload-service';
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  database: Database;
+  /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
+  readiness: Record<string, ReadinessCheck>;
   ingestor: Ingestor;
   uploads: UploadService;
   streams: StreamBuffers;
@@ -27,7 +27,7 @@ export interface AppDeps {
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, ingestor, uploads, streams, pipeline, replace }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, readiness, ingestor, uploads, streams, pipeline, replace }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
@@ -36,7 +36,7 @@ export function buildApp({ config, logger, database, ingestor, uploads, streams,
     // Upload bodies are read by their routes: batch and webhook need the raw bytes (hash, signature) and a larger
     // limit, files and streams are parsed as they arrive.
     rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//, /^\/portal\/upload\//, /^\/internal\/ingestion\/connector-upload/],
-    readiness: { database: () => database.ping() },
+    readiness,
     routes: (router) => {
       const streamLimits = { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT };
       batchRoutes(router, ingestor);

@@ -44,7 +44,7 @@ export const ingestionModule: ServiceModule = {
       staleSeconds: config.UPLOAD_STALE_SECONDS,
     });
     return {
-      app: buildApp({ config, logger, database: ctx.database, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records), replace: new RecordsReplace(records) }),
+      app: buildApp({ config, logger, readiness: ctx.readiness, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records), replace: new RecordsReplace(records) }),
       async start() {
         streams.start();
         watch.start();

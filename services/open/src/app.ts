@@ -1,6 +1,5 @@
 import type { Cache } from '@trove/cache';
-import type { Database } from '@trove/db';
-import { createServiceApp, jsonBody, type Config, type Logger } from '@trove/platform';
+import { createServiceApp, jsonBody, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
 import { trustProxySetting } from './domain/rate-limit';
 import type { OpenService } from './open-service';
 import { rateLimit } from './rate-limit';
@@ -16,7 +15,8 @@ import type { Upstreams } from './upstream';
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  database: Database;
+  /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
+  readiness: Record<string, ReadinessCheck>;
   cache: Cache;
   open: OpenService;
   counter: SearchCounter;
@@ -40,7 +40,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     rawBodyPaths: [EVERY_PATH],
     readiness: {
-      database: () => deps.database.ping(),
+      ...deps.readiness,
       cache: () => deps.cache.ping(),
     },
     routes: (router) => {

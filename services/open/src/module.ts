@@ -31,7 +31,7 @@ export const openModule: ServiceModule = {
     const upstreams = new Upstreams({ search, records });
     const open = new OpenService({ upstreams, counter });
     return {
-      app: buildApp({ config, logger, database: ctx.database, cache, open, counter, upstreams }),
+      app: buildApp({ config, logger, readiness: ctx.readiness, cache, open, counter, upstreams }),
       async start() {
         counter.start();
       },

@@ -12,7 +12,7 @@ import type { EventBus } from '@trove/bus';
 import { RECORDS_BULK_UPSERT_PATH, bulkUpsertResponse } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { startTestService } from '@trove/testing';
-import { PortalService, RecordsService, ReplaceService, buildApp, recordsModule } from '../dist/index';
+import { AdminService, PortalService, RecordsService, ReplaceService, buildApp, recordsModule } from '../dist/index';
 import type { Db } from '../dist/store/schema';
 
 const CALLS = 10;
@@ -95,7 +95,7 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
       const bus: EventBus = { ...svc.bus, kind: svc.bus.kind, publishInTransaction: async () => {} };
       const db: Db = svc.database.db;
       const records = new RecordsService(db, bus);
-      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, database: svc.database, records, portal: new PortalService(db, records), replace: new ReplaceService(db, bus) });
+      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, readiness: svc.ctx.readiness, records, portal: new PortalService(db, records), replace: new ReplaceService(db, bus), admin: new AdminService(db, svc.bus) });
     }
     server = app.listen(0);
     await new Promise((r) => server!.once('listening', r));

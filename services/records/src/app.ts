@@ -1,6 +1,5 @@
-import type { Database } from '@trove/db';
 import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
-import { createServiceApp, type Config, type Logger } from '@trove/platform';
+import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { AdminService } from './admin-service';
 import type { ExportService } from './export-service';
 import type { PortalService } from './portal-service';
@@ -26,7 +25,8 @@ import { visibilityRoutes } from './routes/visibility';
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  database: Database;
+  /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
+  readiness: Record<string, ReadinessCheck>;
   records: RecordsService;
   replace: ReplaceService;
   portal: PortalService;
@@ -36,7 +36,7 @@ export interface AppDeps {
 }
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, database, records, portal, replace, admin, exports }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, readiness, records, portal, replace, admin, exports }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'records',
     logger,
@@ -44,7 +44,7 @@ export function buildApp({ config, logger, database, records, portal, replace, a
     jsonLimit: config.JSON_BODY_LIMIT,
     // The bulk upsert parses its own, larger body (routes/bulk-upsert.ts). The path holds no pattern characters.
     rawBodyPaths: [new RegExp(`^${RECORDS_BULK_UPSERT_PATH}/?$`)],
-    readiness: { database: () => database.ping() },
+    readiness,
     routes: (router) => {
       // Fixed paths first: /records/bulk and friends would otherwise be taken for a record id.
       bulkUpsertRoutes(router, records);

@@ -1,6 +1,5 @@
 import type { Cache } from '@trove/cache';
-import type { Database } from '@trove/db';
-import { createServiceApp, type Config, type HttpMetrics, type Logger } from '@trove/platform';
+import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { SearchEngine } from '@trove/search-engine';
 import type { HealthWindow } from './domain/health-window';
 import type { MonthlyCap } from './monthly-cap';
@@ -14,7 +13,8 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   metrics: HttpMetrics;
-  database: Database;
+  /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
+  readiness: Record<string, ReadinessCheck>;
   engine: SearchEngine;
   cache: Cache;
   search: SearchService;
@@ -31,7 +31,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
     internalTokenSecret: deps.config.INTERNAL_TOKEN_SECRET,
     jsonLimit: deps.config.JSON_BODY_LIMIT,
     readiness: {
-      database: () => deps.database.ping(),
+      ...deps.readiness,
       engine: () => deps.engine.ping(),
       cache: () => deps.cache.ping(),
     },

@@ -56,7 +56,7 @@ export const searchModule: ServiceModule = {
     // not wait on billing to start.
     const billing = ctx.client('billing');
     const monthlyCap = new MonthlyCap({ cache, billing, logger: logger.child({ component: 'monthly-cap' }) });
-    const app = buildApp({ config: ctx.config, logger, metrics, database: ctx.database, engine, cache, search, health, monthlyCap });
+    const app = buildApp({ config: ctx.config, logger, metrics, readiness: ctx.readiness, engine, cache, search, health, monthlyCap });
     let subscription: Subscription | undefined;
     return {
       app,

@@ -27,6 +27,8 @@ export const ROUTES: readonly Route[] = [
   { prefix: '/api/v1/collections', service: 'records', access: key('records') },
   { prefix: '/api/v1/entities', service: 'records', access: key('records') },
   { prefix: '/api/v1/admin', service: 'records', access: key('admin') },
+  // Tenants are auth's; the rest of admin (stats, reindex) is about records.
+  { prefix: '/api/v1/admin/tenants', service: 'auth', access: key('admin') },
   { prefix: '/api/v1/export', service: 'records', access: key('admin') },
   { prefix: '/api/v1/upload', service: 'ingestion', access: key('upload') },
   { prefix: '/api/v1/uploads', service: 'ingestion', access: key('upload') },
