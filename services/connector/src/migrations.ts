@@ -36,4 +36,17 @@ export const migrations: Migration[] = [
       create index connectors_scheduled on connector.connectors (id) where schedule is not null;
     `,
   },
+  {
+    version: 2,
+    name: 'tenant plans',
+    // Each tenant's plan as billing last announced it on billing.events (changed_at orders redelivered or
+    // out-of-order events), so a scheduled pull, which no request carries, acts on the plan the tenant has now.
+    up: `
+      create table connector.tenant_plans (
+        tenant_id uuid primary key,
+        plan text not null,
+        changed_at timestamptz not null
+      );
+    `,
+  },
 ];

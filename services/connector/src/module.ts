@@ -1,7 +1,9 @@
+import type { Subscription } from '@trove/bus';
 import { migrate } from '@trove/db';
 import { serviceUrl } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
+import { subscribeBillingEvents } from './consumers/billing-events';
 import { CredentialCipher } from './domain/cipher';
 import { IngestionUploader } from './ingestion-upload';
 import { migrations } from './migrations';
@@ -48,13 +50,17 @@ export const connectorModule: ServiceModule = {
       statementTimeoutMs: config.CONNECTOR_STATEMENT_TIMEOUT_MS,
     });
     const scheduler = new Scheduler({ db, pulls, logger: logger.child({ component: 'scheduler' }) });
+    let billingEvents: Subscription | undefined;
     return {
       app: buildApp({ config, logger, readiness: ctx.readiness, db, cipher, pulls }),
       async start() {
+        billingEvents = await subscribeBillingEvents(ctx.bus, db, logger.child({ consumer: 'billing-events' }));
         scheduler.start();
       },
       async stop() {
         await scheduler.stop();
+        await billingEvents?.stop();
+        billingEvents = undefined;
       },
     };
   },

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
+import { TOPICS } from '@trove/contracts';
 import { serviceUrl } from '@trove/platform';
+import { eventually } from '@trove/testing';
 import { CredentialCipher } from '../src/domain/cipher';
 import { IngestionUploader } from '../src/ingestion-upload';
 import { PullService } from '../src/pull-service';
@@ -303,5 +305,29 @@ describe('one pull at a time per connector', () => {
     await replicas[0]!.tick();
     await replicas[0]!.stop();
     expect(await stack.db.database.db.selectFrom('ingestion.uploads' as never).select('id' as never).where('tenant_id' as never, '=', tenant as never).execute()).toHaveLength(1);
+  });
+
+  it('acts in a scheduled pull on the plan billing announced last, not the one the connector was made under', async () => {
+    const tenant = randomUUID();
+    // The tenant already holds a collection: on free (one collection) a pull into a second one is refused.
+    const other = await request(stack.records.instance.app).post('/records').set(stack.records.as(tenant, ['records'])).send({ name: 'kept', collection: 'other', record_type: 'x' });
+    expect(other.status).toBe(201);
+    const created = await api(tenant).post('/connectors', pgConnector({ schedule: '*/5 * * * *', collection: 'pg-downgraded', query: 'select id::text as source_id, title from items' }));
+    expect(created.status).toBe(201);
+    await stack.connector.bus.publish([
+      { topic: TOPICS.billingEvents, key: tenant, payload: { kind: 'plan_changed', tenant_id: tenant, plan: 'free', changed_at: new Date().toISOString() } },
+    ]);
+    await eventually(async () => {
+      const plans = await stack.db.database.db.selectFrom('connector.tenant_plans' as never).select('plan' as never).where('tenant_id' as never, '=', tenant as never).execute();
+      expect(plans).toEqual([{ plan: 'free' }]);
+    });
+    await stack.db.database.db.updateTable('connector.connectors' as never).set({ created_at: new Date(Date.now() - 10 * 60_000) } as never).where('id' as never, '=', created.body.id as never).execute();
+    const scheduler = new Scheduler({ db: stack.connector.database.db, pulls: pullService(), logger: pino({ level: 'silent' }) });
+    await scheduler.tick();
+    await scheduler.stop();
+    const uploads = await stack.db.database.db.selectFrom('ingestion.uploads' as never).select(['accepted', 'rejected'] as never).where('tenant_id' as never, '=', tenant as never).execute();
+    expect(uploads).toEqual([{ accepted: 0, rejected: expect.any(Number) }]);
+    expect((uploads[0] as { rejected: number }).rejected).toBeGreaterThan(0);
+    expect(await stack.recordsOf(tenant, 'pg-downgraded')).toEqual([]);
   });
 });

@@ -27,12 +27,30 @@ export async function deleteConnector(db: Db, tenantId: string, id: string): Pro
 
 export type ScheduledConnector = Pick<ConnectorRow, 'id' | 'tenant_id' | 'schedule' | 'schedule_slot' | 'created_at' | 'plan'>;
 
-/** Every connector with a schedule, for the scheduler (across tenants: it runs on the service's own behalf). */
+/**
+ * Every connector with a schedule, for the scheduler (across tenants: it runs on the service's own behalf), with the
+ * tenant's plan as billing last announced it, else as the last request about the connector carried it.
+ */
 export async function scheduledConnectors(db: Db): Promise<ScheduledConnector[]> {
   return db
-    .selectFrom('connector.connectors')
-    .select(['id', 'tenant_id', 'schedule', 'schedule_slot', 'created_at', 'plan'])
-    .where('schedule', 'is not', null)
+    .selectFrom('connector.connectors as c')
+    .leftJoin('connector.tenant_plans as p', 'p.tenant_id', 'c.tenant_id')
+    .select(['c.id', 'c.tenant_id', 'c.schedule', 'c.schedule_slot', 'c.created_at', sql<string | null>`coalesce(p.plan, c.plan)`.as('plan')])
+    .where('c.schedule', 'is not', null)
+    .execute();
+}
+
+/** Records a plan billing announced, unless a later change of the tenant's is already recorded. */
+export async function applyPlanChange(db: Db, change: { tenantId: string; plan: string; changedAt: Date }): Promise<void> {
+  await db
+    .insertInto('connector.tenant_plans')
+    .values({ tenant_id: change.tenantId, plan: change.plan, changed_at: change.changedAt })
+    .onConflict((oc) =>
+      oc
+        .column('tenant_id')
+        .doUpdateSet({ plan: (eb) => eb.ref('excluded.plan'), changed_at: (eb) => eb.ref('excluded.changed_at') })
+        .where('connector.tenant_plans.changed_at', '<=', change.changedAt),
+    )
     .execute();
 }
 

@@ -31,9 +31,17 @@ export interface ConnectorsTable {
   schedule_slot: NullableTimestamp;
 }
 
+/** Each tenant's plan as billing last announced it (billing.events). */
+export interface TenantPlansTable {
+  tenant_id: string;
+  plan: string;
+  changed_at: Timestamp;
+}
+
 /** The tables of the `connector` schema, as kysely sees them. */
 export interface ConnectorSchema {
   'connector.connectors': ConnectorsTable;
+  'connector.tenant_plans': TenantPlansTable;
 }
 
 export type Db = Kysely<ConnectorSchema>;
