@@ -44,6 +44,8 @@ const FIRST_PAGE_RECORDS = 50;
 const MAX_PAGE_RECORDS = 1000;
 const MIN_PAGE_RECORDS = 10;
 const SWEEP_BATCH = 20;
+/** Records turned into text at once. */
+const TEXT_RECORDS = 32;
 
 /** A reason the job cannot succeed however often it is tried: it fails with this message. */
 class ExportFailure extends Error {}
@@ -174,41 +176,45 @@ export class ExportRunner {
     let position: ExportPosition | undefined = job.after_id && job.after_created_at ? { createdAt: job.after_created_at, id: job.after_id } : undefined;
     let progress = job.progress;
     let seq = job.parts;
-    let pending: string[] = [];
-    let pendingChars = 0;
-    let pendingRecords = 0;
-    if (seq === 0) pending.push(job.format === 'csv' ? csvHeader(columns) : JSON_OPEN);
+    const part = new PartBuffer(partBytes);
+    let partRecords = 0;
+    if (seq === 0) part.append(job.format === 'csv' ? csvHeader(columns) : JSON_OPEN);
     let pageSize = FIRST_PAGE_RECORDS;
     for (;;) {
       if (this.stopping) throw new Stopping();
       const rows = await recordPage(db, scope, position, pageSize);
       const done = rows.length < pageSize;
-      if (rows.length > 0) {
-        const records = rows.map(toDto);
-        const text = job.format === 'csv' ? csvRows(records, columns) : jsonRecords(records, progress + pendingRecords);
-        pending.push(text);
-        pendingChars += text.length;
-        pendingRecords += rows.length;
-        const last = rows[rows.length - 1]!;
-        position = { createdAt: last.created_at, id: last.id };
-        // Pages come to about pageBytes of output whatever the records' size, so a page of large records stays small.
-        pageSize = Math.max(MIN_PAGE_RECORDS, Math.min(MAX_PAGE_RECORDS, Math.floor(pageBytes / Math.max(1, text.length / rows.length))));
+      const count = rows.length;
+      const last = rows[count - 1];
+      if (last) position = { createdAt: last.created_at, id: last.id };
+      const before = part.length;
+      // A few records at a time, each let go of once written: the text stays in small pieces and the rows die young
+      // (a page held while it is written would outlive the collections of the young generation and be promoted, to
+      // pile up as garbage until a full collection; bench/RESULTS.md, "Exports").
+      while (rows.length > 0) {
+        const records = rows.splice(0, TEXT_RECORDS).map(toDto);
+        part.append(job.format === 'csv' ? csvRows(records, columns) : jsonRecords(records, progress + partRecords));
+        partRecords += records.length;
       }
-      if (done && job.format === 'json') pending.push(JSON_CLOSE);
-      if (done || pendingChars >= partBytes) {
+      if (count > 0) {
+        // Pages come to about pageBytes of output whatever the records' size, so a page of large records stays small.
+        const perRecord = Math.max(1, (part.length - before) / count);
+        pageSize = Math.max(MIN_PAGE_RECORDS, Math.min(MAX_PAGE_RECORDS, Math.floor(pageBytes / perRecord)));
+      }
+      if (done && job.format === 'json') part.append(JSON_CLOSE);
+      if (done || part.length >= partBytes) {
         const written = await writePart(db, job, this.owner, {
           seq,
-          data: Buffer.from(pending.join(''), 'utf8'),
-          progress: progress + pendingRecords,
+          data: part.bytes(),
+          progress: progress + partRecords,
           position,
           last: done ? { ttlHours } : undefined,
         });
         if (!written) throw new LeaseLost();
         seq++;
-        progress += pendingRecords;
-        pending = [];
-        pendingChars = 0;
-        pendingRecords = 0;
+        progress += partRecords;
+        partRecords = 0;
+        part.clear();
       }
       if (done) return;
     }
@@ -235,5 +241,38 @@ export class ExportRunner {
       after = until;
     }
     return [...paths].sort();
+  }
+}
+
+/**
+ * The part being written: text encoded into one buffer as it comes, kept and reused from part to part, so a job makes
+ * no large object per part (a string joined from the pieces, or a fresh buffer) for the garbage collector to find.
+ */
+class PartBuffer {
+  private buffer: Buffer;
+  length = 0;
+
+  constructor(capacity: number) {
+    // A part is written once it reaches `capacity`, so it overshoots by at most one piece of text.
+    this.buffer = Buffer.allocUnsafe(capacity + 64 * 1024);
+  }
+
+  append(text: string): void {
+    const size = Buffer.byteLength(text, 'utf8');
+    if (this.length + size > this.buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + size));
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    this.length += this.buffer.write(text, this.length, 'utf8');
+  }
+
+  /** The part's bytes: a view, valid until the next clear() (the database driver has copied them by then). */
+  bytes(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  clear(): void {
+    this.length = 0;
   }
 }

@@ -156,7 +156,7 @@ export const migrations: Migration[] = [
     version: 6,
     name: 'exports and their files',
     // A job and its file live in the database, so any replica can run, resume or serve it, and a restart loses
-    // nothing. The file is written as ~1 MB parts: each part commits with the job's position (the last record it
+    // nothing. The file is written as parts of about 1 MB: each part commits with the job's position (the last record it
     // holds, in (created_at, id) order) and progress, so a job taken over after its process stopped resumes after
     // the last committed part and never writes a record twice. `owner` and `heartbeat_at` are the running process's
     // lease; `columns` is the CSV's collection_data header, fixed before the first row is written.
@@ -193,6 +193,9 @@ export const migrations: Migration[] = [
         data bytea not null,
         primary key (export_id, seq)
       );
+      -- Uncompressed, so a download reads a part in small slices, each fetching only its own TOAST chunks (a
+      -- compressed value is decompressed from its start for every slice); a file takes its own size on disk.
+      alter table records.export_parts alter column data set storage external;
     `,
   },
 ];

@@ -256,9 +256,28 @@ export async function deleteExpiredExports(db: ExportDb, limit: number): Promise
   return result.rows.map((r) => r.id);
 }
 
-/** One part of a finished job's file; undefined past the last one (or when the sweep deleted them meanwhile). */
-export async function readPart(db: ExportDb, id: string, seq: number): Promise<Buffer | undefined> {
-  const row = await db.selectFrom('records.export_parts').select('data').where('export_id', '=', id).where('seq', '=', seq).executeTakeFirst();
+/** A part's size in bytes, undefined when it is gone (the sweep deleted the job meanwhile). */
+export async function partSize(db: ExportDb, id: string, seq: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('records.export_parts')
+    .select(sql<number>`octet_length(data)`.as('size'))
+    .where('export_id', '=', id)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
+  return row?.size;
+}
+
+/**
+ * `length` bytes of a part from byte `offset` (0-based). The part is stored uncompressed (migration 6), so the slice
+ * reads only its own TOAST chunks; and a slice small enough travels as a short-lived value, not a large object.
+ */
+export async function readPartSlice(db: ExportDb, id: string, seq: number, offset: number, length: number): Promise<Buffer | undefined> {
+  const row = await db
+    .selectFrom('records.export_parts')
+    .select(sql<Uint8Array>`substring(data from ${offset + 1}::int for ${length}::int)`.as('data'))
+    .where('export_id', '=', id)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
   if (!row) return undefined;
   return Buffer.isBuffer(row.data) ? row.data : Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength);
 }
