@@ -22,7 +22,7 @@ beforeAll(async () => {
   await pgSource.query(`create table items (id serial primary key, title text, sku text, price numeric(10,2), big bigint, payload bytea, tags jsonb, updated_at timestamptz not null default now())`);
   mySource = await sourceMysql();
   await mySource.connection.query(
-    `create table parts (id int auto_increment primary key, label varchar(200), weight double, blob_col varbinary(16), big bigint, updated_at datetime(3) not null)`,
+    `create table parts (id int auto_increment primary key, label varchar(200), weight double, price decimal(10,2), blob_col varbinary(16), big bigint, updated_at datetime(3) not null)`,
   );
 }, 60_000);
 afterAll(async () => {
@@ -159,7 +159,7 @@ describe('pulling from PostgreSQL', () => {
     const bolt = await request(stack.records.instance.app).get(`/records/${stored.find((r) => r.name === 'Hex bolt M8')!.id}`).set(stack.records.as(tenant, ['records']));
     expect(bolt.body.source_type).toBe('connector');
     expect(bolt.body.source_name).toBe('catalogue');
-    expect(bolt.body.collection_data).toMatchObject({ sku: 'HB-8', price: '1.25', big: '9007199254740993', payload: 'AQI=', tags: { din: '933' } });
+    expect(bolt.body.collection_data).toMatchObject({ sku: 'HB-8', price: 1.25, big: '9007199254740993', payload: 'AQI=', tags: { din: '933' } });
     expect(bolt.body.collection_data.updated_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
 
     await pgSource.query(`insert into items (title, sku, updated_at) values ('Spring washer M8', 'SW-8', now() + interval '1 second')`);
@@ -219,7 +219,7 @@ describe('pulling from PostgreSQL', () => {
 describe('pulling from MariaDB', () => {
   it('lands the rows in records, and a second pull with :last_pull fetches only the new rows', async () => {
     await mySource.connection.query(
-      `insert into parts (label, weight, blob_col, big, updated_at) values ('Gear A', 1.5, x'00ff', 9007199254740993, utc_timestamp(3) - interval 1 hour), ('Gear B', 2, null, 3, utc_timestamp(3) - interval 1 hour), ('Gear C', 2.5, null, 4, utc_timestamp(3) - interval 1 hour)`,
+      `insert into parts (label, weight, price, blob_col, big, updated_at) values ('Gear A', 1.5, 19.90, x'00ff', 9007199254740993, utc_timestamp(3) - interval 1 hour), ('Gear B', 2, null, null, 3, utc_timestamp(3) - interval 1 hour), ('Gear C', 2.5, null, null, 4, utc_timestamp(3) - interval 1 hour)`,
     );
     const tenant = randomUUID();
     const created = await api(tenant).post('/connectors', {
@@ -228,7 +228,7 @@ describe('pulling from MariaDB', () => {
       collection: 'my-parts',
       record_type: 'part',
       connection_config: { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: mySource.database },
-      query: 'select id as source_id, label, weight, blob_col, big, updated_at from parts where updated_at > :last_pull or :last_pull is null order by id',
+      query: 'select id as source_id, label, weight, price, blob_col, big, updated_at from parts where updated_at > :last_pull or :last_pull is null order by id',
       name_column: 'label',
       batch_size: 2,
     });
@@ -238,7 +238,7 @@ describe('pulling from MariaDB', () => {
     const stored = await stack.recordsOf(tenant, 'my-parts');
     expect(stored.map((r) => r.name).sort()).toEqual(['Gear A', 'Gear B', 'Gear C']);
     const gear = await request(stack.records.instance.app).get(`/records/${stored.find((r) => r.name === 'Gear A')!.id}`).set(stack.records.as(tenant, ['records']));
-    expect(gear.body.collection_data).toMatchObject({ weight: 1.5, blob_col: 'AP8=', big: '9007199254740993' });
+    expect(gear.body.collection_data).toMatchObject({ weight: 1.5, price: 19.9, blob_col: 'AP8=', big: '9007199254740993' });
     expect(gear.body.collection_data.updated_at).toMatch(/Z$/);
 
     await mySource.connection.query(`insert into parts (label, updated_at) values ('Gear D', utc_timestamp(3) + interval 1 second)`);

@@ -3,7 +3,7 @@ import { BSON } from 'mongodb';
 import { CredentialCipher, UndecryptableError } from './cipher';
 import { bindLastPull, bindMongoFilter } from './last-pull';
 import { scrub, secretsOf } from './scrub';
-import { toJson } from './values';
+import { decimalValue, toJson } from './values';
 
 const K1 = 'a'.repeat(64);
 const K2 = Buffer.alloc(32, 7).toString('base64');
@@ -68,6 +68,20 @@ describe('scrub', () => {
   });
 });
 
+describe('decimalValue', () => {
+  it('reads a decimal as a number while a double holds every significant digit, and keeps the text otherwise', () => {
+    expect(decimalValue('1.25')).toBe(1.25);
+    expect(decimalValue('12.50')).toBe(12.5);
+    expect(decimalValue('-0.001')).toBe(-0.001);
+    expect(decimalValue('2500')).toBe(2500);
+    expect(decimalValue('123456789012345')).toBe(123456789012345);
+    expect(decimalValue('1234567890123456')).toBe('1234567890123456');
+    expect(decimalValue('0.1234567890123456')).toBe('0.1234567890123456');
+    expect(decimalValue('NaN')).toBe('NaN');
+    expect(decimalValue('Infinity')).toBe('Infinity');
+  });
+});
+
 describe('toJson', () => {
   it('turns driver values into JSON', () => {
     expect(toJson(new Date('2024-05-06T07:08:09.010Z'))).toBe('2024-05-06T07:08:09.010Z');
@@ -76,7 +90,8 @@ describe('toJson', () => {
     expect(toJson(2n ** 60n)).toBe('1152921504606846976');
     expect(toJson(Number.NaN)).toBe('NaN');
     expect(toJson(new BSON.ObjectId('65a1b2c3d4e5f60718293a4b'))).toBe('65a1b2c3d4e5f60718293a4b');
-    expect(toJson(BSON.Decimal128.fromString('12.50'))).toBe('12.50');
+    expect(toJson(BSON.Decimal128.fromString('12.50'))).toBe(12.5);
+    expect(toJson(BSON.Decimal128.fromString('1234567890.1234567'))).toBe('1234567890.1234567');
     expect(toJson(BSON.Long.fromString('9007199254740993'))).toBe('9007199254740993');
     expect(toJson(neo4j.int(42))).toBe(42);
     expect(toJson(neo4j.int('9007199254740993'))).toBe('9007199254740993');

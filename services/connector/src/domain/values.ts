@@ -9,6 +9,21 @@ function integerOf(value: bigint): number | string {
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
 }
 
+/** Significant digits a double holds exactly: a decimal with more keeps its text, so no digit is lost. */
+const EXACT_DIGITS = 15;
+
+/**
+ * A fixed-point decimal's text (PostgreSQL numeric, MySQL DECIMAL, MongoDB Decimal128) as a number when a double
+ * holds it exactly to its last significant digit (so `12.50` is 12.5 and filters and stats see a number), else as
+ * the text itself (`NaN`, infinities and longer values).
+ */
+export function decimalValue(text: string): number | string {
+  const m = /^[+-]?(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!m || (m[1] === '' && (m[2] ?? '') === '')) return text;
+  const digits = `${m[1]}${(m[2] ?? '').replace(/0+$/, '')}`.replace(/^0+/, '');
+  return digits.length <= EXACT_DIGITS ? Number(text) : text;
+}
+
 /** A BSON value the MongoDB driver returns (ObjectId, Decimal128, Long, Binary, Timestamp, …), by its `_bsontype`. */
 function bsonValue(value: { _bsontype: string } & Record<string, unknown>): Json {
   switch (value._bsontype) {
@@ -23,8 +38,10 @@ function bsonValue(value: { _bsontype: string } & Record<string, unknown>): Json
     case 'Double':
     case 'Int32':
       return Number((value as unknown as { valueOf(): number }).valueOf());
+    case 'Decimal128':
+      return decimalValue(String(value));
     default:
-      // Decimal128, Timestamp, UUID, BSONRegExp, Code, MinKey, MaxKey: their own text form.
+      // Timestamp, UUID, BSONRegExp, Code, MinKey, MaxKey: their own text form.
       return String(value);
   }
 }
@@ -33,7 +50,8 @@ function bsonValue(value: { _bsontype: string } & Record<string, unknown>): Json
  * A value a driver returned, as JSON that records can store:
  * - Date → ISO 8601 text (an invalid date → null); Buffer and other bytes → base64 text;
  * - bigint, MongoDB Long and Neo4j Integer → a number while it is a safe integer, else its decimal text;
- * - NaN and ±Infinity → their text; MongoDB ObjectId → its hex text; Decimal128 and other BSON types → their text;
+ * - NaN and ±Infinity → their text; MongoDB ObjectId → its hex text; Decimal128 → decimalValue; other BSON types →
+ *   their text;
  * - Neo4j nodes and relationships → their properties; paths → the list of their nodes' properties; temporal values
  *   → their ISO text; points → {srid, x, y[, z]};
  * - arrays and plain objects → the same, converted; anything else with toJSON → what toJSON gives, else its text.

@@ -1,5 +1,6 @@
 import mysql from 'mysql2';
 import { bindLastPull } from '../domain/last-pull';
+import { decimalValue } from '../domain/values';
 import { resolveHost } from '../net/address-guard';
 import type { Pages, PullOptions, Row } from './types';
 
@@ -32,6 +33,12 @@ export async function* mysqlPages(config: MysqlConfig, query: string, opts: Pull
     connectTimeout: opts.connectTimeoutMs,
     timezone: 'Z',
     supportBigNumbers: true,
+    // DECIMAL as a number when a double holds it exactly, else its text (decimalValue), as for PostgreSQL's numeric.
+    typeCast: (field, next) => {
+      if (field.type !== 'NEWDECIMAL' && field.type !== 'DECIMAL') return next();
+      const text = field.string();
+      return text === null ? null : decimalValue(text);
+    },
     multipleStatements: false,
   });
   connection.on('error', () => undefined);

@@ -1,8 +1,12 @@
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
 import { bindLastPull } from '../domain/last-pull';
+import { decimalValue } from '../domain/values';
 import { RefusedHostError, resolveHost } from '../net/address-guard';
 import type { Pages, PullOptions } from './types';
+
+const INT8 = 20;
+const NUMERIC = 1700;
 
 /** bigint (int8): a number while it is a safe integer, else its decimal text (toJson's rule for integers). */
 function int8(text: string): number | string {
@@ -11,12 +15,12 @@ function int8(text: string): number | string {
 }
 
 /**
- * Type parsers of the tenant's rows: pg's defaults, but never the process-wide ones Trove's own database sets (it
+ * Type parsers of the tenant's rows: pg's defaults, numeric as decimalValue reads it, but never the process-wide ones Trove's own database sets (it
  * reads int8 as Number, which would round a large bigint of a tenant's row).
  */
 const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 && format !== 'binary' ? int8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    format === 'binary' ? pg.types.getTypeParser(oid, format) : oid === INT8 ? int8 : oid === NUMERIC ? decimalValue : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** The query as one statement: a trailing semicolon would end the DECLARE around it. */
