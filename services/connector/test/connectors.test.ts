@@ -114,6 +114,15 @@ describe('connectors: create, list, delete', () => {
     const filter = await api(tenant).post('/connectors', pgConnector({ connector_type: 'mongodb', connection_config: { uri: 'mongodb://m', database: 'd', collection: 'c' }, query: 'select 1' }));
     expect(filter.status).toBe(422);
     expect(filter.body.detail[0]).toMatchObject({ loc: ['body', 'query'] });
+
+    // A misspelt field is refused, not silently dropped: in the body, and in the settings (still never echoed).
+    const typo = await api(tenant).post('/connectors', pgConnector({ shedule: '0 * * * *' }));
+    expect(typo.status).toBe(422);
+    expect(typo.body.detail[0]).toMatchObject({ loc: ['body', 'shedule'], type: 'extra_forbidden' });
+    const settingsTypo = await api(tenant).post('/connectors', pgConnector({ connector_type: 'mysql', connection_config: { host: 'h', user: 'u', pasword: 'Pw-not-echoed', password: '', database: 'd' } }));
+    expect(settingsTypo.status).toBe(422);
+    expect(settingsTypo.body.detail[0]).toMatchObject({ loc: ['body', 'connection_config', 'pasword'], type: 'extra_forbidden', input: '***REDACTED***' });
+    expect(JSON.stringify(settingsTypo.body)).not.toContain('Pw-not-echoed');
     expect((await api(tenant).get('/connectors')).body).toEqual([]);
   });
 

@@ -14,18 +14,18 @@ export const QUERY_MAX = 100_000;
 const text = (max: number) => z.string().trim().min(1).max(max);
 const uriWith = (schemes: RegExp, expected: string) => text(4096).regex(schemes, `must be a URI starting with ${expected}`);
 
-/** connection_config by connector type (spec, Connectors); unknown keys are dropped, never stored. */
+/** connection_config by connector type (spec, Connectors); an unknown key is 422, as everywhere in a body. */
 export const CONNECTION_CONFIGS = {
-  postgresql: z.object({ dsn: uriWith(/^postgres(ql)?:\/\/./i, 'postgresql:// or postgres://') }),
-  mysql: z.object({
+  postgresql: z.strictObject({ dsn: uriWith(/^postgres(ql)?:\/\/./i, 'postgresql:// or postgres://') }),
+  mysql: z.strictObject({
     host: text(255),
     port: z.number().int().min(1).max(65535).default(3306),
     user: text(255),
     password: z.string().max(1024),
     database: text(255),
   }),
-  mongodb: z.object({ uri: uriWith(/^mongodb(\+srv)?:\/\/./i, 'mongodb:// or mongodb+srv://'), database: text(255), collection: text(255) }),
-  neo4j: z.object({
+  mongodb: z.strictObject({ uri: uriWith(/^mongodb(\+srv)?:\/\/./i, 'mongodb:// or mongodb+srv://'), database: text(255), collection: text(255) }),
+  neo4j: z.strictObject({
     uri: uriWith(/^(neo4j|bolt)(\+s|\+ssc)?:\/\/./i, 'neo4j://, bolt:// (or their +s, +ssc forms)'),
     user: text(255),
     password: z.string().max(1024),
@@ -63,10 +63,10 @@ const common = {
   batch_size: z.number().int().min(1).max(BATCH_SIZE_MAX).default(BATCH_SIZE_DEFAULT),
 };
 
-const anyType = z.object({ ...common, connector_type: z.enum(CONNECTOR_TYPES), connection_config: z.record(z.string(), z.unknown()) });
+const anyType = z.strictObject({ ...common, connector_type: z.enum(CONNECTOR_TYPES), connection_config: z.record(z.string(), z.unknown()) });
 
 function bodyOf(type: ConnectorType) {
-  const schema = z.object({ ...common, connector_type: z.literal(type), connection_config: CONNECTION_CONFIGS[type] });
+  const schema = z.strictObject({ ...common, connector_type: z.literal(type), connection_config: CONNECTION_CONFIGS[type] });
   return type === 'mongodb' ? schema.refine((b) => mongoFilter(b.query), { path: ['query'], message: 'must be a JSON object (a MongoDB filter)' }) : schema;
 }
 
