@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@trove/platform';
-import { JSON_CLOSE, JSON_OPEN, csvHeader, csvRows, jsonRecords } from './domain/export-format';
+import { JSON_CLOSE, JSON_OPEN, csvHeader, csvRows, jsonRecords, recordJson } from './domain/export-format';
 import {
   claimExports,
   dataPaths,
@@ -17,7 +17,7 @@ import {
   type ExportRow,
   type ExportScope,
 } from './store/exports';
-import { toDto } from './store/records';
+import { toDto, type RecordRow } from './store/records';
 
 export interface ExportRunnerOptions {
   db: ExportDb;
@@ -182,7 +182,7 @@ export class ExportRunner {
     let pageSize = FIRST_PAGE_RECORDS;
     for (;;) {
       if (this.stopping) throw new Stopping();
-      const rows = await recordPage(db, scope, position, pageSize);
+      const rows = await recordPage(db, scope, position, pageSize, { dataAsText: job.format === 'json' });
       const done = rows.length < pageSize;
       const count = rows.length;
       const last = rows[count - 1];
@@ -192,9 +192,13 @@ export class ExportRunner {
       // (a page held while it is written would outlive the collections of the young generation and be promoted, to
       // pile up as garbage until a full collection; bench/RESULTS.md, "Exports").
       while (rows.length > 0) {
-        const records = rows.splice(0, TEXT_RECORDS).map(toDto);
-        part.append(job.format === 'csv' ? csvRows(records, columns) : jsonRecords(records, progress + partRecords));
-        partRecords += records.length;
+        const batch = rows.splice(0, TEXT_RECORDS);
+        part.append(
+          job.format === 'csv'
+            ? csvRows(batch.map((r) => toDto(r as RecordRow)), columns)
+            : jsonRecords(batch.map((r) => recordJson(toDto({ ...r, collection_data: {} }), r.collection_data as string)), progress + partRecords),
+        );
+        partRecords += batch.length;
       }
       if (count > 0) {
         // Pages come to about pageBytes of output whatever the records' size, so a page of large records stays small.

@@ -1,5 +1,5 @@
 import type { RecordDto } from '@trove/contracts';
-import { RECORD_COLUMNS, csvHeader, csvRows, flattenData, jsonRecords, JSON_CLOSE, JSON_OPEN } from './export-format';
+import { RECORD_COLUMNS, csvHeader, csvRows, flattenData, jsonRecords, JSON_CLOSE, JSON_OPEN, recordJson } from './export-format';
 
 function record(overrides: Partial<RecordDto> = {}): RecordDto {
   return {
@@ -78,8 +78,17 @@ describe('JSON', () => {
     const a = record();
     const b = record({ id: '00000000-0000-4000-8000-000000000002' });
     const c = record({ id: '00000000-0000-4000-8000-000000000003' });
-    const text = JSON_OPEN + jsonRecords([a], 0) + jsonRecords([b, c], 1) + jsonRecords([], 3) + JSON_CLOSE;
+    const json = (r: typeof a) => recordJson(r, JSON.stringify(r.collection_data));
+    const text = JSON_OPEN + jsonRecords([json(a)], 0) + jsonRecords([json(b), json(c)], 1) + jsonRecords([], 3) + JSON_CLOSE;
     expect(JSON.parse(text)).toEqual([a, b, c]);
     expect(JSON.parse(JSON_OPEN + JSON_CLOSE)).toEqual([]);
+  });
+
+  it("writes a record's collection_data as the stored JSON text, in the record's own place, whatever its text fields hold", () => {
+    const r = record({ name: 'A "collection_data": {} trap $& $1', description: '\\u0000collection_data\\u0000' });
+    const stored = '{"size": {"d": 8}, "tags": ["a", "b"], "note": "$&"}';
+    const text = recordJson(r, stored);
+    expect(JSON.parse(text)).toEqual({ ...r, collection_data: { size: { d: 8 }, tags: ['a', 'b'], note: '$&' } });
+    expect(Object.keys(JSON.parse(text))).toEqual(Object.keys(r));
   });
 });

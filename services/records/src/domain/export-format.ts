@@ -83,8 +83,20 @@ export function csvRows(records: readonly RecordDto[], dataPaths: readonly strin
 export const JSON_OPEN = '[\n';
 export const JSON_CLOSE = '\n]\n';
 
-export function jsonRecords(records: readonly RecordDto[], written: number): string {
+/**
+ * Stands for collection_data while a record is stringified, to be replaced by its stored JSON text: JSON.stringify
+ * writes the NUL characters as `\u0000`, which no stored text holds (storable text has no NUL), so it is found once.
+ */
+const DATA_SLOT = '\u0000collection_data\u0000';
+const DATA_SLOT_JSON = JSON.stringify(DATA_SLOT);
+
+/** A record as JSON text, its collection_data given as JSON text already (the export reads it so from PostgreSQL). */
+export function recordJson(record: Omit<RecordDto, 'collection_data'>, dataJson: string): string {
+  return JSON.stringify({ ...record, collection_data: DATA_SLOT }).replace(DATA_SLOT_JSON, () => dataJson);
+}
+
+export function jsonRecords(records: readonly string[], written: number): string {
   if (records.length === 0) return '';
-  const body = records.map((r) => JSON.stringify(r)).join(',\n');
+  const body = records.join(',\n');
   return written === 0 ? body : `,\n${body}`;
 }

@@ -307,8 +307,21 @@ export async function positionAt(db: ExportDb, scope: ExportScope, after: Export
   return row ? { createdAt: row.created_at, id: row.id } : undefined;
 }
 
-/** The next `limit` records of the scope after `after`, oldest first, in full with their indexing status. */
-export async function recordPage(db: ExportDb, scope: ExportScope, after: ExportPosition | undefined, limit: number): Promise<RecordRow[]> {
+/** A record of an export page; with `dataAsText`, its collection_data is the stored JSON text, not parsed. */
+export type ExportRecordRow = Omit<RecordRow, 'collection_data'> & { collection_data: Record<string, unknown> | string };
+
+/**
+ * The next `limit` records of the scope after `after`, oldest first, in full with their indexing status. With
+ * `dataAsText`, collection_data comes as PostgreSQL's JSON text: a JSON export writes it as it is, and neither the
+ * driver's parse nor a stringify makes objects of it.
+ */
+export async function recordPage(
+  db: ExportDb,
+  scope: ExportScope,
+  after: ExportPosition | undefined,
+  limit: number,
+  opts: { dataAsText?: boolean } = {},
+): Promise<ExportRecordRow[]> {
   return scoped(db, scope, after)
     .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
     .select([
@@ -319,7 +332,7 @@ export async function recordPage(db: ExportDb, scope: ExportScope, after: Export
       'r.description_llm',
       'r.collection',
       'r.record_type',
-      'r.collection_data',
+      opts.dataAsText ? sql<string>`r.collection_data::text`.as('collection_data') : 'r.collection_data',
       'r.status',
       'r.visibility',
       'r.generation',
