@@ -133,6 +133,7 @@ export const configSchema = z
     OPEN_DATABASE_URL: optionalUrl,
     MCP_DATABASE_URL: optionalUrl,
     CONNECTOR_DATABASE_URL: optionalUrl,
+    BILLING_DATABASE_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     KAFKA_BROKERS: z
