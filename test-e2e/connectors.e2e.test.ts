@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import mysql from 'mysql2/promise';
 import { createTestDatabase, eventually, type TestDatabase } from '@trove/testing';
 import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
 
@@ -77,6 +78,69 @@ it('pulls a PostgreSQL table through the gateway and search finds the pulled rec
 
   const again = await api('POST', `/api/v1/connectors/${created.body.id}/pull`, { headers: bearer(admin) });
   expect(again.body).toMatchObject({ status: 'completed', records_pulled: 0 });
+
+  // A row changed after the last pull: the next pull reads it alone.
+  await source.database.db.insertInto('catalogue').values({ title: 'Stainless washer', standard: 'DIN 125', updated_at: new Date() }).execute();
+  const third = await api('POST', `/api/v1/connectors/${created.body.id}/pull`, { headers: bearer(admin) });
+  expect(third.body).toMatchObject({ status: 'completed', records_pulled: 1, records_uploaded: 1 });
+  await eventually(async () => {
+    const found = await api('POST', '/api/v1/search/pulled-parts', { headers: bearer(admin), body: { query: 'washer' } });
+    expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['Stainless washer']);
+  }, 20_000);
+});
+
+it('pulls a MariaDB table through the gateway and search finds the pulled records; a second pull reads only new rows', async () => {
+  const database = `trove_e2e_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const maria = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', timezone: 'Z' });
+  try {
+    await maria.query(`create database ${database}`);
+    await maria.query(`use ${database}`);
+    await maria.query('create table tools (id int auto_increment primary key, label varchar(200), price decimal(10,2), changed_at datetime(3) not null)');
+    await maria.query("insert into tools (label, price, changed_at) values ('Cordless drill', 129.90, utc_timestamp(3) - interval 1 hour), ('Torque wrench', 89.50, utc_timestamp(3) - interval 1 hour)");
+    const created = await api('POST', '/api/v1/connectors', {
+      headers: bearer(admin),
+      body: {
+        name: 'tools',
+        connector_type: 'mysql',
+        collection: 'pulled-tools',
+        record_type: 'tool',
+        connection_config: { host: '127.0.0.1', port: 3306, user: 'root', password: '', database },
+        query: 'select id as source_id, label, price from tools where changed_at > :last_pull',
+        name_column: 'label',
+      },
+    });
+    expect(created.status).toBe(201);
+    const first = await api('POST', `/api/v1/connectors/${created.body.id}/pull`, { headers: bearer(admin) });
+    expect(first.body).toMatchObject({ status: 'completed', records_pulled: 2, records_uploaded: 2 });
+    await eventually(async () => {
+      const found = await api('POST', '/api/v1/search/pulled-tools', { headers: bearer(admin), body: { query: 'drill' } });
+      expect(found.body.results).toEqual([expect.objectContaining({ name: 'Cordless drill', source_type: 'connector', collection_data: expect.objectContaining({ price: 129.9 }) })]);
+    }, 20_000);
+
+    await maria.query("insert into tools (label, price, changed_at) values ('Spirit level', 24.00, utc_timestamp(3))");
+    const second = await api('POST', `/api/v1/connectors/${created.body.id}/pull`, { headers: bearer(admin) });
+    expect(second.body).toMatchObject({ status: 'completed', records_pulled: 1, records_uploaded: 1 });
+    await eventually(async () => {
+      const found = await api('POST', '/api/v1/search/pulled-tools', { headers: bearer(admin), body: { query: 'spirit level' } });
+      expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['Spirit level']);
+    }, 20_000);
+  } finally {
+    await maria.query(`drop database if exists ${database}`);
+    await maria.end();
+  }
+});
+
+it('needs the admin scope on every connector path', async () => {
+  const key = await api('POST', '/api/v1/auth/keys', { headers: bearer(admin), body: { name: 'no admin', scopes: ['records', 'search', 'upload'] } });
+  const headers = bearer(key.body.key);
+  const id = randomUUID();
+  const answers = [
+    await api('GET', '/api/v1/connectors', { headers }),
+    await api('POST', '/api/v1/connectors', { headers, body: connector() }),
+    await api('POST', `/api/v1/connectors/${id}/pull`, { headers }),
+    await api('DELETE', `/api/v1/connectors/${id}`, { headers }),
+  ];
+  expect(answers.map((a) => a.status)).toEqual([403, 403, 403, 403]);
 });
 
 it('answers 422 for an unknown type, a missing field and a bad cron expression', async () => {
