@@ -9,8 +9,8 @@ import { IngestionUploader } from '../src/ingestion-upload';
 import { PullService } from '../src/pull-service';
 import { reencryptConnectors } from '../src/reencrypt';
 import { sourceOpener } from '../src/sources';
-import type { MongoClientFactory } from '../src/sources/mongodb';
 import type { Neo4jDriverFactory } from '../src/sources/neo4j';
+import { startMongoWireStandIn, type MongoWireStandIn } from './mongo-wire-stand-in';
 import { KEY_A, KEY_B, sourceMysql, startStack, type Stack } from './stack';
 
 let stack: Stack;
@@ -105,55 +105,14 @@ describe('re-encryption under a new key', () => {
 });
 
 /*
- * No MongoDB or Neo4j server can run on this machine (mongodb-memory-server downloads a binary; no npm package ships a
- * Bolt server or a real MongoDB wire-protocol server). These tests stand in for the drivers at their boundary, as
- * their documentation describes them (MongoClient/collection.find with batchSize; driver.session().run() as an async
- * iterable of Records), and drive everything of ours around them for real: the pull, ingestion and records.
+ * No Neo4j server can run on this machine, and no npm package ships a Bolt server. This test stands in for the driver at
+ * its boundary, as its documentation describes it (driver.session().run() as an async iterable of Records), and drives
+ * everything of ours around it for real: the pull, ingestion and records. (MongoDB, below, runs the real driver
+ * against a wire-protocol stand-in.)
  */
-describe('MongoDB and Neo4j, against driver stand-ins (no real server can run here)', () => {
+describe('Neo4j, against a driver stand-in (no real server can run here)', () => {
   beforeAll(() => {
-    console.warn('connector drivers.test.ts: MongoDB and Neo4j pulls ran against stand-ins of their drivers, NOT real servers (none can run on this machine)');
-  });
-
-  it('MongoDB [driver stand-in]: binds ":last_pull" in the filter as a date, asks for batches of batch_size and ingests the documents', async () => {
-    const seen: { filter?: unknown; batchSize?: number; closed: number } = { closed: 0 };
-    const { BSON } = await import('mongodb');
-    const docs = [
-      { _id: new BSON.ObjectId(), title: 'Doc one', price: BSON.Decimal128.fromString('9.90'), at: new Date('2024-01-01T00:00:00Z') },
-      { _id: new BSON.ObjectId(), title: 'Doc two', count: BSON.Long.fromNumber(5) },
-      { _id: new BSON.ObjectId(), title: 'Doc three' },
-    ];
-    const makeClient: MongoClientFactory = () =>
-      ({
-        connect: async () => undefined,
-        close: async () => void seen.closed++,
-        db: () => ({
-          collection: () => ({
-            find: (filter: unknown, options: { batchSize: number }) => {
-              seen.filter = filter;
-              seen.batchSize = options.batchSize;
-              return Object.assign((async function* () { yield* docs; })(), { close: async () => undefined });
-            },
-          }),
-        }),
-      }) as never;
-    const tenant = randomUUID();
-    const created = await post(stack.connector, tenant, '/connectors', {
-      name: 'mongo',
-      connector_type: 'mongodb',
-      collection: 'mongo-docs',
-      record_type: 'doc',
-      connection_config: { uri: 'mongodb://reader:pw@mongo.example.com:27017', database: 'shop', collection: 'docs' },
-      query: '{"updated": {"$gt": ":last_pull"}}',
-      name_column: 'title',
-      batch_size: 2,
-    });
-    const result = await pulls({ mongodb: makeClient }).pull(tenant, created.body.id, { tenantId: tenant, principal: 'test', scopes: ['admin'] });
-    expect(result).toMatchObject({ status: 'completed', records_pulled: 3, records_uploaded: 3 });
-    expect(seen.filter).toEqual({ updated: { $gt: new Date(0) } });
-    expect(seen.batchSize).toBe(2);
-    expect(seen.closed).toBe(1);
-    expect((await stack.recordsOf(tenant, 'mongo-docs')).map((r) => r.name).sort()).toEqual(['Doc one', 'Doc three', 'Doc two']);
+    console.warn('connector drivers.test.ts: Neo4j pulls ran against a stand-in of its driver, NOT a real server (none can run on this machine)');
   });
 
   it('Neo4j [driver stand-in]: binds $last_pull as a DateTime, streams records with fetchSize batch_size, and takes node properties', async () => {
@@ -199,5 +158,78 @@ describe('MongoDB and Neo4j, against driver stand-ins (no real server can run he
     const stored = await stack.recordsOf(tenant, 'graph-parts');
     const gear = await request(stack.records.instance.app).get(`/records/${stored.find((r) => r.name === 'Gear')!.id}`).set(stack.records.as(tenant, ['records']));
     expect(gear.body.collection_data).toEqual({ part: { teeth: 20 } });
+  });
+});
+
+describe('MongoDB through the real driver, against a wire-protocol stand-in (no MongoDB server can run here)', () => {
+  let mongo: MongoWireStandIn;
+  beforeAll(async () => {
+    console.warn('connector drivers.test.ts: MongoDB pulls ran the real mongodb driver against a wire-protocol stand-in (test/mongo-wire-stand-in.ts), NOT a real server (none can run on this machine)');
+    mongo = await startMongoWireStandIn('shop', 'products');
+  });
+  afterAll(() => mongo?.close());
+
+  it('reads in batches of batch_size with ":last_pull" sent as a date, and a second pull reads only newer documents', async () => {
+    const { BSON } = await import('mongodb');
+    const earlier = new Date(Date.now() - 60_000);
+    const titles = ['Cordless drill', 'Torque wrench', 'Spirit level', 'Hex key set', 'Tape measure'];
+    mongo.documents.push(...titles.map((title, i) => ({ _id: new BSON.ObjectId(), title, price: BSON.Decimal128.fromString(`${10 + i}.90`), stock: BSON.Long.fromNumber(i), updated: earlier })));
+    const tenant = randomUUID();
+    const created = await post(stack.connector, tenant, '/connectors', {
+      name: 'mongo shop',
+      connector_type: 'mongodb',
+      collection: 'mongo-products',
+      record_type: 'product',
+      connection_config: { uri: mongo.uri, database: 'shop', collection: 'products' },
+      query: '{"updated": {"$gt": ":last_pull"}}',
+      name_column: 'title',
+      batch_size: 2,
+    });
+    expect(created.status).toBe(201);
+
+    const first = await post(stack.connector, tenant, `/connectors/${created.body.id}/pull`);
+    expect(first.body).toMatchObject({ status: 'completed', records_pulled: 5, records_uploaded: 5 });
+    const [find, ...getMores] = mongo.commands.splice(0);
+    expect(find).toMatchObject({ find: 'products', $db: 'shop', filter: { updated: { $gt: new Date(0) } }, batchSize: 2 });
+    expect(getMores.map((c) => [Object.keys(c)[0], c.batchSize])).toEqual([
+      ['getMore', 2],
+      ['getMore', 2],
+    ]);
+    expect(mongo.openCursors()).toBe(0);
+    const stored = await stack.recordsOf(tenant, 'mongo-products');
+    expect(stored.map((r) => r.name).sort()).toEqual([...titles].sort());
+    const drill = await request(stack.records.instance.app).get(`/records/${stored.find((r) => r.name === 'Cordless drill')!.id}`).set(stack.records.as(tenant, ['records']));
+    expect(drill.body.collection_data).toMatchObject({ price: 10.9, stock: 0, updated: earlier.toISOString(), _id: expect.stringMatching(/^[0-9a-f]{24}$/) });
+
+    mongo.documents.push({ _id: new BSON.ObjectId(), title: 'Stud finder', updated: new Date() });
+    const second = await post(stack.connector, tenant, `/connectors/${created.body.id}/pull`);
+    expect(second.body).toMatchObject({ status: 'completed', records_pulled: 1, records_uploaded: 1 });
+    const lastPull = (mongo.commands.find((c) => 'find' in c)!.filter as { updated: { $gt: Date } }).updated.$gt;
+    expect(lastPull.getTime()).toBeGreaterThan(earlier.getTime());
+    expect(lastPull.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('answers a failed pull when the database refuses the query, and when it refuses the credentials, naming none', async () => {
+    const tenant = randomUUID();
+    const connector = (uri: string, collection: string) =>
+      post(stack.connector, tenant, '/connectors', {
+        name: collection,
+        connector_type: 'mongodb',
+        collection: 'mongo-refused',
+        record_type: 'product',
+        connection_config: { uri, database: 'shop', collection },
+        query: '{}',
+      });
+    const missing = await connector(mongo.uri, 'elsewhere');
+    const refused = await post(stack.connector, tenant, `/connectors/${missing.body.id}/pull`);
+    expect(refused.status).toBe(200);
+    expect(refused.body).toMatchObject({ status: 'failed', records_pulled: 0, error: expect.stringContaining('elsewhere') });
+
+    const withPassword = await connector(mongo.uri.replace('mongodb://', 'mongodb://reader:S3cret-pw@'), 'products');
+    const unauthorised = await post(stack.connector, tenant, `/connectors/${withPassword.body.id}/pull`);
+    expect(unauthorised.status).toBe(200);
+    expect(unauthorised.body.status).toBe('failed');
+    expect(JSON.stringify(unauthorised.body)).not.toContain('S3cret-pw');
+    expect(JSON.stringify(unauthorised.body)).not.toContain('reader:');
   });
 });
