@@ -36,6 +36,55 @@ describe('parseCsv', () => {
     ]);
   });
 
+  it('reads a semicolon file with decimal commas by its number format: 2.500 is 2500, 1.234,56 and 0,5 are numbers', async () => {
+    const csv = 'name;price;weight;stock\nBolt;1.234,56;0,5;2.500\nNut;2.500;1,25;12\nWasher;0,08;2;1.000\n';
+    const { items } = await read(byteStream(csv));
+    expect(dataOf(items)).toEqual([
+      { name: 'Bolt', price: 1234.56, weight: 0.5, stock: 2500 },
+      { name: 'Nut', price: 2500, weight: 1.25, stock: 12 },
+      { name: 'Washer', price: 0.08, weight: 2, stock: 1000 },
+    ]);
+  });
+
+  it('keeps a number that reads two ways as text when the file does not tell', async () => {
+    const { items } = await read(byteStream('name;stock;code\nBolt;2.500;0042\nNut;1,234;7\n'));
+    expect(dataOf(items)).toEqual([
+      { name: 'Bolt', stock: '2.500', code: '0042' },
+      { name: 'Nut', stock: '1,234', code: 7 },
+    ]);
+  });
+
+  it('reads a semicolon file with decimal points by its number format too', async () => {
+    const { items } = await read(byteStream('name;price;stock\nBolt;0.125;2,500\nNut;1.5;2.500\n'));
+    expect(dataOf(items)).toEqual([
+      { name: 'Bolt', price: 0.125, stock: 2500 },
+      { name: 'Nut', price: 1.5, stock: 2.5 },
+    ]);
+  });
+
+  it('reads decimal commas in a tab-separated file', async () => {
+    const { items } = await read(byteStream('name\tprice\tstock\nBolt\t1,5\t2.500\n'));
+    expect(dataOf(items)).toEqual([{ name: 'Bolt', price: 1.5, stock: 2500 }]);
+  });
+
+  it('reads a comma file as before: decimal points, no thousands separators', async () => {
+    const { items } = await read(byteStream('name,price,stock,size\nBolt,2.500,"1,500","0,5"\n'));
+    expect(dataOf(items)).toEqual([{ name: 'Bolt', price: 2.5, stock: '1,500', size: '0,5' }]);
+  });
+
+  it('reads the rows after the first 1,000 with the number format the first ones showed', async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => `item ${i};${i === 0 ? '0,5' : '2.500'}`);
+    const { items } = await read(byteStream(`name;price\n${rows.join('\n')}\n`, 100));
+    expect(dataOf(items).map((d) => d.price)).toEqual([0.5, ...Array(1199).fill(2500)]);
+  });
+
+  it('gives out the rows read to decide the number format before a row over the size limit ends the file', async () => {
+    const csv = `name;price\nfirst;0,5\nsecond;"${'x'.repeat(5000)}\nthird;3\n`;
+    const { items, error } = await collect(csvParserWithRowLimit(1000)(byteStream(csv, 256), {}));
+    expect(dataOf(items)).toEqual([{ name: 'first', price: 0.5 }]);
+    expect(error!.message).toBe('line 3: a row runs on for more than 1000 bytes (a quote left open?)');
+  });
+
   it('gives the same items when the file arrives one byte at a time', async () => {
     for (const name of ['products.csv', 'products-semicolon-bom.csv', 'malformed.csv']) {
       const whole = await read(fixtureStream(name));

@@ -5,6 +5,7 @@ import { parse, type CsvError } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { decodeText } from './decode';
 import { MAX_RECORD_CHARACTERS, UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
+import { numberReader, type CellReader } from './number-format';
 import { castScalar, setField, truncate } from './values';
 
 // The header line must appear within this much text; beyond it the file is not a CSV with a header row.
@@ -12,6 +13,10 @@ const HEADER_SEARCH_LIMIT = 1024 * 1024;
 // A row this long (in characters) is an unclosed quote running through the file, not data: stop rather than buffer
 // the rest of it. It is the size bound of one record in any file (types.ts).
 const MAX_ROW_BYTES = MAX_RECORD_CHARACTERS;
+// The first rows of a `;` or tab file, read before any is typed, that decide how its numbers are written: at most this
+// many rows, and rows of at most about this many characters in all.
+const NUMBER_SAMPLE_ROWS = 1000;
+const NUMBER_SAMPLE_CHARACTERS = MAX_RECORD_CHARACTERS;
 // Candidates in order of preference when the header line holds as many of one as of another.
 const DELIMITERS = [',', ';', '\t'];
 
@@ -27,8 +32,10 @@ const DELIMITERS = [',', ';', '\t'];
  *   would be refused, so the file is refused before any row is read.
  * - Rows: quoted fields may hold delimiters, line breaks and doubled quotes; a quote inside an unquoted field is kept
  *   as text; empty lines and rows of empty cells are skipped. Every column is kept. Values are trimmed and typed by
- *   castScalar (numbers, booleans; identifiers such as EANs and zero-padded codes stay strings; in a `;` file '12,5'
- *   is 12.5 too). Empty cells are left out of the object rather than set to null, so "no value" looks the same
+ *   castScalar (numbers, booleans; identifiers such as EANs and zero-padded codes stay strings). A `;` or tab file's
+ *   numbers may have a decimal comma and thousands separators: the first rows (up to 1,000, or 1 MB) decide each
+ *   column's decimal separator (number-format.ts), and a number that could be read two ways stays text. A `,` file's
+ *   numbers have a decimal point and no thousands separator. Empty cells are left out of the object rather than set to null, so "no value" looks the same
  *   whether the column is absent or blank.
  * - A row with more fields than the header (other than trailing empty ones) or fewer, or with text after a closing
  *   quote, is one {ok: false} item naming the line it starts on, with the row's text as raw; the rest of the file
@@ -51,37 +58,59 @@ async function* csvItems(input: Readable, opts: ParseOptions, maxRowBytes: numbe
   const { buffered, headerLine } = await readHeaderLine(text);
   if (headerLine === undefined) throw new UnparseableFileError('the CSV file is empty');
   const delimiter = detectDelimiter(headerLine);
-  const decimalComma = delimiter === ';';
 
-  let columns: string[] | undefined;
-  let index = 0;
-  for await (const row of csvRows(prepend(buffered, text), { delimiter, maxRowBytes }, 0)) {
-    if (!columns) {
-      if ('error' in row) throw new UnparseableFileError(`the CSV header row is malformed: ${row.error}`);
-      columns = headerColumns(row.fields, opts.nameColumn ?? 'name');
-      continue;
+  const rows = csvRows(prepend(buffered, text), { delimiter, maxRowBytes }, 0);
+  try {
+    const first = await rows.next();
+    if (first.done) return;
+    if ('error' in first.value) throw new UnparseableFileError(`the CSV header row is malformed: ${first.value.error}`);
+    const columns = headerColumns(first.value.fields, opts.nameColumn ?? 'name');
+
+    // The rows a `;` or tab file's number format is decided from wait until it is; a failure among them comes after them.
+    const sample: Row[] = [];
+    let failure: { error: unknown } | undefined;
+    let read: CellReader = (value) => castScalar(value);
+    if (delimiter !== ',') {
+      try {
+        let characters = 0;
+        while (sample.length < NUMBER_SAMPLE_ROWS && characters < NUMBER_SAMPLE_CHARACTERS) {
+          const next = await rows.next();
+          if (next.done) break;
+          sample.push(next.value);
+          characters += next.value.raw.length;
+        }
+      } catch (error) {
+        failure = { error };
+      }
+      read = numberReader(sample.flatMap((row) => ('fields' in row ? [row.fields] : [])), columns.length);
     }
-    if ('error' in row) {
-      yield { index: index++, ok: false, error: `line ${row.line}: ${row.error}`, raw: truncate(row.raw) };
-      continue;
-    }
-    const fields = row.fields;
-    if (fields.length < columns.length || fields.slice(columns.length).some((value) => value.trim() !== '')) {
-      yield {
-        index: index++,
-        ok: false,
-        error: `line ${row.line}: expected ${columns.length} fields, found ${fields.length}`,
-        raw: truncate(trimRaw(row.raw)),
-      };
-      continue;
-    }
-    const data: Record<string, unknown> = {};
-    columns.forEach((column, i) => {
-      const value = fields[i]!.trim();
-      if (value !== '') setField(data, column, castScalar(value, decimalComma));
-    });
-    yield { index: index++, ok: true, data };
+
+    let index = 0;
+    for (const row of sample) yield itemOf(row, columns, read, index++);
+    if (failure) throw failure.error;
+    for await (const row of { [Symbol.asyncIterator]: () => rows }) yield itemOf(row, columns, read, index++);
+  } finally {
+    await rows.return(undefined);
   }
+}
+
+function itemOf(row: Row, columns: string[], read: CellReader, index: number): ParsedItem {
+  if ('error' in row) return { index, ok: false, error: `line ${row.line}: ${row.error}`, raw: truncate(row.raw) };
+  const fields = row.fields;
+  if (fields.length < columns.length || fields.slice(columns.length).some((value) => value.trim() !== '')) {
+    return {
+      index,
+      ok: false,
+      error: `line ${row.line}: expected ${columns.length} fields, found ${fields.length}`,
+      raw: truncate(trimRaw(row.raw)),
+    };
+  }
+  const data: Record<string, unknown> = {};
+  columns.forEach((column, i) => {
+    const value = fields[i]!.trim();
+    if (value !== '') setField(data, column, read(value, i));
+  });
+  return { index, ok: true, data };
 }
 
 /**

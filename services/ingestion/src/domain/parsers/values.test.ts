@@ -20,11 +20,4 @@ describe('castScalar', () => {
     const texts = ['1e5', '+5', '.5', '5.', '1,000', '1 000', '12,5', '0x1F', 'NaN', 'Infinity', 'yes', ''];
     expect(texts.map((v) => castScalar(v))).toEqual(texts);
   });
-
-  it('reads a decimal comma only when asked to', () => {
-    expect(castScalar('12,5', true)).toBe(12.5);
-    expect(castScalar('-0,08', true)).toBe(-0.08);
-    expect(castScalar('1,234,5', true)).toBe('1,234,5');
-    expect(castScalar('0042', true)).toBe('0042');
-  });
 });

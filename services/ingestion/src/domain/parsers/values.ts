@@ -3,8 +3,6 @@ export const RAW_TEXT_LIMIT = 1000;
 
 // A plain decimal: optional minus, no leading zero before other digits, optional fraction; no exponent, no plus sign.
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
-// The same with a decimal comma, as spreadsheets in German and most European locales write it.
-const COMMA_NUMBER = /^-?(?:0|[1-9]\d*),\d+$/;
 // Whole numbers this long are identifiers (UPC-A has 12 digits, EAN-13 13, GTIN-14 14), not quantities.
 const IDENTIFIER_DIGITS = 12;
 // Beyond 15 significant digits a double no longer holds every decimal exactly.
@@ -14,14 +12,12 @@ const EXACT_DIGITS = 15;
  * The typed value of a text cell (CSV fields, XML text and attributes): 'true'/'false' in any case become booleans, plain
  * decimals become numbers, anything else stays the string. Identifiers stay strings even when they are all digits: a
  * leading zero ('0042'), 12 or more digits in a whole number (EAN '4006381333931'), or more than 15 significant digits.
- * With `decimalComma` (CSV files delimited by semicolons, the European spreadsheet export) '12,5' is 12.5 too. The text is
- * expected trimmed.
+ * The text is expected trimmed. Numbers with a decimal comma or thousands separators are number-format.ts's to read.
  */
-export function castScalar(text: string, decimalComma = false): string | number | boolean {
+export function castScalar(text: string): string | number | boolean {
   const lower = text.toLowerCase();
   if (lower === 'true') return true;
   if (lower === 'false') return false;
-  if (decimalComma && COMMA_NUMBER.test(text)) return castScalar(text.replace(',', '.'));
   if (!PLAIN_NUMBER.test(text)) return text;
   const unsigned = text.startsWith('-') ? text.slice(1) : text;
   const dot = unsigned.indexOf('.');
