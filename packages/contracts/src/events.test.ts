@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { usageEvent, usageFactOf, usagePeriodOf } from './events';
+import { planChangeOf, usageEvent, usageFactOf, usagePeriodOf } from './events';
 
 const tenant_id = randomUUID();
 const at = '2025-03-31T23:59:59.000Z';
@@ -47,6 +47,16 @@ describe('usageFactOf', () => {
     expect(usageFactOf(fact)).toEqual({ ...fact, tenant_id });
     expect(usageFactOf({ ...fact, tenant_id: 'acme' })).toBeUndefined();
     expect(usageFactOf({ ...fact, kind: 'nothing' })).toBeUndefined();
+  });
+});
+
+describe('planChangeOf', () => {
+  it('reads a plan change with its tenant id in lower case and its time as a Date, and nothing from a malformed one', () => {
+    const event = { kind: 'plan_changed', tenant_id: tenant_id.toUpperCase(), plan: 'pro', changed_at: '2025-03-31T23:59:59.000Z' };
+    expect(planChangeOf(event)).toEqual({ tenantId: tenant_id, plan: 'pro', changedAt: new Date('2025-03-31T23:59:59.000Z') });
+    expect(planChangeOf({ ...event, tenant_id: 'acme' })).toBeUndefined();
+    expect(planChangeOf({ ...event, plan: 'platinum' })).toBeUndefined();
+    expect(planChangeOf({ ...event, changed_at: 'yesterday' })).toBeUndefined();
   });
 });
 

@@ -96,3 +96,21 @@ export const billingEvent = z.object({
   changed_at: z.iso.datetime({ offset: true }),
 });
 export type BillingEvent = z.infer<typeof billingEvent>;
+
+/** A plan change as the consumers that keep a tenant's plan apply it. */
+export interface PlanChange {
+  tenantId: string;
+  plan: BillingEvent['plan'];
+  changedAt: Date;
+}
+
+/**
+ * Reads a billing.events payload once for the consumers that keep tenants' plans (auth, connector): the change, with
+ * the tenant id lower-cased, or undefined for a payload that breaks the contract (skipped: it would fail the same way
+ * on every delivery).
+ */
+export function planChangeOf(payload: unknown): PlanChange | undefined {
+  const parsed = billingEvent.safeParse(payload);
+  if (!parsed.success || !TENANT_UUID.test(parsed.data.tenant_id)) return undefined;
+  return { tenantId: parsed.data.tenant_id.toLowerCase(), plan: parsed.data.plan, changedAt: new Date(parsed.data.changed_at) };
+}
