@@ -1,5 +1,5 @@
 import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
-import type { RecordRow } from './records';
+import { RECORD_COLUMNS, type RecordRow } from './records';
 import type { IndexingStatus, RecordsSchema } from './schema';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -325,24 +325,8 @@ export async function recordPage(
   return scoped(db, scope, after)
     .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
     .select([
-      'r.id',
-      'r.tenant_id',
-      'r.name',
-      'r.description',
-      'r.description_llm',
-      'r.collection',
-      'r.record_type',
+      ...RECORD_COLUMNS.filter((c) => c !== 'r.collection_data'),
       opts.dataAsText ? sql<string>`r.collection_data::text`.as('collection_data') : 'r.collection_data',
-      'r.status',
-      'r.visibility',
-      'r.generation',
-      'r.source_name',
-      'r.source_id',
-      'r.source_url',
-      'r.source_type',
-      'r.version',
-      'r.created_at',
-      'r.updated_at',
       sql<IndexingStatus>`i.status`.as('indexing_status'),
     ])
     .orderBy('r.created_at')

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { toDto, type RecordRow } from './records';
+import { RECORD_COLUMNS, toDto, type RecordRow } from './records';
 import type { Executor } from './schema';
 
 /**
@@ -13,27 +13,7 @@ export async function publicRecords(db: Executor, ids: string[]) {
     .selectFrom('records.records as r')
     .innerJoin('records.collections as c', (j) => j.onRef('c.tenant_id', '=', 'r.tenant_id').onRef('c.name', '=', 'r.collection'))
     .innerJoin('records.indexing as i', 'i.record_id', 'r.id')
-    .select([
-      'r.id',
-      'r.tenant_id',
-      'r.name',
-      'r.description',
-      'r.description_llm',
-      'r.collection',
-      'r.record_type',
-      'r.collection_data',
-      'i.status as indexing_status',
-      'r.status',
-      'r.visibility',
-      'r.generation',
-      'r.source_name',
-      'r.source_id',
-      'r.source_url',
-      'r.source_type',
-      'r.version',
-      'r.created_at',
-      'r.updated_at',
-    ])
+    .select([...RECORD_COLUMNS, 'i.status as indexing_status'])
     .where('r.id', 'in', ids)
     .where('r.visibility', '=', 'public')
     .where('r.status', '=', 'active')

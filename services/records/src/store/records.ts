@@ -41,6 +41,9 @@ const COLUMNS = [
 
 const QUALIFIED = COLUMNS.map((c) => `r.${c}` as const);
 
+/** A record's columns of `records.records as r`, for the stores that read whole records beside records.ts (toDto). */
+export const RECORD_COLUMNS: readonly (typeof QUALIFIED)[number][] = QUALIFIED;
+
 /** What a write returns of the records it changed: every write sets their indexing back to pending (markPending). */
 const RETURNING = sql.raw(`${QUALIFIED.join(', ')}, 'pending' as indexing_status`);
 const PENDING = sql<IndexingStatus>`'pending'`.as('indexing_status');
