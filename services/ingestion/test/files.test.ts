@@ -66,6 +66,17 @@ describe('CSV files', () => {
     expect(byName(stored, 'Mutter M6').collection_data).toEqual({ price: 0.08, in_stock: false });
   });
 
+  it("reads Excel's Unicode Text export: UTF-16LE, tab-separated, decimal commas, named .txt", async () => {
+    const tenant = newTenant();
+    const text = 'name\tprice\tstock\r\nBohrer 8 mm\t1.234,56\t2.500\r\nSäge\t0,5\t12\r\n';
+    const file = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const res = await upload(tenant, 'unicode-text', 'upload', { file, fileName: 'Export.txt', contentType: 'text/plain' });
+    expect(res.status).toBe(201);
+    const stored = await recordsOf(system, tenant, 'unicode-text');
+    expect(byName(stored, 'Bohrer 8 mm').collection_data).toEqual({ price: 1234.56, stock: 2500 });
+    expect(byName(stored, 'Säge').collection_data).toEqual({ price: 0.5, stock: 12 });
+  });
+
   it.each([
     ['before the file', { before: { name_column: 'sku' } }],
     ['after the file', { after: { name_column: 'sku' } }],

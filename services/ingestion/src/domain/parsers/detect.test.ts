@@ -36,6 +36,29 @@ describe('detectFormat', () => {
     expect(sniff('name\tprice\n')).toBe('csv');
   });
 
+  it("reads Excel's Unicode Text export (UTF-16LE with a byte order mark, tab-separated, named .txt) as CSV", () => {
+    const utf16le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name\tprice\r\nBohrer\t1,5\r\nSäge\t12\r\n', 'utf16le')]);
+    expect(detectFormat('Export.txt', 'text/plain', utf16le)).toBe('csv');
+    expect(detectFormat('Export', 'application/octet-stream', utf16le)).toBe('csv');
+    const utf16be = Buffer.from(utf16le.subarray(2)).swap16();
+    expect(detectFormat('Export.txt', 'text/plain', Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be]))).toBe('csv');
+  });
+
+  it('reads a .txt file of delimited text as CSV when its lines hold as many fields as its first', () => {
+    const txt = (text: string) => detectFormat('data.txt', 'text/plain', bytes(text));
+    expect(txt('name;price;stock\nBolt;1,5;3\nNut;0,2;\n')).toBe('csv');
+    expect(txt('name,price\nBolt,1.5\n"Nut, M8",2\n')).toBe('csv');
+    expect(txt('name\tnote\nBolt\t"two\nlines"\nNut\tx\t\t\n')).toBe('csv');
+    // The last line may be cut short where the first bytes end.
+    expect(txt('name;price\nBolt;1\nNu')).toBe('csv');
+  });
+
+  it('recognises nothing in prose that holds commas on lines of different field counts', () => {
+    const prose = 'Dear team,\nthe bolts, nuts and washers arrived today.\nRegards\n';
+    expect(detectFormat('letter.txt', 'text/plain', bytes(prose))).toBeUndefined();
+    expect(detectFormat('letter.txt', 'text/plain', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(prose, 'utf16le')]))).toBeUndefined();
+  });
+
   it('recognises nothing in binary data or plain text', () => {
     expect(detectFormat('image', 'application/octet-stream', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]))).toBeUndefined();
     expect(detectFormat('notes', 'text/plain', bytes('just some words\nand more'))).toBeUndefined();
