@@ -11,33 +11,17 @@
  *
  * BENCH_KEEP_DATABASE=1 leaves the database in place afterwards; system.ts lists the other BENCH_* options.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { benchArgs } from './args';
 import { catalogue } from './catalogue';
+import { mb, procStatus, resetPeak } from './proc';
 import { startSystem, type RunningSystem } from './system';
 
 const COLLECTION = 'catalogue';
 const BATCH_SIZE = 10_000;
 const SAMPLE_MS = 50;
 
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : NaN;
-}
-
-/** Resets the peak-RSS counter of a process (Linux, needs the right to write its clear_refs). */
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 /** The highest VmRSS of `pid` seen while `work` runs, sampled every SAMPLE_MS. */
 async function sampledPeak<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {

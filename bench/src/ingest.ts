@@ -11,31 +11,16 @@
  * BENCH_KEEP_DATABASE=1 leaves the database in place afterwards; system.ts lists the other BENCH_* options.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { copyInto, openDatabase, type CopyValue } from '@trove/db';
 import { catalogue, csvHeader, csvLine, ndjsonLine, type CatalogueRecord } from './catalogue';
 import { benchArgs } from './args';
+import { mb, procStatus, resetPeak } from './proc';
 import { startSystem, type RunningSystem } from './system';
 
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : NaN;
-}
-
-/** Resets the peak-RSS counter of a process (Linux, needs the right to write its clear_refs). */
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 interface Row {
   phase: string;
