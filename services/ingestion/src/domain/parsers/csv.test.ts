@@ -141,6 +141,17 @@ describe('parseCsv', () => {
     ]);
   });
 
+  it('stores a quoted empty cell as the empty string and leaves an unquoted empty cell out', async () => {
+    const csv = 'name,note,color,size\r\nBolt,"",,"  "\r\n"Nut","",red,\r\n"",""\r\n';
+    const { items } = await read(byteStream(csv, 3));
+    expect(items).toEqual([
+      { index: 0, ok: true, data: { name: 'Bolt', note: '', size: '' } },
+      { index: 1, ok: true, data: { name: 'Nut', note: '', color: 'red' } },
+    ]);
+    const semicolon = await read(byteStream('name;price;note\nBolt;"";"x ""y"""\n'));
+    expect(dataOf(semicolon.items)).toEqual([{ name: 'Bolt', price: '', note: 'x "y"' }]);
+  });
+
   it('keeps a quote inside an unquoted field as text', async () => {
     const { items } = await read(byteStream('name,size\nPipe,1/2" steel\n'));
     expect(dataOf(items)).toEqual([{ name: 'Pipe', size: '1/2" steel' }]);

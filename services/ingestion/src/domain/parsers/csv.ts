@@ -35,8 +35,9 @@ const DELIMITERS = [',', ';', '\t'];
  *   castScalar (numbers, booleans; identifiers such as EANs and zero-padded codes stay strings). A `;` or tab file's
  *   numbers may have a decimal comma and thousands separators: the first rows (up to 1,000, or 1 MB) decide each
  *   column's decimal separator (number-format.ts), and a number that could be read two ways stays text. A `,` file's
- *   numbers have a decimal point and no thousands separator. Empty cells are left out of the object rather than set to null, so "no value" looks the same
- *   whether the column is absent or blank.
+ *   numbers have a decimal point and no thousands separator. An empty cell is left out of the object rather than
+ *   set to null, so "no value" looks the same whether the column is absent or blank; a quoted empty cell (`""`, or
+ *   quoted spaces) is the empty string, as its author wrote it. A row of blank cells, quoted or not, is skipped.
  * - A row with more fields than the header (other than trailing empty ones) or fewer, or with text after a closing
  *   quote, is one {ok: false} item naming the line it starts on, with the row's text as raw; the rest of the file
  *   goes on. A quote left open to the end of the file swallows what follows, so that row is reported and the lines
@@ -51,7 +52,8 @@ export function csvParserWithRowLimit(maxRowBytes: number): Parser {
 }
 
 // The raw text of a good row is as csv-parse gives it (trimmed only when needed, which is rarely).
-type Row = { line: number; raw: string } & ({ fields: string[] } | { error: string });
+// quoted: the fields that are blank but were quoted (`""`), by index; absent when there are none.
+type Row = { line: number; raw: string } & ({ fields: string[]; quoted?: Set<number> } | { error: string });
 
 async function* csvItems(input: Readable, opts: ParseOptions, maxRowBytes: number): AsyncGenerator<ParsedItem> {
   const text = decodeText(input, { kind: 'CSV' });
@@ -109,6 +111,7 @@ function itemOf(row: Row, columns: string[], read: CellReader, index: number): P
   columns.forEach((column, i) => {
     const value = fields[i]!.trim();
     if (value !== '') setField(data, column, read(value, i));
+    else if (row.quoted?.has(i)) setField(data, column, '');
   });
   return { index, ok: true, data };
 }
@@ -266,7 +269,8 @@ async function* csvRows(
     // A line of delimiters only, as spreadsheets leave below the data, holds no record.
     if (record.every((field) => field.trim() === '')) continue;
     const broken = record.some((field) => field.startsWith('"')) ? strictError(trimRaw(raw), delimiter) : undefined;
-    yield broken ? { line, raw: trimRaw(raw), error: broken } : { line, raw, fields: record };
+    if (broken) yield { line, raw: trimRaw(raw), error: broken };
+    else yield { line, raw, fields: record, quoted: quotedBlanks(record, raw, delimiter) };
   }
   if (fatal) {
     yield* skippedUpTo(fatal.after);
@@ -282,6 +286,26 @@ async function* csvRows(
     const rest = /\r\n|\r|\n/.exec(text);
     if (rest) yield* csvRows([text.slice(rest.index + rest[0].length)], dialect, line);
   }
+}
+
+/**
+ * The blank fields of a row that were quoted, as `""` is written for an empty string, unlike an empty cell. csv-parse
+ * tells whether a field was quoted only to a cast function, called for every field of every row, so only a row with a
+ * blank field and a quote in its text is read again, with one.
+ */
+function quotedBlanks(record: string[], raw: string, delimiter: string): Set<number> | undefined {
+  if (!raw.includes('"') || !record.some((field) => field.trim() === '')) return undefined;
+  const quoted = new Set<number>();
+  parseSync(trimRaw(raw), {
+    delimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    cast: (value, context) => {
+      if (context.quoting && value.trim() === '') quoted.add(context.index);
+      return value;
+    },
+  });
+  return quoted.size > 0 ? quoted : undefined;
 }
 
 /**
