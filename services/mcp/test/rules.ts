@@ -194,4 +194,97 @@ export function mcpRules(start: () => Promise<McpHarness>, newTenant: () => stri
       expect(textOf(await theirs.callTool({ name: 'trove_aggregate', arguments: { collection: 'fasteners' } }))).toContain(': 1');
     });
   });
+
+  describe('arguments as an AI client may give them', () => {
+    const someId = '3f2b8c1e-0000-4000-8000-000000000000';
+
+    it.each([
+      ['trove_search', { collection: 'fasteners', query: 'bolt', fliters: { material: 'brass' } }, 'fliters', 'filters'],
+      ['trove_list', { collection: 'fasteners', sortt: 'name' }, 'sortt', 'sort'],
+      ['trove_collections', { limt: 5 }, 'limt', 'limit'],
+      ['trove_schema', { collection: 'fasteners', recordtype: 'product' }, 'recordtype', 'record_type'],
+      ['trove_aggregate', { collection: 'fasteners', groupby: 'material' }, 'groupby', 'group_by'],
+      ['trove_lookup', { record_id: someId, fromat: 'json' }, 'fromat', 'format'],
+    ])('%s refuses the unknown argument in %j, naming it, the closest valid name and every valid one', async (name, args, unknown, closest) => {
+      const result = await call(name, args);
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toContain(`Unknown argument "${unknown}"`);
+      expect(text).toContain(`did you mean "${closest}"?`);
+      const { tools } = await client.listTools();
+      for (const valid of Object.keys(tools.find((t) => t.name === name)!.inputSchema.properties ?? {})) expect(text).toContain(valid);
+    });
+
+    it('names an unknown argument without a guess when no valid name is close', async () => {
+      const result = await call('trove_search', { collection: 'fasteners', query: 'bolt', colour: 'red' });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('Unknown argument "colour"');
+      expect(textOf(result)).not.toContain('did you mean');
+      expect(textOf(result)).toContain('Valid arguments: collection');
+    });
+
+    it('advertises every tool input schema as closed (additionalProperties: false)', async () => {
+      const { tools } = await client.listTools();
+      for (const tool of tools) expect([tool.name, tool.inputSchema.additionalProperties]).toEqual([tool.name, false]);
+    });
+
+    const names = (t: string) => [...t.matchAll(/^\| ([^|]+?) \| (?:product|manual) \|/gm)].map((m) => m[1]);
+
+    it('trove_list takes `query` as the same thing as `q`, and refuses both with different values', async () => {
+      expect(names(textOf(await call('trove_list', { collection: 'fasteners', query: 'nut OR screw', sort: 'name' })))).toEqual([
+        'Countersunk screw M6x20 brass',
+        'Hex nut M8 zinc plated',
+      ]);
+      expect(names(textOf(await call('trove_list', { collection: 'fasteners', q: 'nut', query: 'nut' })))).toEqual(['Hex nut M8 zinc plated']);
+      const both = await call('trove_list', { collection: 'fasteners', q: 'nut', query: 'screw' });
+      expect(both.isError).toBe(true);
+      expect(textOf(both)).toContain('`q` and `query` are the same argument');
+      const { tools } = await client.listTools();
+      const list = tools.find((t) => t.name === 'trove_list')!.inputSchema.properties as Record<string, { description?: string }>;
+      expect(list.query!.description).toContain('Same as `q`');
+    });
+
+    it('trove_search and trove_collections take `q` as the same thing as `query`', async () => {
+      const found = await call('trove_search', { collection: 'fasteners', q: 'hex bolt' });
+      expect(found.isError).toBeFalsy();
+      expect(textOf(found)).toContain('| 1 | Hex bolt M8x40 stainless steel |');
+      expect(textOf(await call('trove_collections', { q: 'nothing-like-it' }))).toContain('No collection matches');
+      const both = await call('trove_search', { collection: 'fasteners', q: 'bolt', query: 'nut' });
+      expect(both.isError).toBe(true);
+      expect(textOf(both)).toContain('`query` and `q` are the same argument');
+    });
+
+    it.each(['trove_search', 'trove_list', 'trove_aggregate'])('%s answers an object as a filter value with the forms that are valid', async (name) => {
+      const result = await call(name, { collection: 'fasteners', filters: { price: { min: 5 } } });
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toContain('filter "price"');
+      expect(text).toContain('"price_min": 5');
+      for (const form of ['_max', '_gt', '_lt', '_in', 'comma', 'plain value']) expect(text).toContain(form);
+    });
+
+    it.each([
+      ['trove_search', { collection: 'Fasteners', query: 'bolt' }],
+      ['trove_list', { collection: 'Fasteners' }],
+      ['trove_aggregate', { collection: 'FASTENERS' }],
+      ['trove_schema', { collection: 'Fasteners' }],
+    ])('%s with a collection that differs only in case (%j) names the collection that exists', async (name, args) => {
+      const result = await call(name, args);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('did you mean "fasteners"?');
+    });
+
+    it('reads the schema resource of a collection named in the wrong case as an error naming the right one', async () => {
+      await expect(client.readResource({ uri: 'schema://Fasteners/product' })).rejects.toThrow(/did you mean "fasteners"\?/);
+    });
+
+    it('advertises no listChanged: a stateless server cannot send that notification', async () => {
+      const caps = client.getServerCapabilities()!;
+      expect(caps.tools).toBeDefined();
+      expect(caps.resources).toBeDefined();
+      expect(caps.tools!.listChanged).not.toBe(true);
+      expect(caps.resources!.listChanged).not.toBe(true);
+      expect(caps.resources!.subscribe).not.toBe(true);
+    });
+  });
 }

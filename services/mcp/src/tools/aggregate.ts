@@ -4,11 +4,11 @@ import type { Logger } from '@trove/platform';
 import { z } from 'zod';
 import { table } from '../domain/format';
 import type { Backend } from '../upstreams';
-import { collection, filters, guarded, type Filters } from './common';
+import { checkCollectionCase, collection, filters, guarded, toolInput, type Filters } from './common';
 
 const field = z.string().trim().min(1, { error: 'field names must not be empty' }).max(200);
 
-const input = {
+const input = toolInput({
   collection,
   filters,
   group_by: field
@@ -19,7 +19,7 @@ const input = {
     .max(AGGREGATE_STATS_MAX, { error: `stats takes at most ${AGGREGATE_STATS_MAX} fields` })
     .optional()
     .describe(`Up to ${AGGREGATE_STATS_MAX} numeric collection_data fields to summarise (count, min, max, average), e.g. ["price", "weight"]`),
-};
+});
 
 type Args = { collection: string; filters?: Filters; group_by?: string; stats?: string[] };
 
@@ -47,6 +47,7 @@ export function registerAggregate(server: McpServer, backend: Backend, logger: L
         ...(args.group_by === undefined ? {} : { group_by: args.group_by }),
         stats: args.stats ?? [],
       });
+      if (answer.total === 0) await checkCollectionCase(backend, args.collection);
       const lines = [`Total matching records in "${args.collection}": ${answer.total}`];
       if (args.group_by !== undefined) {
         lines.push('', `Grouped by ${args.group_by} (largest first, at most 50):`);

@@ -3,12 +3,15 @@ import type { Logger } from '@trove/platform';
 import { z } from 'zod';
 import { table, truncate } from '../domain/format';
 import type { Backend } from '../upstreams';
-import { guarded } from './common';
+import { eitherName, guarded, sameAs, toolInput } from './common';
 
 /** Example record names shown per collection: its newest active records. */
 const EXAMPLES = 2;
 
-type Args = { query?: string; category?: string; limit: number };
+type Args = { query?: string; q?: string; category?: string; limit: number };
+
+/** The name text under either of its names, each named in its own errors. */
+const nameText = (name: string) => z.string({ error: `${name} must be a string` }).trim().max(200).optional();
 
 export function registerCollections(server: McpServer, backend: Backend, logger: Logger): void {
   server.registerTool(
@@ -18,8 +21,9 @@ export function registerCollections(server: McpServer, backend: Backend, logger:
       description:
         'Lists this account\'s record collections with their record types, number of active records, category (the ' +
         'main record type) and example record names. Start here to learn which collection to pass to the other tools.',
-      inputSchema: {
-        query: z.string({ error: 'query must be a string' }).trim().max(200).optional().describe('Only collections whose name contains this text (any case)'),
+      inputSchema: toolInput({
+        query: nameText('query').describe('Only collections whose name contains this text (any case)'),
+        q: nameText('q').describe(sameAs('query', 'trove_list calls its search text `q`')),
         category: z
           .string({ error: 'category must be a string' })
           .trim()
@@ -27,12 +31,12 @@ export function registerCollections(server: McpServer, backend: Backend, logger:
           .optional()
           .describe('Only collections holding a record type that contains this text (any case), e.g. "product"'),
         limit: z.int({ error: 'limit must be an integer from 1 to 100' }).min(1, { error: 'limit must be at least 1' }).max(100, { error: 'limit must be at most 100' }).default(20).describe('Collections to return, 1-100 (default 20)'),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     guarded<Args>(logger, 'trove_collections', 'Narrow with query or category, or a smaller limit.', async (args) => {
       const { collections } = await backend.collections();
-      const query = args.query?.toLowerCase();
+      const query = eitherName<string>(args, 'query', 'q')?.toLowerCase();
       const category = args.category?.toLowerCase();
       const shown = collections
         .filter((c) => !query || c.name.toLowerCase().includes(query))

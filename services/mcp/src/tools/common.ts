@@ -3,8 +3,10 @@ import type { Logger } from '@trove/platform';
 import { COLLECTION_NAME_MAX, COLLECTION_NAME_PATTERN, MAX_FILTERS, filterKey, filterValue, type Filter, type FilterValue } from '@trove/contracts';
 import { z } from 'zod';
 import { capAnswer } from '../domain/answer';
-import { parseDataFilters } from '../domain/data-filters';
+import { closestName } from '../domain/closest';
+import { filterValueProblem, parseDataFilters } from '../domain/data-filters';
 import { ToolError } from '../domain/tool-error';
+import type { Backend } from '../upstreams';
 
 export const collection = z
   .string({ error: 'collection is required: a collection name as trove_collections lists it' })
@@ -13,8 +15,11 @@ export const collection = z
   })
   .describe('Collection name, exactly as trove_collections lists it (case-sensitive)');
 
+/** The shared filter value, with an error that shows a model the valid forms when it sends an object such as {"min": 5}. */
+const modelFilterValue = z.union(filterValue.options, { error: (issue) => filterValueProblem(String(issue.path?.at(-1) ?? 'field'), issue.input) });
+
 export const filters = z
-  .record(filterKey, filterValue, {
+  .record(filterKey, modelFilterValue, {
     error: 'filters must be an object of field names to values, e.g. {"material": "steel", "price_max": 10}',
   })
   .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `filters: at most ${MAX_FILTERS} filters are allowed` })
@@ -26,6 +31,54 @@ export const filters = z
   );
 
 export type Filters = Record<string, FilterValue>;
+
+/**
+ * A tool's arguments as a closed object. The SDK would otherwise build an open one from the shape and drop an argument
+ * it does not know before the tool sees it, so a misspelt `fliters` would silently search unfiltered. Closed, an
+ * unknown argument is a tool error naming it, the closest valid name and every valid one, and the advertised JSON
+ * schema says `additionalProperties: false`.
+ */
+export function toolInput<S extends z.ZodRawShape>(shape: S) {
+  const valid = Object.keys(shape);
+  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownArguments(issue.keys, valid) : undefined) });
+}
+
+function unknownArguments(unknown: readonly string[], valid: readonly string[]): string {
+  const named = unknown.map((name) => {
+    const closest = closestName(name, valid);
+    return `Unknown argument "${name}"${closest === undefined ? '' : ` (did you mean "${closest}"?)`}.`;
+  });
+  return `${named.join(' ')} Valid arguments: ${valid.join(', ')}.`;
+}
+
+/**
+ * One value given under either of two names for the same thing (the specification's name and the one another tool
+ * uses for it); both with different values is a tool error.
+ */
+export function eitherName<T>(args: Record<string, unknown>, specName: string, otherName: string): T | undefined {
+  const spec = args[specName] as T | undefined;
+  const other = args[otherName] as T | undefined;
+  if (spec !== undefined && other !== undefined && spec !== other) {
+    throw new ToolError(`\`${specName}\` and \`${otherName}\` are the same argument; give one of them (or the same value in both).`);
+  }
+  return spec ?? other;
+}
+
+/** The description of a second name for an argument, so that a client reading the schema knows the two are one. */
+export function sameAs(specName: string, usedBy: string): string {
+  return `Same as \`${specName}\` (${usedBy}); give one of the two.`;
+}
+
+/**
+ * Called only after a collection answered nothing, so a found collection costs no extra call: when the tenant has no
+ * collection of this exact name but one that differs only in case, the tool error names it.
+ */
+export async function checkCollectionCase(backend: Backend, name: string): Promise<void> {
+  const { collections } = await backend.collections();
+  if (collections.some((c) => c.name === name)) return;
+  const twin = collections.find((c) => c.name.toLowerCase() === name.toLowerCase());
+  if (twin) throw new ToolError(`There is no collection "${name}"; collection names are case-sensitive: did you mean "${twin.name}"?`);
+}
 
 /** Data filters read for local matching; a filter that cannot apply is a tool error saying how to fix it. */
 export function dataFilters(raw: Filters | undefined): Filter[] {

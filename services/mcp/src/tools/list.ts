@@ -7,7 +7,7 @@ import { decodeListCursor, encodeListCursor, type ListPosition } from '../domain
 import { matchesName, parseNameQuery } from '../domain/name-query';
 import { ToolError } from '../domain/tool-error';
 import type { Backend, FullRecord, ListItem } from '../upstreams';
-import { collection, dataFilters, filters, guarded, type Filters } from './common';
+import { checkCollectionCase, collection, dataFilters, eitherName, filters, guarded, sameAs, toolInput, type Filters } from './common';
 import { recordType } from './schema';
 
 /** Records looked at per call when q thins the pages out; the cursor continues from where it stopped. */
@@ -17,6 +17,15 @@ const PAGE = 100;
 /** `suspended` (the specification's MCP name) lists records taken out of service, which records keeps as archived. */
 const STATUS = { active: 'active', draft: 'draft', suspended: 'archived' } as const;
 
+/** The name search under either of its names, each named in its own errors. */
+const nameSearch = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(1, { error: `${name} must not be empty; leave it out to list everything` })
+    .max(500, { error: `${name} must be at most 500 characters` })
+    .optional();
+
 const SORTS = ['-created_at', 'created_at', 'name', '-name', 'updated_at', '-updated_at'] as const;
 
 type Args = {
@@ -24,6 +33,7 @@ type Args = {
   record_type?: string;
   status: keyof typeof STATUS;
   q?: string;
+  query?: string;
   filters?: Filters;
   sort: (typeof SORTS)[number];
   cursor?: string;
@@ -43,23 +53,18 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
       description:
         'Lists the records of a collection newest first, as a table with ids, one page at a time (pass `cursor` from the ' +
         'previous answer to continue). Unlike trove_search it sees drafts and suspended records and matches names only: ' +
-        '`q` takes words (all must appear in the name; the last may be the start of a word), "quoted phrases", OR between ' +
+        '`q` (or `query`) takes words (all must appear in the name; the last may be the start of a word), "quoted phrases", OR between ' +
         'alternatives and -word to exclude, e.g. `bolt OR screw "stainless steel" -zinc`. `filters` narrow by collection_data ' +
         'fields (syntax as trove_search).',
-      inputSchema: {
+      inputSchema: toolInput({
         collection,
         record_type: recordType.optional(),
         status: z
           .enum(['active', 'draft', 'suspended'], { error: 'status must be "active", "draft" or "suspended"' })
           .default('active')
           .describe('active (default); draft; suspended = records taken out of service (deleted, kept as archived)'),
-        q: z
-          .string({ error: 'q must be a string' })
-          .trim()
-          .min(1, { error: 'q must not be empty; leave it out to list everything' })
-          .max(500, { error: 'q must be at most 500 characters' })
-          .optional()
-          .describe('Name search: words (all required), "exact phrase", a OR b, -excluded'),
+        q: nameSearch('q').describe('Name search: words (all required), "exact phrase", a OR b, -excluded'),
+        query: nameSearch('query').describe(sameAs('q', 'trove_search calls its search text `query`')),
         filters,
         sort: z
           .enum(SORTS, { error: `sort must be one of ${SORTS.join(', ')}` })
@@ -67,14 +72,18 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
           .describe('Order of the rows within the returned page (pages always advance newest first): -created_at (default), created_at, name, -name, updated_at, -updated_at'),
         cursor: z.string({ error: 'cursor must be the string a previous trove_list answer gave' }).optional().describe('The "Next cursor" value of the previous answer, unchanged; omit for the first page'),
         limit: z.int({ error: 'limit must be an integer from 1 to 50' }).min(1, { error: 'limit must be at least 1' }).max(50, { error: 'limit must be at most 50' }).default(20).describe('Records per page, 1-50 (default 20)'),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     guarded<Args>(logger, 'trove_list', 'Narrow with q, record_type or filters, or a smaller limit.', async (args) => {
       const start = args.cursor === undefined ? { after: null, skip: 0 } : decodeListCursor(args.cursor);
       if (!start) throw new ToolError('cursor: pass the "Next cursor" value of a previous trove_list answer unchanged, or leave it out for the first page.');
-      const nameQuery = args.q === undefined ? undefined : parseNameQuery(args.q);
-      if (args.q !== undefined && !nameQuery) throw new ToolError('q holds no word to search for; use letters or digits, or leave q out.');
+      const q = eitherName<string>(args, 'q', 'query');
+      const nameQuery = q === undefined ? undefined : parseNameQuery(q);
+      if (q !== undefined && !nameQuery) {
+        const given = args.q === undefined ? 'query' : 'q';
+        throw new ToolError(`${given} holds no word to search for; use letters or digits, or leave ${given} out.`);
+      }
       const data = dataFilters(args.filters);
       // Records applies the data filters to its listing; only the name query, in trove_list's own syntax, is matched here.
       const filters = data.length > 0 ? formatFilters(data) : undefined;
@@ -114,6 +123,7 @@ export function registerList(server: McpServer, backend: Backend, logger: Logger
         rows.forEach((r, n) => (r.record = records[n]));
       }
 
+      if (rows.length === 0 && args.cursor === undefined) await checkCollectionCase(backend, args.collection);
       sortRows(rows, args.sort);
       const lines: string[] = [];
       const what = `${args.status} record${rows.length === 1 ? '' : 's'} in "${args.collection}"${args.record_type ? ` of type "${args.record_type}"` : ''}`;

@@ -5,7 +5,7 @@ import { describeCuts, fitted } from '../domain/answer';
 import { compact, yaml } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
 import type { Backend, FullRecord } from '../upstreams';
-import { guarded } from './common';
+import { guarded, toolInput } from './common';
 
 export const recordId = z
   .uuid({ error: 'record_id must be a record id (a UUID such as 3f2b8c1e-…) as trove_search or trove_list return it' })
@@ -39,10 +39,10 @@ export function registerLookup(server: McpServer, backend: Backend, logger: Logg
       description:
         'Returns one record in full by its id: name, collection, record_type, status, visibility, description and all ' +
         'collection_data fields, as YAML (or JSON with format "json"). Very long values are cut and end with "…".',
-      inputSchema: {
+      inputSchema: toolInput({
         record_id: recordId,
         format: z.enum(['markdown', 'json'], { error: 'format must be "markdown" or "json"' }).default('markdown').describe('markdown (default): YAML text; json: a JSON object'),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     guarded<{ record_id: string; format: 'markdown' | 'json' }>(logger, 'trove_lookup', 'The record is too large to show whole; find records by these fields with trove_search filters instead.', async (args) => {

@@ -6,7 +6,7 @@ import { CUT, table } from '../domain/format';
 import { FieldTally, KEYS_PER_RECORD, type FieldSummary } from '../domain/infer';
 import { ToolError } from '../domain/tool-error';
 import type { Backend } from '../upstreams';
-import { collection, FILTER_GUIDE, guarded } from './common';
+import { checkCollectionCase, collection, FILTER_GUIDE, guarded, toolInput } from './common';
 
 /** Records sampled to infer a schema: the newest ones, read in full. */
 export const SCHEMA_SAMPLE = 20;
@@ -38,6 +38,7 @@ export interface InferredSchema {
 export async function inferSchema(backend: Backend, collectionName: string, type?: string): Promise<InferredSchema> {
   const page = await backend.list({ collection: collectionName, record_type: type, limit: SCHEMA_SAMPLE });
   if (page.items.length === 0) {
+    await checkCollectionCase(backend, collectionName);
     throw new ToolError(
       type === undefined
         ? `Collection "${collectionName}" has no active records. Call trove_collections to see the collections.`
@@ -93,7 +94,7 @@ export function registerSchema(server: McpServer, backend: Backend, logger: Logg
         'Shows the fields of a collection\'s records (collection_data): field names, inferred types (string, integer, ' +
         'number, boolean, date, array, object) and up to 4 sample values each, plus the record types and counts and a ' +
         'guide to the filter syntax. Call it before trove_search, trove_aggregate or trove_list with filters.',
-      inputSchema: { collection, record_type: recordType.optional() },
+      inputSchema: toolInput({ collection, record_type: recordType.optional() }),
       annotations: { readOnlyHint: true },
     },
     guarded<{ collection: string; record_type?: string }>(logger, 'trove_schema', 'Ask trove_schema for one record_type, or read one record with trove_lookup.', async (args) => {

@@ -6,17 +6,23 @@ import { describeCuts, fitted } from '../domain/answer';
 import { compact, keyData, table } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
 import type { Backend } from '../upstreams';
-import { collection, filters, guarded, type Filters } from './common';
+import { checkCollectionCase, collection, eitherName, filters, guarded, sameAs, toolInput, type Filters } from './common';
 
-const input = {
-  collection,
-  query: z
-    .string({ error: 'query must be a string' })
+/** The search text under either of its names, each named in its own errors. */
+const searchText = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
     .trim()
-    .min(1, { error: 'query must not be empty; leave it out to search by filters only' })
-    .max(500, { error: 'query must be at most 500 characters' })
-    .optional()
-    .describe('Search text: keywords, a question, or an identifier (EAN/GTIN, DIN/ISO standard, part number, SKU: exact matches score 1.0). Optional when filters are given.'),
+    .min(1, { error: `${name} must not be empty; leave it out to search by filters only` })
+    .max(500, { error: `${name} must be at most 500 characters` })
+    .optional();
+
+const input = toolInput({
+  collection,
+  query: searchText('query').describe(
+    'Search text: keywords, a question, or an identifier (EAN/GTIN, DIN/ISO standard, part number, SKU: exact matches score 1.0). Optional when filters are given.',
+  ),
+  q: searchText('q').describe(sameAs('query', 'trove_list calls its search text `q`')),
   filters,
   sort: z
     .string()
@@ -28,9 +34,9 @@ const input = {
   limit: z.int({ error: 'limit must be an integer from 1 to 50' }).min(1, { error: 'limit must be at least 1' }).max(50, { error: 'limit must be at most 50' }).default(10).describe('Results per page, 1-50 (default 10)'),
   offset: z.int({ error: 'offset must be a whole number >= 0' }).min(0, { error: 'offset must be >= 0' }).max(MAX_OFFSET, { error: `offset must be at most ${MAX_OFFSET}` }).default(0).describe('Results to skip, for paging (default 0)'),
   format: z.enum(['markdown', 'json'], { error: 'format must be "markdown" or "json"' }).default('markdown').describe('markdown (default): a compact table; json: the results as JSON'),
-};
+});
 
-type Args = { collection: string; query?: string; filters?: Filters; sort?: string; limit: number; offset: number; format: 'markdown' | 'json' };
+type Args = { collection: string; query?: string; q?: string; filters?: Filters; sort?: string; limit: number; offset: number; format: 'markdown' | 'json' };
 
 export function registerSearch(server: McpServer, backend: Backend, logger: Logger): void {
   server.registerTool(
@@ -46,17 +52,19 @@ export function registerSearch(server: McpServer, backend: Backend, logger: Logg
       annotations: { readOnlyHint: true },
     },
     guarded<Args>(logger, 'trove_search', 'Narrow with filters or a smaller limit; trove_lookup shows one result in full.', async (args) => {
-      if (args.query === undefined && Object.keys(args.filters ?? {}).length === 0) {
+      const query = eitherName<string>(args, 'query', 'q');
+      if (query === undefined && Object.keys(args.filters ?? {}).length === 0) {
         throw new ToolError('Give a query, filters, or both (for example query "hex bolt" or filters {"material": "steel"}).');
       }
       const answer = await backend.search(args.collection, {
-        ...(args.query === undefined ? {} : { query: args.query }),
+        ...(query === undefined ? {} : { query }),
         ...(args.sort === undefined ? {} : { sort: args.sort }),
         filters: args.filters ?? {},
         limit: args.limit,
         offset: args.offset,
         format: 'json',
       });
+      if (answer.results.length === 0 && args.offset === 0) await checkCollectionCase(backend, args.collection);
       return args.format === 'json' ? searchJson(answer) : searchMarkdown(args, answer);
     }),
   );

@@ -26,5 +26,8 @@ export function createMcpServer(backend: Backend, logger: Logger): McpServer {
   registerList(server, backend, logger);
   registerLookup(server, backend, logger);
   registerResources(server, backend);
+  // Registering tools and resources makes the SDK claim listChanged for both. Stateless, a server lives for one request
+  // and has no stream to send that notification on (nor would its lists change), so it says it sends none.
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;
 }
