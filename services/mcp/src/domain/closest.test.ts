@@ -19,6 +19,12 @@ describe('closestName', () => {
     expect(closestName('recordtype', ['collection', 'record_type'])).toBe('record_type');
   });
 
+  it('reads a word of a longer name given alone as that name, when only one has it', () => {
+    expect(closestName('id', ['record_id', 'format'])).toBe('record_id');
+    expect(closestName('type', ['collection', 'record_type'])).toBe('record_type');
+    expect(closestName('id', ['record_id', 'upload_id'])).toBeUndefined();
+  });
+
   it('guesses nothing when no name is close', () => {
     expect(closestName('colour', search)).toBeUndefined();
     expect(closestName('xyz', search)).toBeUndefined();

@@ -24,7 +24,7 @@ function bare(name: string): string {
 /**
  * The candidate a mistyped name most likely meant, or undefined when none is close: at most one edit for names of up
  * to 4 characters, two for longer ones, and fewer edits than the shorter name has characters (so `x` is not read as
- * `q`); separators and case are not counted.
+ * `q`); separators and case are not counted. Failing that, the one name that has the given name as a word.
  */
 export function closestName(name: string, candidates: readonly string[]): string | undefined {
   let best: { candidate: string; distance: number } | undefined;
@@ -35,5 +35,8 @@ export function closestName(name: string, candidates: readonly string[]): string
   if (!best) return undefined;
   const [a, b] = [bare(name).length, bare(best.candidate).length];
   const allowed = Math.min(Math.max(a, b) <= 4 ? 1 : 2, Math.min(a, b) - 1);
-  return best.distance <= allowed ? best.candidate : undefined;
+  if (best.distance <= allowed) return best.candidate;
+  // A word of a longer name given alone: `id` for record_id, `type` for record_type.
+  const wordOf = candidates.filter((c) => c.toLowerCase().split('_').includes(bare(name)));
+  return wordOf.length === 1 ? wordOf[0] : undefined;
 }
