@@ -123,6 +123,82 @@ describe('parseXml', () => {
     expect(dataOf(items)).toEqual([{ n: 'Müller' }, {}]);
   });
 
+  it('names the fields of a Google merchant feed without the g: prefix, by its namespace, whatever the prefix', async () => {
+    const feed = (prefix: string) => `<?xml version="1.0"?>
+<rss version="2.0" xmlns:${prefix}="http://base.google.com/ns/1.0">
+  <channel>
+    <title>Shop</title>
+    <item>
+      <${prefix}:id>A-1</${prefix}:id>
+      <title>Hex bolt</title>
+      <${prefix}:title>Hex bolt M8 (feed title)</${prefix}:title>
+      <${prefix}:price>12.50 EUR</${prefix}:price>
+      <${prefix}:shipping><${prefix}:country>DE</${prefix}:country><${prefix}:price>4.95 EUR</${prefix}:price></${prefix}:shipping>
+    </item>
+  </channel>
+</rss>`;
+    const expected = {
+      id: 'A-1',
+      title: 'Hex bolt',
+      // An unprefixed field of the same name is there: this one keeps its prefix.
+      'PREFIX:title': 'Hex bolt M8 (feed title)',
+      price: '12.50 EUR',
+      shipping: { country: 'DE', price: '4.95 EUR' },
+    };
+    for (const prefix of ['g', 'gm']) {
+      const { items } = await xml(feed(prefix), { recordTag: 'item' });
+      const { 'PREFIX:title': ownTitle, ...rest } = expected;
+      expect(dataOf(items)).toEqual([{ ...rest, [`${prefix}:title`]: ownTitle }]);
+    }
+  });
+
+  it('names Atom, RSS content, Dublin Core and Media RSS fields plainly, keeps unknown prefixes and clashing names', async () => {
+    const { items } = await xml(
+      `<rss xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/"
+        xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:media="http://search.yahoo.com/mrss/" xmlns:shop="urn:example:shop">
+        <channel><item>
+          <link>https://example.com/a</link>
+          <atom:link href="https://example.com/a.atom" rel="self"/>
+          <dc:creator>Ada</dc:creator>
+          <content:encoded><![CDATA[<p>Full text</p>]]></content:encoded>
+          <media:thumbnail url="https://example.com/a.jpg" media:width="120"/>
+          <media:title>Thumb</media:title>
+          <dc:title>Dublin title</dc:title>
+          <shop:stock>5</shop:stock>
+          <undeclared:x>1</undeclared:x>
+        </item></channel>
+      </rss>`,
+      { recordTag: 'item' },
+    );
+    expect(dataOf(items)).toEqual([
+      {
+        link: 'https://example.com/a',
+        'atom:link': { href: 'https://example.com/a.atom', rel: 'self' },
+        creator: 'Ada',
+        encoded: '<p>Full text</p>',
+        thumbnail: { url: 'https://example.com/a.jpg', width: 120 },
+        // Two well-known namespaces would both make it `title`: each keeps its prefix.
+        'media:title': 'Thumb',
+        'dc:title': 'Dublin title',
+        'shop:stock': 5,
+        'undeclared:x': 1,
+      },
+    ]);
+  });
+
+  it('maps a prefix only where its declaration is in scope, and a prefix bound again to another namespace not', async () => {
+    const { items } = await xml(`<feed>
+      <entry xmlns:g="http://base.google.com/ns/1.0"><name>a</name><g:price>1</g:price></entry>
+      <entry><name>b</name><g:price>2</g:price></entry>
+      <entry xmlns:g="urn:other"><name>c</name><g:price>3</g:price></entry>
+    </feed>`);
+    expect(dataOf(items)).toEqual([
+      { 'xmlns:g': 'http://base.google.com/ns/1.0', name: 'a', price: 1 },
+      { name: 'b', 'g:price': 2 },
+      { 'xmlns:g': 'urn:other', name: 'c', 'g:price': 3 },
+    ]);
+  });
+
   it('keeps an element named __proto__ as an ordinary field', async () => {
     const data = dataOf((await xml('<c><p><__proto__>x</__proto__></p><p/></c>')).items)[0]!;
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);

@@ -20,6 +20,25 @@ const PROBE_CHILDREN = 1000;
 const ELEMENT_COST = 16;
 
 /**
+ * Namespaces of feed vocabularies whose names mean the same without a prefix (`g:price` is a price), by namespace URI:
+ * the prefix a file binds to them is its own choice.
+ */
+const PLAIN_NAMESPACES = new Set([
+  // Google merchant (Google Base) feeds: g:id, g:price, g:availability; custom attributes c:…
+  'http://base.google.com/ns/1.0',
+  'http://base.google.com/cns/1.0',
+  // Atom, also as atom:link inside RSS.
+  'http://www.w3.org/2005/Atom',
+  // RSS content module: content:encoded.
+  'http://purl.org/rss/1.0/modules/content/',
+  // Dublin Core elements and terms: dc:creator, dc:date, dcterms:modified.
+  'http://purl.org/dc/elements/1.1/',
+  'http://purl.org/dc/terms/',
+  // Media RSS: media:content, media:thumbnail, media:title.
+  'http://search.yahoo.com/mrss/',
+]);
+
+/**
  * XML, streamed through sax in strict mode (no DTD is read, no entity beyond the five predefined ones expands, nothing
  * is fetched).
  *
@@ -34,7 +53,10 @@ const ELEMENT_COST = 16;
  * - a child element with children or attributes becomes a nested object built by the same rules;
  * - children repeating a name become an array under that name;
  * - attributes become fields, named `@name` only where a child element has the same name;
- * - text beside child elements or attributes becomes `#text`; CDATA counts as text; empty text leaves the field out.
+ * - text beside child elements or attributes becomes `#text`; CDATA counts as text; empty text leaves the field out;
+ * - an element or attribute name whose prefix is bound to a well-known feed namespace (PLAIN_NAMESPACES: Google
+ *   merchant, Atom, RSS content, Dublin Core, Media RSS) loses its prefix (`g:price` is `price`), unless an unprefixed
+ *   name beside it, or another one losing its prefix, is the same (`title` beside `dc:title`); other prefixes stay.
  *
  * Errors: a well-formedness error inside a record (a mistyped closing tag, an unquoted attribute, an unknown entity)
  * makes that record one {ok: false} item, its raw data what was read of it, and the rest goes on. When such a record
@@ -51,7 +73,11 @@ export const parseXml: Parser = (input, opts) => xmlItems(input, opts);
 
 interface XmlNode {
   name: string;
+  /** The name without its prefix, when the prefix is bound to one of PLAIN_NAMESPACES. */
+  plain?: string;
   attributes: Record<string, string>;
+  /** The same for prefixed attribute names, by name. */
+  plainAttributes?: Record<string, string>;
   children: XmlNode[];
   text: string;
   line: number;
@@ -93,10 +119,20 @@ class RecordReader {
   private probeChildren = 0;
   // ...and once it has closed, kept until a sibling or the end of the root tells what it is.
   private firstChild: XmlNode | undefined;
+  // The namespace URI each prefix is bound to in the open element, and in each element around it.
+  private namespaces = new Map<string, string>();
+  private readonly outerNamespaces: Map<string, string>[] = [];
 
   constructor(private readonly recordTag: string | undefined) {
-    this.parser.onopentag = (tag) => this.openElement(tag.name, tag.attributes as Record<string, string>);
-    this.parser.onclosetag = () => this.closeElement();
+    this.parser.onopentag = (tag) => {
+      const attributes = tag.attributes as Record<string, string>;
+      this.enterScope(attributes);
+      this.openElement(tag.name, attributes);
+    };
+    this.parser.onclosetag = () => {
+      this.closeElement();
+      this.namespaces = this.outerNamespaces.pop()!;
+    };
     this.parser.ontext = (text) => this.addText(text);
     this.parser.oncdata = (text) => this.addText(text);
     this.parser.onerror = (error) => this.fail(error);
@@ -125,6 +161,33 @@ class RecordReader {
     }
   }
 
+  /** Binds the prefixes an element declares (`xmlns:g="…"`) for it and the elements inside it. */
+  private enterScope(attributes: Record<string, string>): void {
+    this.outerNamespaces.push(this.namespaces);
+    for (const name in attributes) {
+      if (!name.startsWith('xmlns:')) continue;
+      if (this.namespaces === this.outerNamespaces.at(-1)) this.namespaces = new Map(this.namespaces);
+      this.namespaces.set(name.slice('xmlns:'.length), attributes[name]!);
+    }
+  }
+
+  private plainName(name: string): string | undefined {
+    const colon = name.indexOf(':');
+    if (colon <= 0 || this.namespaces.size === 0) return undefined;
+    const uri = this.namespaces.get(name.slice(0, colon));
+    const local = name.slice(colon + 1);
+    return uri !== undefined && PLAIN_NAMESPACES.has(uri) && local !== '' ? local : undefined;
+  }
+
+  private namePlainly(node: XmlNode): void {
+    if (this.namespaces.size === 0) return;
+    node.plain = this.plainName(node.name);
+    for (const name of Object.keys(node.attributes)) {
+      const plain = this.plainName(name);
+      if (plain !== undefined) (node.plainAttributes ??= {})[name] = plain;
+    }
+  }
+
   private *drain(): Generator<ParsedItem> {
     yield* this.out.splice(0);
   }
@@ -135,6 +198,7 @@ class RecordReader {
       throw new UnparseableFileError(`elements are nested more than ${MAX_FILE_DEPTH} levels deep (line ${this.parser.line + 1})`);
     }
     const node: XmlNode = { name, attributes, children: [], text: '', line: this.parser.line + 1 };
+    this.namePlainly(node);
     if (this.depth === 1) this.rootName = name;
     const current = this.current;
     if (!current) {
@@ -376,18 +440,42 @@ function toObject(node: XmlNode): Record<string, unknown> {
     if (group) group.push(child);
     else groups.set(child.name, [child]);
   }
+  const key = fieldNames(node, groups);
+  const childKeys = key ? new Set([...groups.keys()].map(key)) : groups;
   for (const [name, value] of Object.entries(node.attributes)) {
     const text = value.trim();
-    if (text !== '') setField(data, groups.has(name) ? `@${name}` : name, castScalar(text));
+    const field = key ? key(name) : name;
+    if (text !== '') setField(data, childKeys.has(field) ? `@${field}` : field, castScalar(text));
   }
   for (const [name, nodes] of groups) {
     const values = nodes.map(toValue).filter((value) => value !== undefined);
     if (values.length === 0) continue;
-    setField(data, name, nodes.length > 1 ? values : values[0]);
+    setField(data, key ? key(name) : name, nodes.length > 1 ? values : values[0]);
   }
   const text = node.text.trim();
   if (text !== '') setField(data, '#text', castScalar(text));
   return data;
+}
+
+/**
+ * The field name of each attribute and child element name of a node: its plain name where it has one, unless another
+ * of them has or takes the same name (an unprefixed `<title>` beside `<dc:title>`), when it keeps its prefix. Undefined
+ * when every name is its own field name.
+ */
+function fieldNames(node: XmlNode, groups: Map<string, XmlNode[]>): ((name: string) => string) | undefined {
+  if (node.plainAttributes === undefined && !node.children.some((child) => child.plain !== undefined)) return undefined;
+  const plain = new Map<string, string>();
+  for (const [name, nodes] of groups) if (nodes[0]!.plain !== undefined) plain.set(name, nodes[0]!.plain);
+  for (const [name, local] of Object.entries(node.plainAttributes ?? {})) plain.set(name, local);
+  const claims = new Map<string, Set<string>>();
+  for (const name of [...groups.keys(), ...Object.keys(node.attributes)]) {
+    const wanted = plain.get(name) ?? name;
+    claims.set(wanted, (claims.get(wanted) ?? new Set()).add(name));
+  }
+  return (name) => {
+    const wanted = plain.get(name);
+    return wanted !== undefined && claims.get(wanted)!.size === 1 ? wanted : name;
+  };
 }
 
 function toValue(node: XmlNode): unknown {
