@@ -31,5 +31,6 @@ describe('a filter value that is not one', () => {
   it('lists the valid forms alone when nothing in the value reads as an operator', () => {
     expect(filterValueProblem('material', { kind: 'steel' })).not.toContain('Write it as');
     expect(filterValueProblem('material', null)).toContain('not null.');
+    expect(filterValueProblem('material', [{ min: 1 }])).toContain('not a list holding something else.');
   });
 });

@@ -40,7 +40,7 @@ export function filterValueProblem(key: string, value: unknown): string {
       if (suffix !== undefined) rewritten.push(`"${key}${suffix}": ${JSON.stringify(operand)}`);
     }
   }
-  const got = value !== null && typeof value === 'object' && !Array.isArray(value) ? 'an object' : value === null ? 'null' : `a ${typeof value}`;
+  const got = Array.isArray(value) ? 'a list holding something else' : value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
   return (
     `filter "${key}": a filter value must be text, a number, true/false or a list of them, not ${got}.` +
     (rewritten.length > 0 ? ` Write it as ${rewritten.join(', ')}.` : '') +
