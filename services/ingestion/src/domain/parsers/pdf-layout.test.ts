@@ -71,6 +71,67 @@ describe('layoutDocument', () => {
     ]);
   });
 
+  it('drops a running header and footer repeated at one height on most pages, and page numbers', async () => {
+    const pages = [1, 2, 3, 4, 5].map((n) =>
+      page(
+        ['Pump Manual P-200', 50, 760, 9],
+        [`Body text of page ${n}, long enough to be the body size.`, 50, 700, 10],
+        ...(n === 2 ? [['Only on page 2', 50, 60, 10] as [string, number, number, number]] : []),
+        [`Page ${n} of 5`, 280, 40, 9],
+      ),
+    );
+    // A line at the top of two pages of five is not running.
+    pages[3]!.push(...page(['Revision B', 50, 780, 9]));
+    pages[4]!.push(...page(['Revision B', 50, 780, 9]));
+    expect(await markdown(...pages)).toEqual([
+      'Body text of page 1, long enough to be the body size.',
+      'Body text of page 2, long enough to be the body size.\n\nOnly on page 2',
+      'Body text of page 3, long enough to be the body size.',
+      'Revision B\n\nBody text of page 4, long enough to be the body size.',
+      'Revision B\n\nBody text of page 5, long enough to be the body size.',
+    ]);
+  });
+
+  it("drops a page's own number alone at its top or bottom, and keeps other numbers", async () => {
+    const pages = [
+      page(['Intro text on the first page.', 50, 700, 10], ['1', 300, 40, 10]),
+      page(['- 2 -', 300, 760, 10], ['Total', 50, 700, 10], ['42', 50, 688, 10]),
+    ];
+    expect(await markdown(...pages)).toEqual(['Intro text on the first page.', 'Total 42']);
+  });
+
+  it('keeps lines of a monospaced font as a fenced code block with their indentation and spacing', async () => {
+    const mono = (text: string, x: number, y: number): TextRun => ({ text, x, y, size: 10, width: text.length * 6, mono: true });
+    const runs = [
+      ...page(['An example follows:', 50, 700, 10]),
+      mono('function add(a, b) {', 50, 686),
+      mono('return a  + b;', 74, 674),
+      mono('}', 50, 662),
+      mono('- not a list item', 50, 638),
+      ...page(['Prose again, as a paragraph.', 50, 610, 10]),
+    ];
+    expect(await markdown(runs)).toEqual([
+      'An example follows:\n\n```\nfunction add(a, b) {\n    return a  + b;\n}\n\n- not a list item\n```\n\nProse again, as a paragraph.',
+    ]);
+  });
+
+  it('joins letter-spaced text into words', async () => {
+    // pdf.js spaces the letters of a word set with letter spacing, and gives the word space as a run of its own.
+    const tracked = page(['S H E', 50, 700, 10], [' ', 80, 700, 10], ['S E L L S', 92, 700, 10]);
+    // A writer placing each letter on its own, 3 units apart within a word and 9 between words.
+    const letters = [...'sea', ' ', ...'shells'].reduce<TextRun[]>((runs, char) => {
+      const last = runs[runs.length - 1];
+      const x = last ? last.x + last.width + (char === ' ' || last.text === ' ' ? 4.5 : 3) : 50;
+      return [...runs, { text: char, x, y: 680, size: 10, width: char === ' ' ? 0 : 5 }];
+    }, []);
+    expect(await markdown([...tracked, ...letters])).toEqual(['SHE SELLS sea shells']);
+  });
+
+  it('keeps single letters apart that are not letter-spaced words: table columns, digits, a short run', async () => {
+    const runs = page(['A', 50, 700, 10], ['B', 150, 700, 10], ['C', 250, 700, 10], ['1 2 3', 50, 680, 10], ['a b', 50, 660, 10]);
+    expect(await markdown(runs)).toEqual(['A B C 1 2 3 a b']);
+  });
+
   it('lays out a line of 200,000 runs on one baseline (one glyph each, as some writers place them)', async () => {
     const runs = Array.from({ length: 200_000 }, (_, i) => ({ text: 'a', x: i * 5, y: 700, size: 10, width: 5 }));
     const [text] = await markdown(runs);

@@ -93,6 +93,28 @@ describe('parsePdf', () => {
     ]);
   });
 
+  it('drops running headers, footers and page numbers, keeps Courier text as code and joins letter-spaced words', async () => {
+    const pages = [1, 2, 3, 4, 5].map((n) => [
+      { x: 72, y: 760, size: 9, bold: false, text: 'Pump Manual P-200 \u2013 Installation' },
+      ...layout([{ paragraph: [`Text of page ${n} about the pump and its installation.`] }]),
+      { x: 290, y: 40, size: 9, bold: false, text: `Page ${n} of 5` },
+    ]);
+    // Page 1 opens with a heading set with letter spacing; page 2 holds a code sample in Courier.
+    pages[0]!.push({ x: 72, y: 740, size: 20, bold: true, text: 'Safety First', spacing: 4 } as (typeof pages)[0][0]);
+    const code = ['pump config --speed 2', 'if [ "$HEAD" -gt 6 ]; then', '    pump stop', 'fi'];
+    pages[1]!.push(...code.map((text, i) => ({ x: 72, y: 660 - i * 12, size: 10, bold: false, mono: true, text }) as (typeof pages)[0][0]));
+    const { items, error } = await collect(parsePdf(byteStream(buildPdf({ pages })), { fileName: 'pump.pdf' }));
+    expect(error).toBeUndefined();
+    expect(items.map((item) => (item.ok ? item.data.description : item.error))).toEqual([
+      '# Safety First\n\nText of page 1 about the pump and its installation.',
+      `Text of page 2 about the pump and its installation.\n\n\`\`\`\n${code.join('\n')}\n\`\`\``,
+      'Text of page 3 about the pump and its installation.',
+      'Text of page 4 about the pump and its installation.',
+      'Text of page 5 about the pump and its installation.',
+    ]);
+    expect(items[0]).toMatchObject({ ok: true, data: { name: 'Safety First' } });
+  });
+
   it('reports a page without text on its own when pages make separate items', async () => {
     const { items, error } = await read('blank-page-4-pages.pdf');
     expect(error).toBeUndefined();

@@ -105,13 +105,24 @@ async function pageRuns(document: PdfDocument, n: number, limits: PdfLimits, bud
   const page = await document.getPage(n);
   const reader = page.streamTextContent().getReader();
   const runs: TextRun[] = [];
+  // pdf.js names each font of the page once, in the piece of text that first uses it.
+  const monoFonts = new Map<string, boolean>();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      for (const item of (value as TextContent).items) {
+      const content = value as TextContent;
+      for (const [fontName, style] of Object.entries(content.styles)) monoFonts.set(fontName, isMonospaced(fontName, style.fontFamily));
+      for (const item of content.items) {
         if (!('str' in item)) continue;
-        runs.push({ text: item.str, x: item.transform[4], y: item.transform[5], width: item.width, size: Math.hypot(item.transform[2], item.transform[3]) });
+        runs.push({
+          text: item.str,
+          x: item.transform[4],
+          y: item.transform[5],
+          width: item.width,
+          size: Math.hypot(item.transform[2], item.transform[3]),
+          ...(monoFonts.get(item.fontName) ? { mono: true } : {}),
+        });
         budget.characters -= item.str.length;
       }
       budget.runs -= value.items.length;
@@ -126,6 +137,14 @@ async function pageRuns(document: PdfDocument, n: number, limits: PdfLimits, bud
     page.cleanup();
   }
   return runs;
+}
+
+/**
+ * Whether a font sets every character in the same width: pdf.js's family for it is `monospace` when the font says it
+ * is fixed-pitch or is one of the Courier faces; a name with Mono or Courier in it counts too.
+ */
+function isMonospaced(fontName: string, fontFamily: string): boolean {
+  return fontFamily === 'monospace' || /mono|courier/i.test(fontName) || /mono|courier/i.test(fontFamily);
 }
 
 /** One timer for a whole document: each wait on pdf.js loses the race once the time is up. */
