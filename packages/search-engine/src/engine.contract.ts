@@ -330,15 +330,17 @@ export function searchEngineContract(
         expect(namesOf(await find(own(t), { text: 'stainless wash', type: 'keyword' }))).toEqual(['Stainless steel washer']);
       });
 
-      it('matches words across name, descriptions and collection_data text, case and punctuation aside', async () => {
+      it('matches words across name, description and collection_data text, case and punctuation aside', async () => {
         const t = tenant();
         await index(
           doc(t, { name: 'Widget one', description: 'Weatherproof housing' }),
-          doc(t, { name: 'Widget two', description_llm: 'A WEATHERPROOF cover.' }),
+          doc(t, { name: 'Widget two', description: 'A WEATHERPROOF cover.' }),
           doc(t, { name: 'Widget three', collection_data: { notes: 'weather-proof? no: weatherproof!' } }),
           doc(t, { name: 'Widget four', collection_data: { weatherproof: 'no' } }),
+          doc(t, { name: 'Weatherproof widget five' }),
         );
         expect(namesOf(await find(own(t), { text: 'weatherproof', type: 'keyword' })).sort()).toEqual([
+          'Weatherproof widget five',
           'Widget one',
           'Widget three',
           'Widget two',
@@ -425,6 +427,140 @@ export function searchEngineContract(
         expect(outcomes[0]!.status).toBe('indexed');
         const found = await find(own(t), { text: 'gasket', type: 'keyword' });
         expect(found.hits.map((h) => h.document.record_id)).toEqual([d.record_id]);
+      });
+    });
+
+    describe('relevance', () => {
+      /** A film as records describes it: the generated sentence repeats the template words in every record. */
+      const film = (t: string, name: string, data: Record<string, unknown>) =>
+        doc(t, {
+          name,
+          collection: 'movies',
+          record_type: 'film',
+          collection_data: data,
+          description_llm: `${name} is a film in the movies collection with ${Object.entries(data)
+            .map(([k, v]) => `${k.replace(/_/g, ' ')} ${String(v)}`)
+            .join(', ')}.`,
+        });
+
+      it('never matches a word that only the generated description holds', async () => {
+        const t = tenant();
+        await index(
+          film(t, 'Unforgiven', { director: 'Clint Eastwood', us_gross: 101157447 }),
+          film(t, 'Home Movies', { director: 'Brian De Palma', us_gross: 89134 }),
+        );
+        for (const word of ['collection', 'film', 'gross', 'movies collection']) {
+          const found = await find(own(t, 'movies'), { text: word, type: 'keyword' });
+          expect(found.hits.map((h) => [word, h.document.name])).toEqual([]);
+          expect(found.total_estimate).toBe(0);
+        }
+        // Still found through the fields the sentence is built from.
+        expect(namesOf(await find(own(t, 'movies'), { text: 'eastwood', type: 'keyword' }))).toEqual(['Unforgiven']);
+      });
+
+      it('ranks a director named in collection_data above a word of the generated sentence', async () => {
+        const t = tenant();
+        await index(
+          film(t, 'Home Movies', { director: 'Brian De Palma' }),
+          film(t, 'Unforgiven', { director: 'Clint Eastwood' }),
+          film(t, 'Gran Torino', { director: 'Clint Eastwood' }),
+          film(t, 'Titanic', { director: 'James Cameron' }),
+        );
+        const found = await find(own(t, 'movies'), { text: 'movies directed by clint eastwood', type: 'natural_language' });
+        expect(namesOf(found).slice(0, 2).sort()).toEqual(['Gran Torino', 'Unforgiven']);
+        expect(namesOf(found)).not.toContain('Titanic');
+        const home = found.hits.find((h) => h.document.name === 'Home Movies');
+        if (home) expect(home.score).toBeLessThan(found.hits[1]!.score);
+      });
+
+      it('ranks an exact name first, then names starting with the query, ties in one fixed order', async () => {
+        const films = (t: string) => [
+          film(t, 'The Lego Batman Movie', { character: 'Batman', villain: 'Joker', notes: 'Batman batman batman' }),
+          film(t, 'Batman Returns', { director: 'Tim Burton' }),
+          film(t, 'Son of Batman', { studio: 'Warner' }),
+          film(t, 'Batman', { director: 'Tim Burton' }),
+          film(t, 'Batman Forever', { director: 'Joel Schumacher' }),
+          film(t, 'Dark Knight', { hero: 'batman', notes: 'batman' }),
+          film(t, 'Shrek', { notes: 'not batman' }),
+          film(t, 'The Matrix', { notes: 'not batman' }),
+        ];
+        const [a, b] = [tenant(), tenant()];
+        await index(...films(a));
+        await index(...films(b).reverse());
+        for (const q of ['batman', 'Batman', 'BATMAN!']) {
+          const found = await find(own(a, 'movies'), { text: q, type: 'keyword' });
+          expect(namesOf(found).slice(0, 3)).toEqual(['Batman', 'Batman Forever', 'Batman Returns']);
+          expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
+          expect(namesOf(await find(own(b, 'movies'), { text: q, type: 'keyword' }))).toEqual(namesOf(found));
+        }
+        const again = await find(own(a, 'movies'), { text: 'batman', type: 'keyword' });
+        const tied = again.hits.filter((h) => h.document.name === 'Shrek' || h.document.name === 'The Matrix');
+        expect(tied.map((h) => h.document.name)).toEqual(['Shrek', 'The Matrix']);
+      });
+
+      it('ranks a name equal to the query after normalising case and punctuation first', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Spider-Man: Homecoming' }),
+          doc(t, { name: 'Spider Man' , collection_data: { n: 1 } }),
+          doc(t, { name: 'Man spider', description: 'spider man spider man' }),
+        );
+        expect(namesOf(await find(own(t), { text: 'spider-man', type: 'keyword' }))[0]).toBe('Spider Man');
+        expect(namesOf(await find(own(t), { text: 'spider man', type: 'keyword' }))[0]).toBe('Spider Man');
+      });
+
+      it('gives better natural-language matches better scores: more terms, terms in the name, terms together', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Garden chair', collection_data: { colour: 'red', material: 'steel' } }),
+          doc(t, { name: 'Chair', collection_data: { colour: 'red' } }),
+          doc(t, { name: 'Seat', collection_data: { colour: 'red' } }),
+          doc(t, { name: 'Seat two', collection_data: { material: 'steel', colour: 'blue' } }),
+        );
+        const found = await find(own(t), { text: 'red steel garden chair', type: 'natural_language' });
+        expect(namesOf(found).slice(0, 2)).toEqual(['Garden chair', 'Chair']);
+        const scores = found.hits.map((h) => h.score);
+        expect(scores[0]).toBeGreaterThan(scores[1]!);
+        expect(scores[1]).toBeGreaterThan(scores[2]!);
+        const u = tenant();
+        await index(
+          doc(u, { name: 'One', collection_data: { director: 'Clint Eastwood', year: 1992 } }),
+          doc(u, { name: 'Two', collection_data: { director: 'Clint Howard', cast: 'Scott Eastwood and others' } }),
+          doc(u, { name: 'Three', collection_data: { director: 'Sam Clint' } }),
+        );
+        const people = await find(own(u), { text: 'films by clint eastwood', type: 'natural_language' });
+        expect(namesOf(people)).toEqual(['One', 'Two', 'Three']);
+        expect(people.hits[0]!.score).toBeGreaterThan(people.hits[1]!.score);
+        expect(people.hits[1]!.score).toBeGreaterThan(people.hits[2]!.score);
+      });
+
+      it('tolerates typos in every field, a transposition from four letters, ranked below exact matches', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Hex bolt M8x40' }),
+          doc(t, { name: 'Blot remover' }),
+          doc(t, { name: 'Hex nut M8' }),
+          doc(t, { name: 'Item 7', collection_data: { kind: 'washer', material: 'aluminium' } }),
+          doc(t, { name: 'Flat washer M8' }),
+          doc(t, { name: 'Cordless screwdriver' }),
+          doc(t, { name: 'Boat hook' }),
+        );
+        const names = async (q: string, type: QueryType = 'keyword') => namesOf(await find(own(t), { text: q, type }));
+        expect(await names('hex blot')).toEqual(['Hex bolt M8x40']);
+        expect(await names('blot')).toEqual(['Blot remover', 'Hex bolt M8x40']);
+        expect(await names('bolt')).toEqual(['Hex bolt M8x40', 'Blot remover']);
+        expect((await names('wahser')).sort()).toEqual(['Flat washer M8', 'Item 7']);
+        expect(await names('alumnium')).toEqual(['Item 7']);
+        expect(await names('screwdirver')).toEqual(['Cordless screwdriver']);
+        expect(await names('scerwdirver')).toEqual(['Cordless screwdriver']);
+        expect(await names('cordles screwdrivr')).toEqual(['Cordless screwdriver']);
+        // Four letters allow a transposition only, shorter words no typo at all.
+        expect(await names('boat')).toEqual(['Boat hook']);
+        expect(await names('nit')).toEqual([]);
+        const typo = await find(own(t), { text: 'wahser', type: 'keyword' });
+        expect(typo.fuzzy).toBe(false);
+        const mixed = await find(own(t), { text: 'flat washer and hex blot', type: 'natural_language' });
+        expect(namesOf(mixed)[0]).toBe('Flat washer M8');
       });
     });
 

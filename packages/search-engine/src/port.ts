@@ -70,8 +70,12 @@ export interface SearchQuery {
    * What to match. Absent: filters only (every searchable document matching the filters, default order name then
    * record_id). `identifier`: exact match on the normalised identifiers (see identifiers.ts), score 1.0.
    * `keyword`: every term must match, the last one as a prefix. `natural_language`: any term matches, ranked.
-   * When a keyword or natural-language query matches nothing, the engine tries a typo-tolerant fallback on names
-   * (trigram similarity in PostgreSQL, fuzziness in Elasticsearch) before answering empty.
+   * Full text searches name, description, identifiers and collection_data text, never the generated description
+   * (its template words would match every record). Every word also matches within its typo budget (typos.ts), below
+   * the word as typed. Ranked hits: a name equal to the query first (0.9..0.99), then names starting with it
+   * (0.8..0.89), then the rest (at most 0.8) by how many words match, as typed, in the name and together; ties by
+   * name, then record_id. When a keyword or natural-language query matches nothing, the engine tries a typo-tolerant
+   * fallback on names (trigram similarity in PostgreSQL, fuzziness in Elasticsearch) before answering empty.
    */
   text?: { type: QueryType; query: string; identifiers: string[] };
   /** Combined with AND. */

@@ -203,7 +203,7 @@ describe('ElasticsearchEngine against a scripted connection', () => {
     expect(JSON.stringify(sent[1]!.body)).toContain('"fuzziness":"AUTO"');
     expect(result.fuzzy).toBe(true);
     expect(result.hits[0]!.document.name).toBe('Hexagon bolt');
-    expect(result.hits[0]!.score).toBeCloseTo(1 / 3);
+    expect(result.hits[0]!.score).toBeCloseTo((0.8 * (2 / 3)) / 2);
   });
 
   it('answers a query without words without asking Elasticsearch', async () => {

@@ -22,6 +22,7 @@ describe('Elasticsearch layout', () => {
         'generation',
         'identifiers',
         'name',
+        'name_key',
         'record_id',
         'record_type',
         'source_type',

@@ -64,7 +64,13 @@ export const documentMappings: estypes.MappingTypeMapping = {
       fields: { sort: { type: 'keyword', normalizer: 'sort_key', ignore_above: KEYWORD_LIMIT } },
     },
     description: { type: 'text', analyzer: 'words', similarity: 'boolean' },
+    /**
+     * Shown, not searched (see TEXT_FIELDS in queries.ts). Still indexed: an existing index cannot change a field's
+     * `index` setting in place.
+     */
     description_llm: { type: 'text', analyzer: 'words', similarity: 'boolean' },
+    /** The name as query words read it (see source.ts): an exact or prefix name match ranks first. */
+    name_key: { type: 'keyword', ignore_above: KEYWORD_LIMIT },
     /** The text values of collection_data, for full-text matching. */
     data_text: { type: 'text', analyzer: 'words', similarity: 'boolean' },
     /** Normalised identifiers: exact match as keywords, and words of the full-text match. */

@@ -11,6 +11,7 @@ import {
   filterQuery,
   fuzzyQuery,
   modeOf,
+  NAME_BOOST,
   normaliseScore,
   pageOf,
   scopeOf,
@@ -114,12 +115,17 @@ describe('text queries', () => {
     expect(modeOf(query())).toBe('listed');
   });
 
+  const typed = (query: string) => ({ multi_match: { query, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } });
+  const orTypo = (exact: unknown, typo: unknown) => ({ bool: { should: [exact, typo], minimum_should_match: 1 } });
+
   it('requires every keyword, the last one as a prefix (bool_prefix, operator and)', () => {
     expect(textQuery({ type: 'keyword', query: ' Hex  bolt-m ', identifiers: [] })).toEqual({
       bool: {
         must: [
-          { multi_match: { query: 'hex', fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } },
-          { multi_match: { query: 'bolt', fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } },
+          typed('hex'),
+          orTypo(typed('bolt'), {
+            multi_match: { query: 'oblt blot botl', fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', boost: 0.5 },
+          }),
           { multi_match: { query: 'm', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } },
         ],
       },
@@ -130,23 +136,59 @@ describe('text queries', () => {
   });
 
   it('matches with runs of letters and digits only, at most 16 words', () => {
-    expect(textQuery({ type: 'keyword', query: 'bolt -', identifiers: [] })).toEqual({
-      multi_match: { query: 'bolt', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' },
-    });
+    expect(textQuery({ type: 'keyword', query: 'bolt -', identifiers: [] })).toEqual(
+      orTypo(
+        { multi_match: { query: 'bolt', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } },
+        { multi_match: { query: 'oblt blot botl', fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', boost: 0.5 } },
+      ),
+    );
     expect(textQuery({ type: 'keyword', query: ' - ', identifiers: [] })).toBeUndefined();
     const many = Array.from({ length: 20 }, (_, i) => `w${i}`).join(' ');
     expect((textQuery({ type: 'keyword', query: many, identifiers: [] }) as { bool: { must: unknown[] } }).bool.must).toHaveLength(16);
   });
 
-  it('matches any content word of a natural-language query, ranked', () => {
+  it('matches any content word of a natural-language query, ranked, neighbouring words together scoring again', () => {
     expect(textQuery({ type: 'natural_language', query: 'What is the best bolt for wood?', identifiers: [] })).toEqual({
-      multi_match: { query: 'bolt wood', fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', tie_breaker: 0.3 },
+      bool: {
+        should: [
+          orTypo(typed('bolt'), { multi_match: { query: 'oblt blot botl', fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', boost: 0.5 } }),
+          orTypo(typed('wood'), { multi_match: { query: 'owod wodo', fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', boost: 0.5 } }),
+          { multi_match: { query: 'bolt wood', fields: TEXT_FIELDS, type: 'phrase' } },
+        ],
+        minimum_should_match: 1,
+      },
     });
     expect(modeOf(query({ text: { type: 'natural_language', query: 'bolt for wood', identifiers: [] } }))).toBe('ranked');
   });
 
   it('searches over name, identifiers, descriptions and data text with name weighted highest', () => {
-    expect(TEXT_FIELDS).toEqual(['name^10', 'identifiers.text^10', 'description^4', 'description_llm^4', 'data_text']);
+    expect(TEXT_FIELDS).toEqual(['name^10', 'identifiers.text^10', 'description^4', 'data_text']);
+  });
+
+  it('tolerates one typo from 5 letters and two from 9 (AUTO:5,9), a transposition at 4, none below', () => {
+    expect(textQuery({ type: 'keyword', query: 'wahser', identifiers: [] })).toEqual(
+      orTypo(
+        { multi_match: { query: 'wahser', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } },
+        { multi_match: { query: 'wahser', fields: TEXT_FIELDS, type: 'best_fields', fuzziness: 'AUTO:5,9', boost: 0.5 } },
+      ),
+    );
+    expect(textQuery({ type: 'keyword', query: 'nut', identifiers: [] })).toEqual({
+      multi_match: { query: 'nut', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' },
+    });
+    expect(textQuery({ type: 'keyword', query: 'm8x40', identifiers: [] })).toEqual({
+      multi_match: { query: 'm8x40', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' },
+    });
+  });
+
+  it('ranks a name equal to the query first and a name starting with it next', () => {
+    const request = searchRequest(query({ text: { type: 'keyword', query: 'Spider-Man', identifiers: [] } }), indexes);
+    expect((request.query as { bool: { should: unknown } }).bool.should).toEqual([
+      { constant_score: { filter: { term: { name_key: 'spider man' } }, boost: NAME_BOOST } },
+      { constant_score: { filter: { prefix: { name_key: 'spider man' } }, boost: NAME_BOOST } },
+    ]);
+    expect(normaliseScore(2 * NAME_BOOST + 3)).toBeCloseTo(0.9 + 0.09 * 0.75);
+    expect(normaliseScore(NAME_BOOST + 3)).toBeCloseTo(0.8 + 0.09 * 0.75);
+    expect(normaliseScore(3)).toBeCloseTo(0.6);
   });
 
   it('falls back to fuzzy matching on names', () => {
@@ -163,8 +205,8 @@ describe('text queries', () => {
 });
 
 describe('sorting', () => {
-  it('orders by relevance then record_id with text, by name then record_id without', () => {
-    expect(sortOf(undefined, true)).toEqual([{ _score: { order: 'desc' } }, { record_id: { order: 'asc' } }]);
+  it('orders by relevance, name, then record_id with text, by name then record_id without', () => {
+    expect(sortOf(undefined, true)).toEqual([{ _score: { order: 'desc' } }, { 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }]);
     expect(sortOf(undefined, false)).toEqual([{ 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }]);
   });
 
@@ -187,6 +229,7 @@ describe('sorting', () => {
       { 'data.n': { order: 'desc', mode: 'max', missing: '_last', nested } },
       { 'data.s': { order: 'desc', mode: 'max', missing: '_last', nested } },
       { _score: { order: 'desc' } },
+      { 'name.sort': { order: 'asc' } },
       { record_id: { order: 'asc' } },
     ]);
   });
@@ -232,13 +275,13 @@ describe('scores and pages', () => {
     );
     expect(searchResult(r, 'listed').hits.map((h) => h.score)).toEqual([1, 1]);
     const ranked = searchResult(r, 'ranked');
-    expect(ranked.hits.map((h) => h.score)).toEqual([0.8, 0]);
+    expect(ranked.hits.map((h) => h.score)).toEqual([0.8 * 0.8, 0]);
     expect(ranked.hits[0]!.document.name).toBe('a');
     expect(ranked.total_estimate).toBe(12);
     expect(ranked.fuzzy).toBe(false);
     const fuzzy = searchResult(r, 'fuzzy');
     expect(fuzzy.fuzzy).toBe(true);
-    expect(fuzzy.hits[0]!.score).toBeCloseTo(0.4);
+    expect(fuzzy.hits[0]!.score).toBeCloseTo(0.32);
     expect(searchResult(response([], 0), 'fuzzy').fuzzy).toBe(false);
   });
 
@@ -251,7 +294,7 @@ describe('scores and pages', () => {
   it('fetches hits without the engine-only fields and counts totals up to 10,000', () => {
     const request = searchRequest(query({ text: { type: 'keyword', query: 'bolt', identifiers: [] }, offset: 20, limit: 5 }), indexes);
     expect(request).toMatchObject({ index: 't-records', from: 20, size: 5, track_total_hits: 10_000, track_scores: true });
-    expect(request._source).toEqual({ excludes: ['identifiers', 'data_text', 'data', 'tombstone'] });
+    expect(request._source).toEqual({ excludes: ['identifiers', 'name_key', 'data_text', 'data', 'tombstone'] });
   });
 });
 

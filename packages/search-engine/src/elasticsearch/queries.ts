@@ -14,6 +14,7 @@ import type {
 } from '../port';
 import { queryWords, STOP_WORDS } from '../classify';
 import { detectIdentifier, normaliseIdentifier } from '../identifiers';
+import { transpositions, typoBudget } from '../typos';
 import type { Indexes } from './mappings';
 import { equalForms, fromSource, generationId, INTERNAL_FIELDS, numericValue, type StoredDocument } from './source';
 
@@ -23,10 +24,19 @@ type Query = estypes.QueryDslQueryContainer;
 export const RESULT_WINDOW = 10_000;
 
 /**
- * Field weights of the full-text match, in the PostgreSQL engine's proportions (name and identifiers 1.0, descriptions
- * 0.4, collection_data text 0.1).
+ * Field weights of the full-text match, in the PostgreSQL engine's proportions (name and identifiers 1.0, description
+ * 0.4, collection_data text 0.1). The generated description is not searched: records builds it from the record's own
+ * fields, and its template words ("film", "collection") and keys would match every record of a collection.
  */
-export const TEXT_FIELDS = ['name^10', 'identifiers.text^10', 'description^4', 'description_llm^4', 'data_text'];
+export const TEXT_FIELDS = ['name^10', 'identifiers.text^10', 'description^4', 'data_text'];
+
+/**
+ * Added to the score of a document whose name starts with the query (words as query classification reads them), and
+ * once more when the name is the query: beyond any text score, so exact names come first and name prefixes next.
+ */
+export const NAME_BOOST = 10_000;
+/** A word matched only through a typo scores this share of the same word as typed. */
+const TYPO_BOOST = 0.5;
 
 /** Fields that are properties of every record rather than collection_data keys. */
 const SORTABLE_COLUMNS: Record<string, string> = { name: 'name.sort', updated_at: 'updated_at', record_type: 'record_type' };
@@ -137,16 +147,43 @@ export function textQuery(text: SearchQuery['text']): Query | undefined {
   if (text.type === 'natural_language') {
     const words = naturalWords(text.query);
     if (words.length === 0) return undefined;
-    return { multi_match: { query: words.join(' '), fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', tie_breaker: 0.3 } };
+    // Any word matches; neighbouring query words standing together in a field score again.
+    const together: Query[] = words.slice(1).map((word, i) => ({
+      multi_match: { query: `${words[i]} ${word}`, fields: TEXT_FIELDS, type: 'phrase' },
+    }));
+    return { bool: { should: [...words.map((w) => wordQuery(w, false)), ...together], minimum_should_match: 1 } };
   }
   const words = wordsOf(text.query);
   if (words.length === 0) return undefined;
-  const last = words[words.length - 1]!;
-  const must: Query[] = words
-    .slice(0, -1)
-    .map((word) => ({ multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } }));
-  must.push({ multi_match: { query: last, fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } });
+  const must = words.map((word, i) => wordQuery(word, i === words.length - 1));
   return must.length === 1 ? must[0] : { bool: { must } };
+}
+
+/**
+ * One word as typed (the last keyword word as a prefix) or within its typo budget (typos.ts), the typo scoring
+ * TYPO_BOOST of the word as typed. Elasticsearch's fuzziness `AUTO:5,9` is the budget of 5 letters and more
+ * (transpositions count one); a 4-letter word's transpositions are spelt out.
+ */
+function wordQuery(word: string, prefix: boolean): Query {
+  const typed: Query = prefix
+    ? { multi_match: { query: word, fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } }
+    : { multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } };
+  if (typoBudget(word) === 0) return typed;
+  const typo: Query =
+    word.length < 5
+      ? { multi_match: { query: transpositions(word).join(' '), fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', boost: TYPO_BOOST } }
+      : { multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', fuzziness: 'AUTO:5,9', boost: TYPO_BOOST } };
+  return { bool: { should: [typed, typo], minimum_should_match: 1 } };
+}
+
+/** The name-ranking clauses of a ranked query (see NAME_BOOST). */
+export function nameQueries(text: NonNullable<SearchQuery['text']>): Query[] {
+  const key = queryWords(text.query).join(' ');
+  if (!key) return [];
+  return [
+    { constant_score: { filter: { term: { name_key: key } }, boost: NAME_BOOST } },
+    { constant_score: { filter: { prefix: { name_key: key } }, boost: NAME_BOOST } },
+  ];
 }
 
 /**
@@ -169,7 +206,7 @@ export function fuzzyQuery(text: NonNullable<SearchQuery['text']>): Query | unde
  */
 export function sortOf(sort: Sort | undefined, ranked: boolean): estypes.SortCombinations[] {
   const defaults: estypes.SortCombinations[] = ranked
-    ? [{ _score: { order: 'desc' } }, { record_id: { order: 'asc' } }]
+    ? [{ _score: { order: 'desc' } }, { 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }]
     : [{ 'name.sort': { order: 'asc' } }, { record_id: { order: 'asc' } }];
   if (!sort) return defaults;
   const order = sort.direction;
@@ -182,13 +219,17 @@ export function sortOf(sort: Sort | undefined, ranked: boolean): estypes.SortCom
 }
 
 /**
- * BM25 scores are unbounded; s / (s + 1) maps them into 0..1 keeping their order, and depends on the hit alone (not on
+ * Text scores are unbounded; s / (s + 1) maps them into 0..1 keeping their order, and depends on the hit alone (not on
  * the other hits of the page), so a document scores the same on every page. Identifier matches and filter-only hits
- * are exact and score 1.0.
+ * are exact and score 1.0. A name equal to the query lands in 0.9..0.99 and a name starting with it in 0.8..0.89,
+ * every other match at or below 0.8, as in the PostgreSQL engine.
  */
 export function normaliseScore(score: number | null | undefined): number {
   if (score === null || score === undefined || !Number.isFinite(score) || score <= 0) return 0;
-  return score / (score + 1);
+  const squash = (s: number) => s / (s + 1);
+  if (score >= 2 * NAME_BOOST) return 0.9 + 0.09 * squash(score - 2 * NAME_BOOST);
+  if (score >= NAME_BOOST) return 0.8 + 0.09 * squash(score - NAME_BOOST);
+  return 0.8 * squash(score);
 }
 
 /**
@@ -219,7 +260,7 @@ export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = fals
   return {
     index: scope.index,
     ...routingOf(query.scope),
-    query: { bool: text ? { filter, must: [text] } : { filter } },
+    query: { bool: text ? { filter, must: [text], ...(!fuzzy && query.text && { should: nameQueries(query.text) }) } : { filter } },
     sort,
     from,
     size,

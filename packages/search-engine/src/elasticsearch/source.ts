@@ -1,4 +1,5 @@
 import { cleanJson, dataText } from '../documents';
+import { queryWords } from '../classify';
 import { identifiersOf } from '../identifiers';
 import type { IndexDocument, Scalar } from '../port';
 
@@ -20,6 +21,8 @@ export interface DataEntry {
 export interface StoredDocument extends IndexDocument {
   tombstone: false;
   identifiers: string[];
+  /** The name as query words read it, for exact-name and name-prefix ranking. */
+  name_key: string;
   data_text: string;
   data: DataEntry[];
 }
@@ -33,7 +36,7 @@ export interface Tombstone {
 }
 
 /** Fields only the engine needs; a search leaves them out of the hits it fetches. */
-export const INTERNAL_FIELDS = ['identifiers', 'data_text', 'data', 'tombstone'];
+export const INTERNAL_FIELDS = ['identifiers', 'name_key', 'data_text', 'data', 'tombstone'];
 
 /** A document id unique across tenants, so one tenant's record id can never address another's document. */
 export function documentId(tenant_id: string, record_id: string): string {
@@ -137,6 +140,7 @@ export function toStored(raw: IndexDocument): StoredDocument {
     updated_at: document.updated_at,
     tombstone: false,
     identifiers: identifiersOf(document),
+    name_key: queryWords(document.name).join(' '),
     data_text: dataText(document.collection_data),
     data: dataEntries(document.collection_data),
   };

@@ -16,18 +16,22 @@ import type {
   SearchHit,
   SearchQuery,
   SearchResult,
+  SearchScope,
 } from '../port';
 import { searchEngineMigrations } from './migrations';
 import {
   DOCUMENT_COLUMNS,
   NAME_ORDER,
-  RANK_WEIGHTS,
+  matchText,
+  queryTerms,
+  relevance,
   searchText,
   sortOrder,
-  tsQueryText,
   whereClause,
   type Fragment,
+  type QueryTerm,
 } from './sql';
+import { oneTypoAway, typoBudget, typoDistance, withinTypos } from '../typos';
 import { recordIdOf, swapActiveGeneration, versionOf, writeChanges } from './writes';
 
 /** Statistics are refreshed after this many written documents, or a fifth of the table if that is more. */
@@ -38,11 +42,12 @@ const ANALYZE_FRACTION = 0.2;
  * PostgreSQL full-text search: the embedded default, on PGlite or a PostgreSQL server, in the search service's own
  * database under the `search_engine` schema (see migrations.ts for the layout).
  *
- * Ranking: ts_rank_cd over the weighted tsvector (name and identifiers A, descriptions B, collection_data text C),
- * with normalisation 32 (rank / (rank + 1)), so every score lies in 0..1; an identifier match scores 1.0. To keep
- * latency flat on large collections, a text query ranks a bounded candidate set rather than every match: the first
- * CANDIDATES documents matching anywhere, plus, when those hold too few name matches, the first CANDIDATES matching
- * in the name (and, for natural language, the first CANDIDATES holding every term). A keyword query whose exact
+ * Ranking: sql.ts relevance() over the weighted tsvector (name and identifiers A, description B, collection_data
+ * text C; the generated description is not indexed), every score within 0..1, an identifier match 1.0. Query words
+ * are expanded to their near words from the collection's vocabulary first (withTypos). To keep latency flat on large
+ * collections, a text query ranks a bounded candidate set rather than every match: the first CANDIDATES documents
+ * matching anywhere, plus, when those hold too few name matches, the first CANDIDATES matching in the name, the
+ * documents whose name is the query (and, for natural language, the first CANDIDATES holding every term). A keyword query whose exact
  * words already match CANDIDATES documents takes its candidates from those, since matching the last word as a
  * prefix costs GIN several times more. When a query matches more than that, the best-ranked page comes from the
  * candidates, not necessarily from all matches; an explicit sort always considers every match.
@@ -150,9 +155,9 @@ export class PostgresSearchEngine implements SearchEngine {
       const order = query.sort ? sql`${sortOrder(query.sort)}, d.record_id` : sql`d.record_id`;
       return this.listed(match, order, page);
     }
-    const tsText = tsQueryText(text.query, text.type === 'keyword' ? 'keyword' : 'any');
-    if (tsText) {
-      const found = await this.fullText(where, tsText, text.type, query, page);
+    const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any');
+    if (terms.length > 0) {
+      const found = await this.fullText(where, await this.withTypos(query.scope, terms), text.type, query, page);
       if (found.total_estimate > 0) return found;
     }
     return this.fuzzy(where, text.query, query, page);
@@ -258,94 +263,141 @@ export class PostgresSearchEngine implements SearchEngine {
     return { hits: found.rows.map(listedHit), total_estimate: total, fuzzy: false };
   }
 
+  /**
+   * The terms with their near words (see typos.ts) from the scope's vocabulary, in one lookup: the words one typo away
+   * by exact match (a few hundred strings per word, found through the primary key), and for words of 9 letters or
+   * more, also those sharing enough trigrams (pg_trgm's `%` at TWO_TYPO_SIMILARITY) to be two typos away; every candidate is
+   * checked with the typo distance before it is used, closest first, at most MAX_TYPOS per word.
+   */
+  private async withTypos(scope: SearchScope, terms: QueryTerm[]): Promise<QueryTerm[]> {
+    const open = terms.filter((t) => typoBudget(t.word) > 0);
+    if (open.length === 0) return terms;
+    const variants = [...new Set(open.flatMap((t) => oneTypoAway(t.word)))];
+    const long = open.filter((t) => t.word.length >= 9).map((t) => t.word);
+    const inScope =
+      scope.kind === 'private'
+        ? sql`v.tenant_id = ${scope.tenant_id} and v.collection = ${scope.collection}`
+        : scope.collection === undefined
+          ? sql`true`
+          : sql`v.collection = ${scope.collection}`;
+    const similar = long.length > 0 ? sql` or ${sql.join(long.map((w) => sql`v.word % ${w}`), sql` or `)}` : sql``;
+    const lookup = sql<{ word: string }>`
+      select distinct v.word from search_engine.vocabulary v
+      where ${inScope} and (v.word = any(${textArray(variants)}::text[])${similar})`;
+    const { rows } =
+      long.length === 0
+        ? await lookup.execute(this.db)
+        : await this.db.transaction().execute(async (trx) => {
+            await sql`set local pg_trgm.similarity_threshold = ${sql.lit(TWO_TYPO_SIMILARITY)}`.execute(trx);
+            return lookup.execute(trx);
+          });
+    const found = rows.map((r) => r.word);
+    return terms.map((t) => {
+      const near = found
+        .filter((w) => withinTypos(t.word, w))
+        .map((w) => ({ w, d: typoDistance(t.word, w, 2) }))
+        .sort((a, b) => a.d - b.d || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0))
+        .slice(0, MAX_TYPOS)
+        .map((x) => x.w);
+      return near.length > 0 ? { ...t, typos: near } : t;
+    });
+  }
+
   private async fullText(
     where: Fragment,
-    tsText: string,
+    terms: QueryTerm[],
     type: 'keyword' | 'natural_language',
     query: SearchQuery,
     page: Page,
   ): Promise<SearchResult> {
-    const matches = sql`${where} and d.tsv @@ to_tsquery('simple', ${tsText})`;
+    const text = query.text!.query;
+    const score = relevance(terms, text);
+    const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
+    const matches = sql`${where} and d.tsv @@ ${tsText}::tsquery`;
     if (query.sort) {
-      const score = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, to_tsquery('simple', ${tsText}), 32)`;
       const [found, total] = await Promise.all([
         sql<DocumentRow & { score: number }>`
           select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
-          order by ${sortOrder(query.sort)}, score desc, d.record_id
+          order by ${sortOrder(query.sort)}, score desc, d.name_key collate "C", d.record_id
           limit ${page.limit} offset ${page.offset}`.execute(this.db),
         this.count(matches),
       ]);
       return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: false };
     }
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
-    const text = query.text!.query;
+    const ranked = { where, score, key: searchText(text), page, bound };
     if (type === 'keyword') {
       // A prefix makes GIN read every posting of every word it covers, several times the work of exact words. When
       // the exact words alone fill the candidates, prefix-only matches would rank among a thousand others anyway,
       // so the prefix is needed only below that.
-      const exact = tsQueryText(text, 'exact');
-      if (exact && exact !== tsText) {
-        const first = await this.candidates(where, exact, [], page, bound);
+      const exact = matchText(terms, 'exact');
+      if (exact !== tsText) {
+        const first = await this.candidates(ranked, exact, []);
         if (first.matched === undefined) {
           return { hits: first.hits, total_estimate: await this.estimate(matches, bound), fuzzy: false };
         }
       }
-      const found = await this.candidates(where, tsText, [], page, bound);
+      const found = await this.candidates(ranked, tsText, []);
       return { hits: found.hits, total_estimate: found.matched ?? (await this.estimate(matches, bound)), fuzzy: false };
     }
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
-    const every = tsQueryText(text, 'every');
-    const found = await this.candidates(where, tsText, every && every !== tsText ? [every] : [], page, bound);
+    const every = matchText(terms, 'every');
+    const found = await this.candidates(ranked, tsText, every !== tsText ? [every] : []);
     return { hits: found.hits, total_estimate: found.matched ?? (await this.estimate(matches, bound)), fuzzy: false };
   }
 
   /**
    * The page ranked among candidates: up to `bound` documents matching anywhere (all of them, counted exactly in
    * `matched`, when fewer); when there are that many but too few name matches among them to fill the page, also up
-   * to `bound` matching in the name; plus up to `bound` of each extra query. Each source ranks rows while it reads
-   * them, so only the page is read again to hydrate.
+   * to `bound` matching in the name; the documents whose name is the query; plus up to `bound` of each extra query.
+   * Each source scores rows while it reads them, so only the page is read again to hydrate. Ties go by name, then
+   * record_id, so one set of documents always comes back in one order however it was loaded.
    */
   private async candidates(
-    where: Fragment,
+    ranked: { where: Fragment; score: Fragment; key: string; page: Page; bound: number },
     tsText: string,
     extra: string[],
-    page: Page,
-    bound: number,
   ): Promise<{ hits: SearchHit[]; matched?: number }> {
-    const tsQuery = sql`to_tsquery('simple', ${tsText})`;
-    const score = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${tsQuery}, 32)`;
+    const { where, score, key, page, bound } = ranked;
+    const tsQuery = sql`${tsText}::tsquery`;
     const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
       with anywhere as materialized (
-        select d.tenant_id, d.record_id, ${score} as score, d.name_tsv @@ ${tsQuery} as in_name
+        select d.tenant_id, d.record_id, d.name_key, ${score} as score, d.name_tsv @@ ${tsQuery} as in_name
         from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       named as materialized (
-        select d.tenant_id, d.record_id, ${score} as score from search_engine.documents d
+        select d.tenant_id, d.record_id, d.name_key, ${score} as score from search_engine.documents d
         where (select count(*) from anywhere) >= ${bound}
           and (select count(*) from anywhere where in_name) < ${page.offset + page.limit}
           and ${where} and d.name_tsv @@ ${tsQuery} limit ${bound}
       ),
+      exactly as materialized (
+        select d.tenant_id, d.record_id, d.name_key, ${score} as score from search_engine.documents d
+        where (select count(*) from anywhere) >= ${bound}
+          and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
+      ),
       c as (
-        select tenant_id, record_id, score from anywhere union all select * from named
+        select tenant_id, record_id, name_key, score from anywhere
+        union all select * from named union all select * from exactly
         ${sql.join(
           extra.map(
-            (e) => sql`union all (select d.tenant_id, d.record_id, ${score} from search_engine.documents d
-              where ${where} and d.tsv @@ to_tsquery('simple', ${e}) limit ${bound})`,
+            (e) => sql`union all (select d.tenant_id, d.record_id, d.name_key, ${score} from search_engine.documents d
+              where ${where} and d.tsv @@ ${e}::tsquery limit ${bound})`,
           ),
           sql` `,
         )}
       ),
       top as (
-        select tenant_id, record_id, max(score) as score from c group by tenant_id, record_id
-        order by max(score) desc, record_id limit ${page.limit} offset ${page.offset}
+        select tenant_id, record_id, max(name_key) as name_key, max(score) as score from c group by tenant_id, record_id
+        order by max(score) desc, max(name_key) collate "C", record_id limit ${page.limit} offset ${page.offset}
       )
       select m.matched, p.* from (select count(*)::int as matched from anywhere) m
       left join lateral (
-        select ${DOCUMENT_COLUMNS}, top.score from top
+        select ${DOCUMENT_COLUMNS}, top.score, top.name_key from top
         join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
       ) p on true
-      order by p.score desc, p.record_id`.execute(this.db);
+      order by p.score desc, p.name_key collate "C", p.record_id`.execute(this.db);
     const first = found.rows[0];
     const matched = Number(first?.matched ?? 0);
     return {
@@ -423,6 +475,13 @@ export class PostgresSearchEngine implements SearchEngine {
 
 /** Candidates ranked per source when no explicit sort is asked for (see the class comment). */
 const CANDIDATES = 1_000;
+/** Near words a query word is expanded to at most: the closest, so a common short word cannot flood the query. */
+const MAX_TYPOS = 8;
+/**
+ * Trigram similarity that a word two typos from a query word of 9 or more letters reaches: two transpositions in an
+ * 11-letter word leave 0.2 ("scerwdirver" and "screwdriver"). Lower only widens the candidates the distance check reads.
+ */
+const TWO_TYPO_SIMILARITY = 0.2;
 const EXACT_COUNT = 1_000;
 const SAMPLE_PAGES = 500;
 

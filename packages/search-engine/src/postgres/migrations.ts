@@ -56,4 +56,34 @@ export const searchEngineMigrations: Migration[] = [
       create index documents_data on search_engine.documents using gin (data jsonb_path_ops) where searchable;
     `,
   },
+  {
+    version: 2,
+    name: 'name keys and a vocabulary per collection for ranking and typo tolerance',
+    // name_key is the name as query words read it (lowercase runs of letters and digits, one space apart), written
+    // by the engine from now on; existing rows get PostgreSQL's nearest reading of it, and their text vectors lose
+    // the generated description (built from the record's own fields, its template words matched every record). The vocabulary holds the
+    // words of letters only (4 to 40 of them) that a collection's documents are indexed under: a query word is
+    // expanded to its near words there. Words are never removed; a stale one expands to a term that matches nothing.
+    up: `
+      alter table search_engine.documents add column name_key text;
+      update search_engine.documents
+        set name_key = btrim(regexp_replace(lower(name), '[^[:alnum:]]+', ' ', 'g')),
+          tsv = name_tsv || setweight(to_tsvector('simple', coalesce(description, '')), 'B')
+            || setweight(jsonb_to_tsvector('simple', data, '["string", "numeric"]'), 'C')
+        where name is not null;
+      create index documents_scope_name_key on search_engine.documents (tenant_id, collection, name_key) where searchable;
+      create table search_engine.vocabulary (
+        word text not null,
+        tenant_id text not null,
+        collection text not null,
+        primary key (word, tenant_id, collection)
+      );
+      create index vocabulary_word_trgm on search_engine.vocabulary using gin (word gin_trgm_ops);
+      insert into search_engine.vocabulary (word, tenant_id, collection)
+        select distinct w.lexeme, d.tenant_id, d.collection
+        from search_engine.documents d cross join lateral unnest(d.tsv) w
+        where d.searchable and w.lexeme ~ '^[[:alpha:]]{4,40}$'
+        on conflict do nothing;
+    `,
+  },
 ];

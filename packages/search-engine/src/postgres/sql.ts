@@ -21,26 +21,77 @@ export function searchText(text: string): string {
 const MAX_TERMS = 16;
 const MAX_TERM_LENGTH = 100;
 
+/** One word of a query: matched as a prefix (a keyword query's last word), and through its near words (typos). */
+export interface QueryTerm {
+  word: string;
+  prefix: boolean;
+  typos: string[];
+}
+
 /**
- * tsquery source text, or undefined when the query has no letters or digits. Lexemes are runs of letters and digits
- * only, quoted, so no user character ever reaches tsquery syntax.
- * keyword: every term, the last as a prefix; exact: every term. any: any term; every: every term; these two drop stop
- * words unless they are all there is (they match nearly everything and carry no ranking signal).
+ * The words a query matches with, or none when it has no letters or digits. keyword: every word, the last as a prefix.
+ * any: the distinct words, stop words dropped unless they are all there is (they match nearly everything and carry no
+ * ranking signal).
  */
-export function tsQueryText(query: string, mode: 'keyword' | 'exact' | 'any' | 'every'): string | undefined {
-  let terms = queryWords(query)
+export function queryTerms(query: string, mode: 'keyword' | 'any'): QueryTerm[] {
+  let words = queryWords(query)
     .filter((t) => t.length <= MAX_TERM_LENGTH)
     .slice(0, MAX_TERMS);
-  if (mode === 'any' || mode === 'every') {
-    const content = terms.filter((t) => !STOP_WORDS.has(t));
-    if (content.length > 0) terms = content;
-    terms = [...new Set(terms)];
+  if (mode === 'any') {
+    const content = words.filter((t) => !STOP_WORDS.has(t));
+    words = [...new Set(content.length > 0 ? content : words)];
   }
-  if (terms.length === 0) return undefined;
-  const quoted = terms.map((t) => `'${t}'`);
-  if (mode === 'any') return quoted.join(' | ');
-  if (mode === 'keyword') quoted[quoted.length - 1] += ':*';
-  return quoted.join(' & ');
+  return words.map((word, i) => ({ word, prefix: mode === 'keyword' && i === words.length - 1, typos: [] }));
+}
+
+/**
+ * tsquery text for one term: its word (as a prefix when asked) or any of its near words. Lexemes are runs of letters
+ * and digits only, quoted, so no user character ever reaches tsquery syntax.
+ */
+function termQuery(term: QueryTerm, opts: { typos: boolean; prefix: boolean }): string {
+  const own = `'${term.word}'${term.prefix && opts.prefix ? ':*' : ''}`;
+  if (!opts.typos || term.typos.length === 0) return own;
+  return `(${[own, ...term.typos.map((t) => `'${t}'`)].join(' | ')})`;
+}
+
+/**
+ * tsquery text matching the terms: `every` one of them or `any`; `exact` leaves the last keyword word whole (no
+ * prefix), the cheaper query GIN answers first.
+ */
+export function matchText(terms: QueryTerm[], mode: 'every' | 'any' | 'exact'): string {
+  const opts = { typos: true, prefix: mode !== 'exact' };
+  return terms.map((t) => termQuery(t, opts)).join(mode === 'any' ? ' | ' : ' & ');
+}
+
+const num = (n: number) => sql.raw(String(n));
+
+/**
+ * The relevance of a matching document, 0..1, from what a reader sees in a result: how many of the query's words
+ * it holds (0.35), how many as typed rather than through a typo (0.15), how many in its name (0.15), how many
+ * neighbouring query words stand together in it (0.2; a one-word query counts its one word), and the weighted cover
+ * density of the matches (ts_rank_cd with RANK_WEIGHTS, 0.15). A name equal to the query (words compared as
+ * searchText reads them) lifts the score into 0.9..0.99, a name starting with it into 0.8..0.89; all others stay at
+ * or below 0.8, so ordering by score puts exact names first and name prefixes next. 1.0 stays an identifier's.
+ */
+export function relevance(terms: QueryTerm[], query: string): Fragment {
+  const k = terms.length;
+  const all = { typos: true, prefix: true };
+  const count = (parts: Fragment[]) => sql`(${sql.join(parts, sql` + `)})::float8`;
+  const held = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, all)}::tsquery)::int`));
+  const typed = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, { typos: false, prefix: true })}::tsquery)::int`));
+  const named = count(terms.map((t) => sql`(d.name_tsv @@ ${termQuery(t, all)}::tsquery)::int`));
+  const together =
+    k === 1
+      ? held
+      : count(
+          terms.slice(1).map((t, i) => sql`(d.tsv @@ ${`${termQuery(terms[i]!, all)} <-> ${termQuery(t, all)}`}::tsquery)::int`),
+        );
+  const density = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32)`;
+  const base = sql`(0.35 * ${held} / ${num(k)} + 0.15 * ${typed} / ${num(k)} + 0.15 * ${named} / ${num(k)}
+    + 0.2 * ${together} / ${num(Math.max(1, k - 1))} + 0.15 * ${density})`;
+  const key = searchText(query);
+  return sql`(case when d.name_key = ${key} then 0.9 + 0.09 * ${base}
+    when starts_with(d.name_key, ${key}) then 0.8 + 0.09 * ${base} else 0.8 * ${base} end)`;
 }
 
 export function scopeCondition(scope: SearchScope): Fragment {

@@ -3,6 +3,7 @@ import { cleanJson, dataText } from '../documents';
 import { identifiersOf } from '../identifiers';
 import type { IndexChange, IndexDocument } from '../port';
 import { searchText } from './sql';
+import { isVocabularyWord } from '../typos';
 
 /**
  * The PostgreSQL engine's write side: how a batch of index changes and a generation swap become statements (one per
@@ -84,18 +85,18 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
     await sql`
       insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable, collection,
         generation, record_type, name, description, description_llm, data, source_type, status, visibility,
-        updated_at, identifiers, name_tsv, tsv)
+        updated_at, identifiers, name_key, name_tsv, tsv)
       select x.tenant_id, x.record_id, x.version, false, x.status = 'active' and x.generation = c.active_generation,
         x.collection, x.generation, x.record_type, x.name, x.description, x.description_llm, x.data, x.source_type,
         x.status, x.visibility, x.updated_at,
-        array(select jsonb_array_elements_text(x.identifiers)),
+        array(select jsonb_array_elements_text(x.identifiers)), x.name_key,
         setweight(to_tsvector('simple', x.name_text), 'A'),
         setweight(to_tsvector('simple', x.name_text), 'A') || setweight(to_tsvector('simple', x.body_text), 'B')
           || setweight(to_tsvector('simple', x.data_text), 'C')
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint,
           collection text, generation integer, record_type text, name text, description text, description_llm text,
           data jsonb, source_type text, status text, visibility text, updated_at text, identifiers jsonb,
-          name_text text, body_text text, data_text text)
+          name_key text, name_text text, body_text text, data_text text)
         join search_engine.collections c on c.tenant_id = x.tenant_id and c.collection = x.collection
       where x.generation >= c.active_generation
       order by x.tenant_id, x.record_id
@@ -105,8 +106,18 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
         name = excluded.name, description = excluded.description, description_llm = excluded.description_llm,
         data = excluded.data, source_type = excluded.source_type, status = excluded.status,
         visibility = excluded.visibility, updated_at = excluded.updated_at, identifiers = excluded.identifiers,
-        name_tsv = excluded.name_tsv, tsv = excluded.tsv
+        name_key = excluded.name_key, name_tsv = excluded.name_tsv, tsv = excluded.tsv
       where d.version < excluded.version`.execute(trx);
+    const words = vocabularyRows(rows);
+    if (words.length > 0) {
+      // In one order, so concurrent batches sharing words never wait on each other in a cycle.
+      await sql`
+        insert into search_engine.vocabulary (word, tenant_id, collection)
+        select x.word, x.tenant_id, x.collection
+        from jsonb_to_recordset(${JSON.stringify(words)}::jsonb) as x(word text, tenant_id text, collection text)
+        order by 1, 2, 3
+        on conflict do nothing`.execute(trx);
+    }
   }
 
   if (removes.length > 0) {
@@ -120,7 +131,7 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
       on conflict (tenant_id, record_id) do update set
         version = excluded.version, removed = true, searchable = false, record_type = null, name = null,
         description = null, description_llm = null, data = null, source_type = null, status = null,
-        visibility = null, updated_at = null, identifiers = '{}', name_tsv = null, tsv = null
+        visibility = null, updated_at = null, identifiers = '{}', name_key = null, name_tsv = null, tsv = null
       where d.version <= excluded.version and not d.removed`.execute(trx);
   }
 }
@@ -179,8 +190,30 @@ function documentRow(document: IndexDocument) {
     visibility: document.visibility,
     updated_at: document.updated_at,
     identifiers,
+    name_key: searchText(document.name.slice(0, MAX_NAME_TEXT)),
     name_text: `${searchText(document.name.slice(0, MAX_NAME_TEXT))} ${identifiers.join(' ').toLowerCase()}`,
-    body_text: searchText(`${description.slice(0, MAX_DESCRIPTION_TEXT)} ${document.description_llm.slice(0, MAX_DESCRIPTION_TEXT)}`),
+    // The generated description is not searched: records builds it from the name, record type, collection and
+    // collection_data keys and values, so its only words of its own are the template's and the keys, which every
+    // record of a collection shares ("film", "collection", "gross") and which would match them all.
+    body_text: searchText(description.slice(0, MAX_DESCRIPTION_TEXT)),
     data_text: searchText(dataText(document.collection_data)),
   };
+}
+
+/** The distinct words of a batch's documents that typo tolerance may expand a query word to (see typos.ts). */
+function vocabularyRows(rows: Array<ReturnType<typeof documentRow>>): Array<{ word: string; tenant_id: string; collection: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ word: string; tenant_id: string; collection: string }> = [];
+  for (const row of rows) {
+    for (const text of [row.name_key, row.body_text, row.data_text]) {
+      for (const word of text.split(' ')) {
+        if (!isVocabularyWord(word)) continue;
+        const key = `${row.tenant_id}\u0000${row.collection}\u0000${word}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ word, tenant_id: row.tenant_id, collection: row.collection });
+      }
+    }
+  }
+  return out;
 }
