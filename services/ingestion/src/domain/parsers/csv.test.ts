@@ -169,6 +169,15 @@ describe('parseCsv', () => {
     ]);
   });
 
+  it('takes the delimiter that gives every row as many fields as the header, over the one the header holds most', async () => {
+    const csv = 'Name, first\tName, last\tPrice, EUR\r\nAda\tLovelace\t1,5\r\nAlan\tTuring\t2\r\n';
+    const { items } = await read(byteStream(csv), { nameColumn: 'Name, first' });
+    expect(dataOf(items)).toEqual([
+      { 'Name, first': 'Ada', 'Name, last': 'Lovelace', 'Price, EUR': 1.5 },
+      { 'Name, first': 'Alan', 'Name, last': 'Turing', 'Price, EUR': 2 },
+    ]);
+  });
+
   it('reads Windows-1252 text, as spreadsheets export it', async () => {
     const bytes = Buffer.from('name,maker\nBohrer,M\xfcller \x80\n', 'latin1');
     expect(dataOf((await read(byteStream(bytes))).items)).toEqual([{ name: 'Bohrer', maker: 'Müller €' }]);

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { parse, type CsvError } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { decodeText } from './decode';
+import { consistentDelimiter, DELIMITER_SAMPLE_CHARACTERS, DELIMITERS } from './delimited';
 import { MAX_RECORD_CHARACTERS, UnparseableFileError, type ParsedItem, type ParseOptions, type Parser } from './types';
 import { numberReader, type CellReader } from './number-format';
 import { castScalar, setField, truncate } from './values';
@@ -17,14 +18,14 @@ const MAX_ROW_BYTES = MAX_RECORD_CHARACTERS;
 // many rows, and rows of at most about this many characters in all.
 const NUMBER_SAMPLE_ROWS = 1000;
 const NUMBER_SAMPLE_CHARACTERS = MAX_RECORD_CHARACTERS;
-// Candidates in order of preference when the header line holds as many of one as of another.
-const DELIMITERS = [',', ';', '\t'];
 
 /**
  * CSV with a header row, streamed through csv-parse.
  *
  * - Text: a UTF-8 byte order mark is dropped; UTF-16 with a mark and Windows-1252 exports are decoded too (decode.ts).
- * - Delimiter: `,`, `;` or tab, whichever the header line holds most often outside quotes (`,` when none).
+ * - Delimiter: `,`, `;` or tab, the one that gives the header and the rows after it an even number of fields
+ *   (consistentDelimiter, from the first 64K characters); when none does, whichever the header line holds most often
+ *   outside quotes (`,` when none).
  * - Header: the first non-empty line. Names are trimmed; an empty name becomes `column_<n>`. UnparseableFileError when
  *   the file is empty or binary, a name repeats, every name is a number or boolean (a data row, so no header), or the
  *   name column (opts.nameColumn, default `name`) is missing; also when the header has more columns than a record may
@@ -57,9 +58,10 @@ type Row = { line: number; raw: string } & ({ fields: string[]; quoted?: Set<num
 
 async function* csvItems(input: Readable, opts: ParseOptions, maxRowBytes: number): AsyncGenerator<ParsedItem> {
   const text = decodeText(input, { kind: 'CSV' });
-  const { buffered, headerLine } = await readHeaderLine(text);
+  const { buffered: head, headerLine } = await readHeaderLine(text);
   if (headerLine === undefined) throw new UnparseableFileError('the CSV file is empty');
-  const delimiter = detectDelimiter(headerLine);
+  const buffered = await readOn(head, head.indexOf(headerLine) + DELIMITER_SAMPLE_CHARACTERS, text);
+  const delimiter = consistentDelimiter(buffered.slice(buffered.indexOf(headerLine))) ?? detectDelimiter(headerLine);
 
   const rows = csvRows(prepend(buffered, text), { delimiter, maxRowBytes }, 0);
   try {
@@ -148,6 +150,18 @@ async function readHeaderLine(text: AsyncIterator<string>): Promise<{ buffered: 
   }
 }
 
+/** `buffered` and what follows it, until it holds `length` characters or the text ends. */
+async function readOn(buffered: string, length: number, text: AsyncIterator<string>): Promise<string> {
+  let read = buffered;
+  while (read.length < length) {
+    const next = await text.next();
+    if (next.done) break;
+    read += next.value;
+  }
+  return read;
+}
+
+/** The delimiter of a header line whose rows do not tell it: the one it holds most often outside quotes. */
 function detectDelimiter(line: string): string {
   const counts = new Map(DELIMITERS.map((d) => [d, 0]));
   let inQuotes = false;

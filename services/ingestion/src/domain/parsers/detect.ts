@@ -1,3 +1,4 @@
+import { consistentDelimiter } from './delimited';
 import type { FileFormat } from './types';
 
 const BY_EXTENSION: Record<string, FileFormat> = {
@@ -27,16 +28,12 @@ const BY_MIME_TYPE: Record<string, FileFormat> = {
   'application/pdf': 'pdf',
 };
 
-// Delimited text: records (lines outside quotes) looked at, and the candidates in order of preference on a tie.
-const SNIFF_RECORDS = 20;
-const DELIMITERS = ['\t', ';', ','];
-
 /**
  * The format of an upload: by file extension; else by MIME type (parameters ignored, any `+xml` or `+json` type
  * counts); else by the first bytes, decoded as UTF-8 or, after a byte order mark, UTF-16 (Excel's "Unicode Text" is
  * tab-separated UTF-16LE named `.txt`): `%PDF-` within the first kilobyte is PDF; after white space, `<` is XML, `[` is
  * JSON, `{` is NDJSON when the first line is a whole JSON object and the next non-empty line starts another `{`, else
- * JSON; other text is CSV when it is delimited text (delimitedText). Binary or unrecognised content: undefined.
+ * JSON; other text is CSV when it is delimited text (consistentDelimiter). Binary or unrecognised content: undefined.
  */
 export function detectFormat(fileName: string, mimeType: string, head: Buffer): FileFormat | undefined {
   const extension = /\.([A-Za-z0-9]+)$/.exec(fileName.trim())?.[1]?.toLowerCase();
@@ -59,7 +56,7 @@ function sniff(head: Buffer): FileFormat | undefined {
   if (first === '<') return 'xml';
   if (first === '[') return 'json';
   if (first === '{') return isNdjson(text) ? 'ndjson' : 'json';
-  return delimitedText(text) ? 'csv' : undefined;
+  return consistentDelimiter(text) === undefined ? undefined : 'csv';
 }
 
 /** The text of the first bytes without their byte order mark, or undefined for binary data (a NUL without UTF-16). */
@@ -69,46 +66,6 @@ function textOf(head: Buffer): string | undefined {
   if (head[0] === 0xfe && head[1] === 0xff) return new TextDecoder('utf-16be').decode(head.subarray(2));
   const bytes = head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0);
   return bytes.includes(0) ? undefined : bytes.toString('utf8');
-}
-
-/**
- * Whether text is a table of delimited fields: for a tab, `;` or `,`, its first records (up to 20 non-empty lines,
- * quoted fields may hold line breaks; a last line the head may have cut is left out) all hold as many fields as the
- * first, at least two, or more whose extra fields are empty, as spreadsheets write them.
- */
-function delimitedText(text: string): boolean {
-  return DELIMITERS.some((delimiter) => {
-    const records = recordsOf(text, delimiter);
-    const width = records[0]?.length ?? 0;
-    return (
-      width >= 2 &&
-      records.every((fields) => fields.length === width || (fields.length > width && fields.slice(width).every((f) => f.trim() === '')))
-    );
-  });
-}
-
-function recordsOf(text: string, delimiter: string): string[][] {
-  const records: string[][] = [];
-  let fields: string[] = [];
-  let field = '';
-  let inQuotes = false;
-  for (let i = 0; i < text.length && records.length < SNIFF_RECORDS; i++) {
-    const char = text[i]!;
-    if (char === '"') inQuotes = !inQuotes;
-    else if (inQuotes) field += char;
-    else if (char === delimiter) {
-      fields.push(field);
-      field = '';
-    } else if (char === '\n' || char === '\r') {
-      fields.push(field);
-      if (fields.length > 1 || fields[0]!.trim() !== '') records.push(fields);
-      fields = [];
-      field = '';
-    } else field += char;
-  }
-  // Text without a line break is one record; otherwise what follows the last one may be cut short.
-  if (records.length === 0 && !inQuotes) records.push([...fields, field]);
-  return records;
 }
 
 function isNdjson(text: string): boolean {
