@@ -66,6 +66,14 @@ describe('CSV files', () => {
     expect(byName(stored, 'Mutter M6').collection_data).toEqual({ price: 0.08, in_stock: false });
   });
 
+  it('stores a quoted empty cell as an empty string and leaves an empty cell out', async () => {
+    const tenant = newTenant();
+    const file = Buffer.from('name,color,note\nBolt,"",\n');
+    const res = await upload(tenant, 'empty-cells', 'upload', { file, fileName: 'cells.csv', contentType: 'text/csv' });
+    expect(res.status).toBe(201);
+    expect(byName(await recordsOf(system, tenant, 'empty-cells'), 'Bolt').collection_data).toEqual({ color: '' });
+  });
+
   it("reads Excel's Unicode Text export: UTF-16LE, tab-separated, decimal commas, named .txt", async () => {
     const tenant = newTenant();
     const text = 'name\tprice\tstock\r\nBohrer 8 mm\t1.234,56\t2.500\r\nSäge\t0,5\t12\r\n';
