@@ -59,8 +59,8 @@ const SPACED_LETTERS = /^\p{L}(?: \p{L}){2,}$/u;
  * - running headers and footers: a line among the two at the top or bottom of its page that is repeated at the same
  *   height on at least 60% of the pages with text, and on 3 or more, is dropped everywhere, as is a page number alone
  *   on such a line (`7`, `- 7 -`, `Page 7 of 12`) when it is repeated so or is the number of its own page;
- * - code: consecutive lines set in a monospaced font (pdf.js reads the font as one: a fixed-pitch font such as Courier
- *   or a *Mono face) are a fenced code block, their spaces and indentation kept;
+ * - code: consecutive lines set in a monospaced font (every glyph of one width, as pdf.js reads the font: Courier, the
+ *   *Mono faces) are a fenced code block, their spaces and indentation kept;
  * - body size: the font size carrying the most characters;
  * - headings: lines at least 15% larger than the body size; the largest heading size is `#`, the next `##`, smaller
  *   ones `###`; consecutive heading lines of one size are one heading;

@@ -112,7 +112,10 @@ async function pageRuns(document: PdfDocument, n: number, limits: PdfLimits, bud
       const { done, value } = await reader.read();
       if (done) break;
       const content = value as TextContent;
-      for (const [fontName, style] of Object.entries(content.styles)) monoFonts.set(fontName, isMonospaced(fontName, style.fontFamily));
+      // pdf.js gives a font the family `monospace` when every glyph of it has one width (Courier, the *Mono faces), by
+      // its width table or, for the standard fonts, their metrics. The font's own name is not passed on (fontName is
+      // pdf.js's id for it).
+      for (const [fontName, style] of Object.entries(content.styles)) monoFonts.set(fontName, style.fontFamily === 'monospace');
       for (const item of content.items) {
         if (!('str' in item)) continue;
         runs.push({
@@ -137,14 +140,6 @@ async function pageRuns(document: PdfDocument, n: number, limits: PdfLimits, bud
     page.cleanup();
   }
   return runs;
-}
-
-/**
- * Whether a font sets every character in the same width: pdf.js's family for it is `monospace` when the font says it
- * is fixed-pitch or is one of the Courier faces; a name with Mono or Courier in it counts too.
- */
-function isMonospaced(fontName: string, fontFamily: string): boolean {
-  return fontFamily === 'monospace' || /mono|courier/i.test(fontName) || /mono|courier/i.test(fontFamily);
 }
 
 /** One timer for a whole document: each wait on pdf.js loses the race once the time is up. */
