@@ -302,6 +302,24 @@ export function searchEngineContract(
         expect(namesOf(await find(own(t), { text: 'ISO 9001:2015' }))).toEqual(['Quality manual']);
       });
 
+      it('finds the base standard for a query naming an edition, below the edition itself', async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Handbook', collection_data: { certified: 'ISO 9001' } }),
+          doc(t, { name: 'Quality manual', collection_data: { certified: ['ISO 9001:2015'] } }),
+          doc(t, { name: 'Audit', collection_data: { norm: 'ISO 14001' } }),
+        );
+        const found = await find(own(t), { text: 'ISO 9001:2015' });
+        expect(namesOf(found)).toEqual(['Quality manual', 'Handbook']);
+        expect(found.hits[0]!.score).toBe(1);
+        expect(found.hits[1]!.score).toBeLessThan(1);
+        expect(found.hits[1]!.score).toBeGreaterThan(0);
+        expect(found.total_estimate).toBe(2);
+        const base = await find(own(t), { text: 'ISO 9001' });
+        expect(namesOf(base).sort()).toEqual(['Handbook', 'Quality manual']);
+        expect(base.hits.every((h) => h.score === 1)).toBe(true);
+      });
+
       it('matches a SKU written with other separators and case', async () => {
         const t = tenant();
         await index(doc(t, { name: 'Cable tie', collection_data: { sku: 'CT-200/BLK' } }), doc(t, { name: 'Cable clip', collection_data: { sku: 'CT-201/BLK' } }));

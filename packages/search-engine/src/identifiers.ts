@@ -73,6 +73,19 @@ export function detectIdentifier(query: string): string[] | undefined {
   return isSku(trimmed) ? [normaliseIdentifier(trimmed)] : undefined;
 }
 
+/**
+ * The base forms (without part numbers and year) of a query naming a standard's edition or part: "ISO 9001:2015" also
+ * looks for "ISO 9001", below the edition itself. Empty for any other query.
+ */
+export function editionBases(query: string): string[] {
+  const trimmed = query.trim();
+  if (trimmed.length > 80) return [];
+  const standard = STANDARD_WHOLE.exec(trimmed);
+  if (!standard || !(standard[3] || standard[4])) return [];
+  const exact = new Set(standardForms(standard, false));
+  return standardForms(standard, true).filter((form) => !exact.has(form));
+}
+
 /** The normalised identifiers a document is indexed under: from its name and its collection_data values. */
 export function identifiersOf(document: Pick<IndexDocument, 'name' | 'collection_data'>): string[] {
   const found = new Set<string>();

@@ -103,6 +103,20 @@ describe('text queries', () => {
     expect(modeOf(query({ text: { type: 'identifier', query: 'DIN 933', identifiers: ['DIN933'] } }))).toBe('listed');
   });
 
+  it('finds the base standard of an edition below the edition, ordered by score', () => {
+    const text = { type: 'identifier' as const, query: 'ISO 9001:2015', identifiers: ['ISO90012015'] };
+    expect(textQuery(text)).toEqual({
+      dis_max: {
+        queries: [
+          { constant_score: { filter: { terms: { identifiers: ['ISO90012015'] } }, boost: 1 } },
+          { constant_score: { filter: { terms: { identifiers: ['ISO9001'] } }, boost: 0.9 } },
+        ],
+      },
+    });
+    expect(modeOf(query({ text }))).toBe('editions');
+    expect(searchRequest(query({ text }), indexes).sort?.[0]).toEqual({ _score: { order: 'desc' } });
+  });
+
   it('detects the identifiers itself when an identifier query comes without them', () => {
     expect(textQuery({ type: 'identifier', query: 'din-933', identifiers: [] })).toEqual({
       constant_score: { filter: { terms: { identifiers: ['DIN933'] } }, boost: 1 },

@@ -13,7 +13,7 @@ import type {
   Sort,
 } from '../port';
 import { queryWords, STOP_WORDS } from '../classify';
-import { detectIdentifier, normaliseIdentifier } from '../identifiers';
+import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
 import { transpositions, typoBudget } from '../typos';
 import type { Indexes } from './mappings';
 import { equalForms, fromSource, generationId, INTERNAL_FIELDS, numericValue, type StoredDocument } from './source';
@@ -142,7 +142,11 @@ export function queryIdentifiers(text: NonNullable<SearchQuery['text']>): string
 export function textQuery(text: SearchQuery['text']): Query | undefined {
   if (!text || !text.query.trim()) return undefined;
   if (text.type === 'identifier') {
-    return { constant_score: { filter: { terms: { identifiers: queryIdentifiers(text) } }, boost: 1 } };
+    const exact: Query = { constant_score: { filter: { terms: { identifiers: queryIdentifiers(text) } }, boost: 1 } };
+    const bases = editionBases(text.query).filter((b) => !queryIdentifiers(text).includes(b));
+    if (bases.length === 0) return exact;
+    // An edition's query also finds the base standard, below the edition (the PostgreSQL engine's EDITION_BASE_SCORE).
+    return { dis_max: { queries: [exact, { constant_score: { filter: { terms: { identifiers: bases } }, boost: 0.9 } }] } };
   }
   if (text.type === 'natural_language') {
     const words = naturalWords(text.query);
@@ -236,10 +240,11 @@ export function normaliseScore(score: number | null | undefined): number {
  * How a query is answered: `listed` (filters only, or identifiers: every match in one order, scored 1.0), `ranked`
  * full text, `fuzzy` (the fallback's hits) or `nothing` (text without a single word matches nothing).
  */
-export type SearchMode = 'listed' | 'ranked' | 'fuzzy' | 'nothing';
+export type SearchMode = 'listed' | 'ranked' | 'fuzzy' | 'nothing' | 'editions';
 
 export function modeOf(query: SearchQuery): SearchMode {
   const text = query.text;
+  if (text?.type === 'identifier' && editionBases(text.query).some((b) => !queryIdentifiers(text).includes(b))) return 'editions';
   if (!text || !text.query.trim() || text.type === 'identifier') return 'listed';
   return textQuery(text) ? 'ranked' : 'nothing';
 }
@@ -256,7 +261,7 @@ export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = fals
   const text = fuzzy && query.text ? fuzzyQuery(query.text) : textQuery(query.text);
   const filter = [...scope.filter, ...query.filters.map(filterQuery)];
   const { from, size } = pageOf(query.offset, query.limit);
-  const sort = sortOf(query.sort, fuzzy || modeOf(query) === 'ranked');
+  const sort = sortOf(query.sort, fuzzy || modeOf(query) === 'ranked' || modeOf(query) === 'editions');
   return {
     index: scope.index,
     ...routingOf(query.scope),
@@ -279,7 +284,7 @@ export function searchResult(response: estypes.SearchResponse<Partial<StoredDocu
   const total = response.hits.total;
   const total_estimate = typeof total === 'number' ? total : (total?.value ?? 0);
   const scoreOf = (score: number | null | undefined) =>
-    mode === 'listed' ? 1 : mode === 'fuzzy' ? normaliseScore(score) / 2 : normaliseScore(score);
+    mode === 'listed' ? 1 : mode === 'editions' ? Math.min(1, score ?? 0) : mode === 'fuzzy' ? normaliseScore(score) / 2 : normaliseScore(score);
   return {
     hits: response.hits.hits.map((hit) => ({ score: scoreOf(hit._score), document: fromSource(hit._source ?? {}) })),
     total_estimate,

@@ -1,7 +1,7 @@
 import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { migrate, sql, type Database, type Kysely } from '@trove/db';
 import { changeProblem } from '../documents';
-import { detectIdentifier, normaliseIdentifier } from '../identifiers';
+import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -149,11 +149,19 @@ export class PostgresSearchEngine implements SearchEngine {
       const identifiers = text.identifiers.length
         ? text.identifiers.map(normaliseIdentifier)
         : (detectIdentifier(text.query) ?? [normaliseIdentifier(text.query)]);
-      const match = sql`${where} and d.identifiers && ${textArray(identifiers)}::text[]`;
+      const bases = editionBases(text.query).filter((b) => !identifiers.includes(b));
+      const exact = sql`d.identifiers && ${textArray(identifiers)}::text[]`;
+      if (bases.length > 0) {
+        // An edition's query also finds the base standard, scoring EDITION_BASE_SCORE below the edition's 1.0.
+        const match = sql`${where} and d.identifiers && ${textArray([...identifiers, ...bases])}::text[]`;
+        const score = sql`case when ${exact} then 1.0 else ${sql.lit(EDITION_BASE_SCORE)} end`;
+        const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, d.record_id` : sql`score desc, d.record_id`;
+        return this.listed(match, order, page, score);
+      }
       // Every hit scores 1.0, so ties go by record_id: a standard can match thousands of documents, and record ids
       // are spread evenly through the primary key, unlike names (every "DIN 933" is a "Hex bolt ...").
       const order = query.sort ? sql`${sortOrder(query.sort)}, d.record_id` : sql`d.record_id`;
-      return this.listed(match, order, page);
+      return this.listed(sql`${where} and ${exact}`, order, page);
     }
     const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any');
     if (terms.length > 0) {
@@ -242,25 +250,25 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /**
-   * Every match in one order, scored 1.0: filters only, or identifiers. Counting comes first: up to EXACT_COUNT
-   * matches are collected and sorted whole, since walking an order index while filtering for a few matches strung
+   * Every match in one order, scored 1.0 (or by `score`): filters only, or identifiers. Counting comes first: up to
+   * EXACT_COUNT matches are collected and sorted whole, since walking an order index while filtering for a few matches strung
    * out along it can read most of the collection; more matches than that are dense enough for the walk.
    */
-  private async listed(where: Fragment, order: Fragment, page: Page): Promise<SearchResult> {
+  private async listed(where: Fragment, order: Fragment, page: Page, score: Fragment = sql`1.0`): Promise<SearchResult> {
     const counted = await this.countUpTo(where);
     if (counted <= EXACT_COUNT) {
-      const found = await sql<DocumentRow>`
+      const found = await sql<DocumentRow & { score: number }>`
         with m as materialized (select d.* from search_engine.documents d where ${where})
-        select ${DOCUMENT_COLUMNS} from m d order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db);
-      return { hits: found.rows.map(listedHit), total_estimate: counted, fuzzy: false };
+        select ${DOCUMENT_COLUMNS}, ${score} as score from m d order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db);
+      return { hits: found.rows.map(toHit), total_estimate: counted, fuzzy: false };
     }
     const [found, total] = await Promise.all([
-      sql<DocumentRow>`
-        select ${DOCUMENT_COLUMNS} from search_engine.documents d where ${where}
+      sql<DocumentRow & { score: number }>`
+        select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
       this.estimate(where, counted),
     ]);
-    return { hits: found.rows.map(listedHit), total_estimate: total, fuzzy: false };
+    return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: false };
   }
 
   /**
@@ -475,6 +483,8 @@ export class PostgresSearchEngine implements SearchEngine {
 
 /** Candidates ranked per source when no explicit sort is asked for (see the class comment). */
 const CANDIDATES = 1_000;
+/** The score of a base standard found by a query naming one of its editions (the edition itself scores 1.0). */
+const EDITION_BASE_SCORE = 0.9;
 /** Near words a query word is expanded to at most: the closest, so a common short word cannot flood the query. */
 const MAX_TYPOS = 8;
 /**
@@ -510,10 +520,6 @@ function rowToDocument(r: DocumentRow): IndexDocument {
     visibility: r.visibility,
     updated_at: r.updated_at,
   };
-}
-
-function listedHit(r: DocumentRow): SearchHit {
-  return { score: 1, document: rowToDocument(r) };
 }
 
 function toHit(r: DocumentRow & { score: number }): SearchHit {
