@@ -27,6 +27,8 @@ export interface SearchAnswer {
     query_type: 'identifier' | 'keyword' | 'natural_language';
     processing_time_ms: number;
     total_estimate: number;
+    /** True when total_estimate is estimated (more than 10,000 matches); false when it is the exact count. */
+    total_is_estimate: boolean;
     cache_hit: boolean;
     /** True when the query together with the filters found nothing and the filters alone were searched. */
     zero_result_fallback_used: boolean;

@@ -427,7 +427,7 @@ export function searchEngineContract(
         const exact = await find(own(t), { text: 'stainless steel', type: 'keyword' });
         expect(exact.fuzzy).toBe(false);
         const nothing = await find(own(t), { text: 'zzyzx qwv', type: 'keyword' });
-        expect(nothing).toEqual({ hits: [], total_estimate: 0, fuzzy: false });
+        expect(nothing).toEqual({ hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false });
       });
 
       it('answers empty for a query without letters or digits', async () => {

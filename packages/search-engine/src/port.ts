@@ -93,8 +93,13 @@ export interface SearchHit {
 
 export interface SearchResult {
   hits: SearchHit[];
-  /** Matches in total: exact up to at least 1,000, may be estimated above (counting more costs a large scan). */
+  /**
+   * Matches in total: exact up to 10,000 (Elasticsearch's default track_total_hits), estimated above (counting more
+   * costs a large scan), never more than the searchable documents of the scope.
+   */
   total_estimate: number;
+  /** True when total_estimate is an estimate (more than 10,000 matches), false when it is the exact count. */
+  total_is_estimate: boolean;
   /** True when the typo-tolerant fallback produced the hits. */
   fuzzy: boolean;
 }

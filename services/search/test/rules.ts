@@ -127,6 +127,7 @@ export function searchRules(start: () => Promise<RulesSystem>, opts: { inProcess
         query_type: 'keyword',
         processing_time_ms: expect.any(Number),
         total_estimate: 1,
+        total_is_estimate: false,
         cache_hit: false,
         zero_result_fallback_used: false,
         timings: { classify_ms: expect.any(Number), search_ms: expect.any(Number), hydrate_ms: expect.any(Number) },

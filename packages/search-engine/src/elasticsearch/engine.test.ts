@@ -208,7 +208,7 @@ describe('ElasticsearchEngine against a scripted connection', () => {
 
   it('answers a query without words without asking Elasticsearch', async () => {
     const result = await engine().search({ ...keyword, text: { type: 'keyword', query: '?!', identifiers: [] } });
-    expect(result).toEqual({ hits: [], total_estimate: 0, fuzzy: false });
+    expect(result).toEqual({ hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false });
     expect(sent).toEqual([]);
   });
 

@@ -179,7 +179,7 @@ export class ElasticsearchEngine implements SearchEngine {
 
   async search(query: SearchQuery): Promise<SearchResult> {
     const mode = modeOf(query);
-    if (mode === 'nothing') return { hits: [], total_estimate: 0, fuzzy: false };
+    if (mode === 'nothing') return { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false };
     const result = searchResult(await this.client.search<Partial<StoredDocument>>(searchRequest(query, this.indexes)), mode);
     if (mode !== 'ranked' || result.total_estimate > 0 || !query.text || !fuzzyQuery(query.text)) return result;
     const fuzzy = searchRequest(query, this.indexes, true);

@@ -292,7 +292,11 @@ describe('scores and pages', () => {
     expect(ranked.hits.map((h) => h.score)).toEqual([0.8 * 0.8, 0]);
     expect(ranked.hits[0]!.document.name).toBe('a');
     expect(ranked.total_estimate).toBe(12);
+    expect(ranked.total_is_estimate).toBe(false);
     expect(ranked.fuzzy).toBe(false);
+    const many = response([], 10_000);
+    many.hits.total = { value: 10_000, relation: 'gte' };
+    expect(searchResult(many, 'ranked')).toMatchObject({ total_estimate: 10_000, total_is_estimate: true });
     const fuzzy = searchResult(r, 'fuzzy');
     expect(fuzzy.fuzzy).toBe(true);
     expect(fuzzy.hits[0]!.score).toBeCloseTo(0.32);

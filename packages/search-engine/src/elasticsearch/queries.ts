@@ -288,6 +288,8 @@ export function searchResult(response: estypes.SearchResponse<Partial<StoredDocu
   return {
     hits: response.hits.hits.map((hit) => ({ score: scoreOf(hit._score), document: fromSource(hit._source ?? {}) })),
     total_estimate,
+    // track_total_hits counts exactly up to RESULT_WINDOW and answers relation `gte` beyond.
+    total_is_estimate: typeof total === 'object' && total.relation === 'gte',
     fuzzy: mode === 'fuzzy' && total_estimate > 0,
   };
 }

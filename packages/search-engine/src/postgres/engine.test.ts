@@ -35,18 +35,27 @@ it('fails only the item PostgreSQL refuses when validation let it through, writi
   expect(found.hits.map((h) => h.document.name)).toEqual(['Fine bolt']);
 });
 
-it('counts exactly up to a thousand matches and estimates above, the same on every page', async () => {
+it('counts exactly up to ten thousand matches, the same on every page', async () => {
   const t = randomUUID();
+  // Other tenants' documents make the table large enough that a sample would be a guess.
+  const others = randomUUID();
+  const filler = Array.from({ length: 6_000 }, (_, i) => doc(others, { name: `Bracket ${i}`, description: 'x'.repeat(200) }));
   const docs = Array.from({ length: 3_000 }, (_, i) => doc(t, { name: `Bracket ${i}`, collection_data: { n: i } }));
-  for (let i = 0; i < docs.length; i += 1_000) {
-    await engine.apply(docs.slice(i, i + 1_000).map((document) => ({ op: 'upsert' as const, document, active_generation: 1 })));
+  for (const batch of [filler, docs]) {
+    for (let i = 0; i < batch.length; i += 1_000) {
+      await engine.apply(batch.slice(i, i + 1_000).map((document) => ({ op: 'upsert' as const, document, active_generation: 1 })));
+    }
   }
   const text = { type: 'keyword' as const, query: 'bracket', identifiers: [] };
   const first = await engine.search({ scope: own(t), text, filters: [], limit: 20, offset: 0 });
   const later = await engine.search({ scope: own(t), text, filters: [], limit: 20, offset: 500 });
-  expect(first.total_estimate).toBeGreaterThan(1_000);
-  expect(first.total_estimate).toBeLessThan(6_000);
+  expect(first.total_estimate).toBe(3_000);
+  expect(first.total_is_estimate).toBe(false);
   expect(later.total_estimate).toBe(first.total_estimate);
+  const natural = await engine.search({ scope: own(t), text: { ...text, type: 'natural_language', query: 'a bracket for me' }, filters: [], limit: 20, offset: 0 });
+  expect(natural.total_estimate).toBe(3_000);
+  const sorted = await engine.search({ scope: own(t), text, filters: [], sort: { field: 'n', direction: 'desc' }, limit: 20, offset: 0 });
+  expect(sorted.total_estimate).toBe(3_000);
   const few = await engine.search({
     scope: own(t),
     text,
@@ -57,7 +66,24 @@ it('counts exactly up to a thousand matches and estimates above, the same on eve
   expect(few.total_estimate).toBe(700);
   const listed = await engine.search({ scope: own(t), filters: [{ field: 'n', op: 'gte', value: 2_001 }], limit: 5, offset: 0 });
   expect(listed.total_estimate).toBe(999);
+  const all = await engine.search({ scope: own(t), filters: [], limit: 5, offset: 0 });
+  expect(all).toMatchObject({ total_estimate: 3_000, total_is_estimate: false });
 });
+
+it('estimates above ten thousand matches, never beyond the documents of the collection, and says so', async () => {
+  const t = randomUUID();
+  const docs = Array.from({ length: 10_500 }, (_, i) => doc(t, { name: `Clamp ${i}`, collection_data: { n: i } }));
+  for (let i = 0; i < docs.length; i += 1_500) {
+    await engine.apply(docs.slice(i, i + 1_500).map((document) => ({ op: 'upsert' as const, document, active_generation: 1 })));
+  }
+  const found = await engine.search({ scope: own(t), text: { type: 'keyword', query: 'clamp', identifiers: [] }, filters: [], limit: 20, offset: 0 });
+  expect(found.total_is_estimate).toBe(true);
+  expect(found.total_estimate).toBeGreaterThan(10_000);
+  expect(found.total_estimate).toBeLessThanOrEqual(10_500);
+  const listed = await engine.search({ scope: own(t), filters: [], limit: 20, offset: 0 });
+  expect(listed.total_is_estimate).toBe(true);
+  expect(listed.total_estimate).toBeLessThanOrEqual(10_500);
+}, 60_000);
 
 it('keeps staging and removed rows out of the search indexes but remembers their versions', async () => {
   const t = randomUUID();

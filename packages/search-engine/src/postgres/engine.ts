@@ -25,6 +25,7 @@ import {
   matchText,
   queryTerms,
   relevance,
+  scopeCondition,
   searchText,
   sortOrder,
   whereClause,
@@ -55,7 +56,8 @@ const ANALYZE_FRACTION = 0.2;
  * Identifier hits (all 1.0) come in record_id order; filter-only hits by name, then record_id.
  *
  * total_estimate: exact up to EXACT_COUNT matches (counting more would read most of a large collection); above that
- * an estimate from a table sample (see estimate()).
+ * an estimate from a table sample, capped at the scope's documents, with total_is_estimate (see estimate()).
+ * Identifier hits of an edition query's base standard score EDITION_BASE_SCORE and follow the edition's.
  */
 export class PostgresSearchEngine implements SearchEngine {
   readonly kind = 'postgres' as const;
@@ -143,7 +145,7 @@ export class PostgresSearchEngine implements SearchEngine {
     const text = query.text;
     if (!text || !text.query.trim()) {
       const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
-      return this.listed(where, order, page);
+      return this.listed(where, order, page, scopeCondition(query.scope));
     }
     if (text.type === 'identifier') {
       const identifiers = text.identifiers.length
@@ -156,12 +158,12 @@ export class PostgresSearchEngine implements SearchEngine {
         const match = sql`${where} and d.identifiers && ${textArray([...identifiers, ...bases])}::text[]`;
         const score = sql`case when ${exact} then 1.0 else ${sql.lit(EDITION_BASE_SCORE)} end`;
         const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, d.record_id` : sql`score desc, d.record_id`;
-        return this.listed(match, order, page, score);
+        return this.listed(match, order, page, scopeCondition(query.scope), score);
       }
       // Every hit scores 1.0, so ties go by record_id: a standard can match thousands of documents, and record ids
       // are spread evenly through the primary key, unlike names (every "DIN 933" is a "Hex bolt ...").
       const order = query.sort ? sql`${sortOrder(query.sort)}, d.record_id` : sql`d.record_id`;
-      return this.listed(sql`${where} and ${exact}`, order, page);
+      return this.listed(sql`${where} and ${exact}`, order, page, scopeCondition(query.scope));
     }
     const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any');
     if (terms.length > 0) {
@@ -251,24 +253,24 @@ export class PostgresSearchEngine implements SearchEngine {
 
   /**
    * Every match in one order, scored 1.0 (or by `score`): filters only, or identifiers. Counting comes first: up to
-   * EXACT_COUNT matches are collected and sorted whole, since walking an order index while filtering for a few matches strung
-   * out along it can read most of the collection; more matches than that are dense enough for the walk.
+   * SORTED_WHOLE matches are collected and sorted whole, since walking an order index while filtering for a few
+   * matches strung out along it can read most of the collection; more matches than that are dense enough for the walk.
    */
-  private async listed(where: Fragment, order: Fragment, page: Page, score: Fragment = sql`1.0`): Promise<SearchResult> {
+  private async listed(where: Fragment, order: Fragment, page: Page, scope: Fragment, score: Fragment = sql`1.0`): Promise<SearchResult> {
     const counted = await this.countUpTo(where);
-    if (counted <= EXACT_COUNT) {
+    if (counted <= SORTED_WHOLE) {
       const found = await sql<DocumentRow & { score: number }>`
         with m as materialized (select d.* from search_engine.documents d where ${where})
         select ${DOCUMENT_COLUMNS}, ${score} as score from m d order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db);
-      return { hits: found.rows.map(toHit), total_estimate: counted, fuzzy: false };
+      return { hits: found.rows.map(toHit), ...exactly(counted), fuzzy: false };
     }
     const [found, total] = await Promise.all([
       sql<DocumentRow & { score: number }>`
         select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      this.estimate(where, counted),
+      counted <= EXACT_COUNT ? exactly(counted) : this.estimate(where, counted, scope),
     ]);
-    return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: false };
+    return { hits: found.rows.map(toHit), ...total, fuzzy: false };
   }
 
   /**
@@ -322,15 +324,16 @@ export class PostgresSearchEngine implements SearchEngine {
     const score = relevance(terms, text);
     const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
     const matches = sql`${where} and d.tsv @@ ${tsText}::tsquery`;
+    const scope = scopeCondition(query.scope);
     if (query.sort) {
       const [found, total] = await Promise.all([
         sql<DocumentRow & { score: number }>`
           select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
           order by ${sortOrder(query.sort)}, score desc, d.name_key collate "C", d.record_id
           limit ${page.limit} offset ${page.offset}`.execute(this.db),
-        this.count(matches),
+        this.count(matches, scope),
       ]);
-      return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: false };
+      return { hits: found.rows.map(toHit), ...total, fuzzy: false };
     }
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
     const ranked = { where, score, key: searchText(text), page, bound };
@@ -342,17 +345,17 @@ export class PostgresSearchEngine implements SearchEngine {
       if (exact !== tsText) {
         const first = await this.candidates(ranked, exact, []);
         if (first.matched === undefined) {
-          return { hits: first.hits, total_estimate: await this.estimate(matches, bound), fuzzy: false };
+          return { hits: first.hits, ...(await this.count(matches, scope)), fuzzy: false };
         }
       }
       const found = await this.candidates(ranked, tsText, []);
-      return { hits: found.hits, total_estimate: found.matched ?? (await this.estimate(matches, bound)), fuzzy: false };
+      return { hits: found.hits, ...(await this.totalOf(found.matched, matches, scope)), fuzzy: false };
     }
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
     const every = matchText(terms, 'every');
     const found = await this.candidates(ranked, tsText, every !== tsText ? [every] : []);
-    return { hits: found.hits, total_estimate: found.matched ?? (await this.estimate(matches, bound)), fuzzy: false };
+    return { hits: found.hits, ...(await this.totalOf(found.matched, matches, scope)), fuzzy: false };
   }
 
   /**
@@ -422,7 +425,7 @@ export class PostgresSearchEngine implements SearchEngine {
    */
   private async fuzzy(where: Fragment, text: string, query: SearchQuery, page: Page): Promise<SearchResult> {
     const probe = searchText(text);
-    if (!probe) return { hits: [], total_estimate: 0, fuzzy: false };
+    if (!probe) return { hits: [], ...exactly(0), fuzzy: false };
     const similar = sql`${where} and ${probe} <% lower(d.name)`;
     const score = sql`word_similarity(${probe}, lower(d.name)) / 2`;
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
@@ -437,14 +440,19 @@ export class PostgresSearchEngine implements SearchEngine {
           select ${DOCUMENT_COLUMNS}, top.score from top
           join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
           order by top.score desc, d.record_id`;
-    const [found, total] = await Promise.all([rows.execute(this.db), this.count(similar)]);
-    return { hits: found.rows.map(toHit), total_estimate: total, fuzzy: total > 0 };
+    const [found, total] = await Promise.all([rows.execute(this.db), this.count(similar, scopeCondition(query.scope))]);
+    return { hits: found.rows.map(toHit), ...total, fuzzy: total.total_estimate > 0 };
   }
 
-  /** Exact up to EXACT_COUNT matches, estimated above. */
-  private async count(where: Fragment): Promise<number> {
+  /** The candidates' exact count when they were all the matches, else counted (see count). */
+  private async totalOf(matched: number | undefined, where: Fragment, scope: Fragment): Promise<Total> {
+    return matched === undefined ? this.count(where, scope) : exactly(matched);
+  }
+
+  /** Exact up to EXACT_COUNT matches, estimated above (never beyond the documents of `scope`). */
+  private async count(where: Fragment, scope: Fragment): Promise<Total> {
     const n = await this.countUpTo(where);
-    return n <= EXACT_COUNT ? n : this.estimate(where, n);
+    return n <= EXACT_COUNT ? exactly(n) : this.estimate(where, n, scope);
   }
 
   /** Matches counted up to EXACT_COUNT + 1. */
@@ -459,14 +467,20 @@ export class PostgresSearchEngine implements SearchEngine {
   /**
    * Matches counted in a fixed sample of about SAMPLE_PAGES table pages, scaled up: a few milliseconds however many
    * documents match, where counting every one of tens of thousands would read most of the table. The sample is
-   * repeatable, so paging through one result set reports one total. Never below what was already counted.
+   * repeatable, so paging through one result set reports one total. Never below what was already counted, and never
+   * above the number of searchable documents in `scope` (the tenant's collection, or the public index), counted
+   * exactly: a sample scaled up can overshoot, and an estimate must never promise more records than could match.
    */
-  private async estimate(where: Fragment, atLeast: number): Promise<number> {
+  private async estimate(where: Fragment, atLeast: number, scope: Fragment): Promise<Total> {
     const percent = Math.min(100, Math.max(0.01, (100 * SAMPLE_PAGES) / (await this.tablePages())));
-    const sampled = await sql<{ n: number }>`
-      select count(*)::int as n from search_engine.documents d tablesample system (${percent}) repeatable (7)
-      where ${where}`.execute(this.db);
-    return Math.max(atLeast, Math.round((Number(sampled.rows[0]!.n) * 100) / percent));
+    const [sampled, inScope] = await Promise.all([
+      sql<{ n: number }>`
+        select count(*)::int as n from search_engine.documents d tablesample system (${percent}) repeatable (7)
+        where ${where}`.execute(this.db),
+      sql<{ n: number }>`select count(*)::int as n from search_engine.documents d where ${scope}`.execute(this.db),
+    ]);
+    const scaled = Math.max(atLeast, Math.round((Number(sampled.rows[0]!.n) * 100) / percent));
+    return { total_estimate: Math.min(Number(inScope.rows[0]!.n), scaled), total_is_estimate: true };
   }
 
   /** The documents table's size in pages, read at most once a minute (it only sets the sample's percentage). */
@@ -492,12 +506,21 @@ const MAX_TYPOS = 8;
  * 11-letter word leave 0.2 ("scerwdirver" and "screwdriver"). Lower only widens the candidates the distance check reads.
  */
 const TWO_TYPO_SIMILARITY = 0.2;
-const EXACT_COUNT = 1_000;
+/** Matches counted exactly up to this many, as Elasticsearch's default track_total_hits. */
+const EXACT_COUNT = 10_000;
+/** Listed matches up to this many are collected and sorted whole (see listed()). */
+const SORTED_WHOLE = 1_000;
 const SAMPLE_PAGES = 500;
 
 interface Page {
   limit: number;
   offset: number;
+}
+
+type Total = Pick<SearchResult, 'total_estimate' | 'total_is_estimate'>;
+
+function exactly(n: number): Total {
+  return { total_estimate: n, total_is_estimate: false };
 }
 
 /** A document as its row reads back: collection_data is stored as `data`, and a version may arrive as text. */
