@@ -23,6 +23,7 @@ import {
   DOCUMENT_COLUMNS,
   NAME_ORDER,
   matchText,
+  prior,
   queryTerms,
   relevance,
   scopeCondition,
@@ -336,7 +337,16 @@ export class PostgresSearchEngine implements SearchEngine {
       return { hits: found.rows.map(toHit), ...total, fuzzy: false };
     }
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
-    const ranked = { where, score, key: searchText(text), page, bound };
+    const ranked = { where, score, prior: prior(terms, text), key: searchText(text), page, bound };
+    // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
+    // the matches, and cheap when they are.
+    const counting = this.countUpTo(matches);
+    counting.catch(() => undefined);
+    const total = async (matched: number | undefined): Promise<Total> => {
+      if (matched !== undefined) return exactly(matched);
+      const n = await counting;
+      return n <= EXACT_COUNT ? exactly(n) : this.estimate(matches, n, scope);
+    };
     if (type === 'keyword') {
       // A prefix makes GIN read every posting of every word it covers, several times the work of exact words. When
       // the exact words alone fill the candidates, prefix-only matches would rank among a thousand others anyway,
@@ -345,63 +355,72 @@ export class PostgresSearchEngine implements SearchEngine {
       if (exact !== tsText) {
         const first = await this.candidates(ranked, exact, []);
         if (first.matched === undefined) {
-          return { hits: first.hits, ...(await this.count(matches, scope)), fuzzy: false };
+          return { hits: first.hits, ...(await total(undefined)), fuzzy: false };
         }
       }
       const found = await this.candidates(ranked, tsText, []);
-      return { hits: found.hits, ...(await this.totalOf(found.matched, matches, scope)), fuzzy: false };
+      return { hits: found.hits, ...(await total(found.matched)), fuzzy: false };
     }
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
     const every = matchText(terms, 'every');
     const found = await this.candidates(ranked, tsText, every !== tsText ? [every] : []);
-    return { hits: found.hits, ...(await this.totalOf(found.matched, matches, scope)), fuzzy: false };
+    return { hits: found.hits, ...(await total(found.matched)), fuzzy: false };
   }
 
   /**
    * The page ranked among candidates: up to `bound` documents matching anywhere (all of them, counted exactly in
    * `matched`, when fewer); when there are that many but too few name matches among them to fill the page, also up
    * to `bound` matching in the name; the documents whose name is the query; plus up to `bound` of each extra query.
-   * Each source scores rows while it reads them, so only the page is read again to hydrate. Ties go by name, then
-   * record_id, so one set of documents always comes back in one order however it was loaded.
+   * Each source ranks rows by a cheap prior (name tier, every word held, ts_rank_cd) while it reads them; the best
+   * POOL beyond the page's offset are then scored in full (relevance() costs a dozen tsquery matches a row), and only
+   * the page is read again to hydrate. Ties go by name, then record_id, so one set of documents always comes back in
+   * one order however it was loaded.
    */
   private async candidates(
-    ranked: { where: Fragment; score: Fragment; key: string; page: Page; bound: number },
+    ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
     tsText: string,
     extra: string[],
   ): Promise<{ hits: SearchHit[]; matched?: number }> {
-    const { where, score, key, page, bound } = ranked;
+    const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
     const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
       with anywhere as materialized (
-        select d.tenant_id, d.record_id, d.name_key, ${score} as score, d.name_tsv @@ ${tsQuery} as in_name
+        select d.tenant_id, d.record_id, ${prior} as prior, d.name_tsv @@ ${tsQuery} as in_name
         from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       named as materialized (
-        select d.tenant_id, d.record_id, d.name_key, ${score} as score from search_engine.documents d
+        select d.tenant_id, d.record_id, ${prior} as prior from search_engine.documents d
         where (select count(*) from anywhere) >= ${bound}
           and (select count(*) from anywhere where in_name) < ${page.offset + page.limit}
           and ${where} and d.name_tsv @@ ${tsQuery} limit ${bound}
       ),
       exactly as materialized (
-        select d.tenant_id, d.record_id, d.name_key, ${score} as score from search_engine.documents d
+        select d.tenant_id, d.record_id, ${prior} as prior from search_engine.documents d
         where (select count(*) from anywhere) >= ${bound}
           and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       c as (
-        select tenant_id, record_id, name_key, score from anywhere
+        select tenant_id, record_id, prior from anywhere
         union all select * from named union all select * from exactly
         ${sql.join(
           extra.map(
-            (e) => sql`union all (select d.tenant_id, d.record_id, d.name_key, ${score} from search_engine.documents d
+            (e) => sql`union all (select d.tenant_id, d.record_id, ${prior} from search_engine.documents d
               where ${where} and d.tsv @@ ${e}::tsquery limit ${bound})`,
           ),
           sql` `,
         )}
       ),
+      pool as (
+        select tenant_id, record_id from c group by tenant_id, record_id
+        order by max(prior) desc, record_id limit ${POOL + page.offset + page.limit}
+      ),
+      scored as (
+        select d.tenant_id, d.record_id, d.name_key, ${score} as score from pool
+        join search_engine.documents d on d.tenant_id = pool.tenant_id and d.record_id = pool.record_id
+      ),
       top as (
-        select tenant_id, record_id, max(name_key) as name_key, max(score) as score from c group by tenant_id, record_id
-        order by max(score) desc, max(name_key) collate "C", record_id limit ${page.limit} offset ${page.offset}
+        select * from scored order by score desc, name_key collate "C", record_id limit ${page.limit} offset ${page.offset}
       )
       select m.matched, p.* from (select count(*)::int as matched from anywhere) m
       left join lateral (
@@ -442,11 +461,6 @@ export class PostgresSearchEngine implements SearchEngine {
           order by top.score desc, d.record_id`;
     const [found, total] = await Promise.all([rows.execute(this.db), this.count(similar, scopeCondition(query.scope))]);
     return { hits: found.rows.map(toHit), ...total, fuzzy: total.total_estimate > 0 };
-  }
-
-  /** The candidates' exact count when they were all the matches, else counted (see count). */
-  private async totalOf(matched: number | undefined, where: Fragment, scope: Fragment): Promise<Total> {
-    return matched === undefined ? this.count(where, scope) : exactly(matched);
   }
 
   /** Exact up to EXACT_COUNT matches, estimated above (never beyond the documents of `scope`). */
@@ -497,6 +511,8 @@ export class PostgresSearchEngine implements SearchEngine {
 
 /** Candidates ranked per source when no explicit sort is asked for (see the class comment). */
 const CANDIDATES = 1_000;
+/** Candidates scored in full beyond the page's offset, the best by the prior (see candidates()). */
+const POOL = 100;
 /** The score of a base standard found by a query naming one of its editions (the edition itself scores 1.0). */
 const EDITION_BASE_SCORE = 0.9;
 /** Near words a query word is expanded to at most: the closest, so a common short word cannot flood the query. */

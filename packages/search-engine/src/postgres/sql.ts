@@ -66,6 +66,17 @@ export function matchText(terms: QueryTerm[], mode: 'every' | 'any' | 'exact'): 
 const num = (n: number) => sql.raw(String(n));
 
 /**
+ * A cheap ordering of candidates before relevance() scores the best of them: the name tier (2 equal to the query, 1
+ * starting with it), then holding every word, then the weighted cover density.
+ */
+export function prior(terms: QueryTerm[], query: string): Fragment {
+  const key = searchText(query);
+  return sql`((case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
+    + (d.tsv @@ ${matchText(terms, 'every')}::tsquery)::int * 0.5
+    + ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32) * 0.5)`;
+}
+
+/**
  * The relevance of a matching document, 0..1, from what a reader sees in a result: how many of the query's words
  * it holds (0.35), how many as typed rather than through a typo (0.15), how many in its name (0.15), how many
  * neighbouring query words stand together in it (0.2; a one-word query counts its one word), and the weighted cover
