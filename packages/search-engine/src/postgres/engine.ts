@@ -373,9 +373,9 @@ export class PostgresSearchEngine implements SearchEngine {
    * `matched`, when fewer); when there are that many but too few name matches among them to fill the page, also up
    * to `bound` matching in the name; the documents whose name is the query; plus up to `bound` of each extra query.
    * Each source ranks rows by a cheap prior (name tier, every word held, ts_rank_cd) while it reads them; the best
-   * POOL beyond the page's offset are then scored in full (relevance() costs a dozen tsquery matches a row), and only
-   * the page is read again to hydrate. Ties go by name, then record_id, so one set of documents always comes back in
-   * one order however it was loaded.
+   * POOL beyond the page's offset (ties by name, as the final order) are then scored in full (relevance() costs a
+   * dozen tsquery matches a row), and only the page is read again to hydrate. Ties go by name, then record_id, so one
+   * set of documents always comes back in one order however it was loaded.
    */
   private async candidates(
     ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
@@ -386,26 +386,26 @@ export class PostgresSearchEngine implements SearchEngine {
     const tsQuery = sql`${tsText}::tsquery`;
     const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
       with anywhere as materialized (
-        select d.tenant_id, d.record_id, ${prior} as prior, d.name_tsv @@ ${tsQuery} as in_name
+        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior, d.name_tsv @@ ${tsQuery} as in_name
         from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       named as materialized (
-        select d.tenant_id, d.record_id, ${prior} as prior from search_engine.documents d
+        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior from search_engine.documents d
         where (select count(*) from anywhere) >= ${bound}
           and (select count(*) from anywhere where in_name) < ${page.offset + page.limit}
           and ${where} and d.name_tsv @@ ${tsQuery} limit ${bound}
       ),
       exactly as materialized (
-        select d.tenant_id, d.record_id, ${prior} as prior from search_engine.documents d
+        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior from search_engine.documents d
         where (select count(*) from anywhere) >= ${bound}
           and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       c as (
-        select tenant_id, record_id, prior from anywhere
+        select tenant_id, record_id, name_key, prior from anywhere
         union all select * from named union all select * from exactly
         ${sql.join(
           extra.map(
-            (e) => sql`union all (select d.tenant_id, d.record_id, ${prior} from search_engine.documents d
+            (e) => sql`union all (select d.tenant_id, d.record_id, d.name_key, ${prior} from search_engine.documents d
               where ${where} and d.tsv @@ ${e}::tsquery limit ${bound})`,
           ),
           sql` `,
@@ -413,7 +413,7 @@ export class PostgresSearchEngine implements SearchEngine {
       ),
       pool as (
         select tenant_id, record_id from c group by tenant_id, record_id
-        order by max(prior) desc, record_id limit ${POOL + page.offset + page.limit}
+        order by max(prior) desc, max(name_key) collate "C", record_id limit ${POOL + page.offset + page.limit}
       ),
       scored as (
         select d.tenant_id, d.record_id, d.name_key, ${score} as score from pool
