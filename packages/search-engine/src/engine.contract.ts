@@ -320,6 +320,16 @@ export function searchEngineContract(
         expect(base.hits.every((h) => h.score === 1)).toBe(true);
       });
 
+      it('lists identifier matches by name, then record_id, however they were loaded', async () => {
+        const names = ['Hotel', 'alpha', 'Golf', 'Echo', 'bravo', 'Foxtrot', 'Delta', 'charlie'];
+        const [a, b] = [tenant(), tenant()];
+        await index(...names.map((name) => doc(a, { name, collection_data: { norm: 'DIN 933' } })));
+        await index(...[...names].reverse().map((name) => doc(b, { name, collection_data: { norm: 'DIN 933' } })));
+        const sorted = ['alpha', 'bravo', 'charlie', 'Delta', 'Echo', 'Foxtrot', 'Golf', 'Hotel'];
+        expect(namesOf(await find(own(a), { text: 'DIN 933' }))).toEqual(sorted);
+        expect(namesOf(await find(own(b), { text: 'din-933' }))).toEqual(sorted);
+      });
+
       it('matches a SKU written with other separators and case', async () => {
         const t = tenant();
         await index(doc(t, { name: 'Cable tie', collection_data: { sku: 'CT-200/BLK' } }), doc(t, { name: 'Cable clip', collection_data: { sku: 'CT-201/BLK' } }));

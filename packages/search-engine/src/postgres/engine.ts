@@ -54,7 +54,7 @@ const ANALYZE_FRACTION = 0.2;
  * prefix costs GIN several times more. When a query matches more than that, the best-ranked page comes from the
  * candidates, not necessarily from all matches; an explicit sort always considers every match.
  *
- * Identifier hits (all 1.0) come in record_id order; filter-only hits by name, then record_id.
+ * Identifier hits (all 1.0) and filter-only hits come by name, then record_id, as in Elasticsearch.
  *
  * total_estimate: exact up to EXACT_COUNT matches (counting more would read most of a large collection); above that
  * an estimate from a table sample, capped at the scope's documents, with total_is_estimate (see estimate()).
@@ -158,12 +158,12 @@ export class PostgresSearchEngine implements SearchEngine {
         // An edition's query also finds the base standard, scoring EDITION_BASE_SCORE below the edition's 1.0.
         const match = sql`${where} and d.identifiers && ${textArray([...identifiers, ...bases])}::text[]`;
         const score = sql`case when ${exact} then 1.0 else ${sql.lit(EDITION_BASE_SCORE)} end`;
-        const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, d.record_id` : sql`score desc, d.record_id`;
+        const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, ${NAME_ORDER}` : sql`score desc, ${NAME_ORDER}`;
         return this.listed(match, order, page, scopeCondition(query.scope), score);
       }
-      // Every hit scores 1.0, so ties go by record_id: a standard can match thousands of documents, and record ids
-      // are spread evenly through the primary key, unlike names (every "DIN 933" is a "Hex bolt ...").
-      const order = query.sort ? sql`${sortOrder(query.sort)}, d.record_id` : sql`d.record_id`;
+      // Every hit scores 1.0, so ties go by name, then record_id: an order the data decides, not the ids a load
+      // happened to draw (record_id order changed from one load of the same data to the next).
+      const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
       return this.listed(sql`${where} and ${exact}`, order, page, scopeCondition(query.scope));
     }
     const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any');
