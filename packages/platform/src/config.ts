@@ -163,6 +163,8 @@ export const configSchema = z
     UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(600_000),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     METRICS_ENABLED: bool(true),
+    /** Per-tenant API and search calls per minute (429 past the plan's); off for benchmarks and installs that limit in front. */
+    TENANT_RATE_LIMITS: bool(true),
     /** When set, webhook uploads must carry X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>. */
     WEBHOOK_SECRET: z.string().min(1).optional(),
     UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),

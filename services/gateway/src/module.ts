@@ -46,7 +46,8 @@ export const gatewayModule: ServiceModule = {
       { cache: cache.kind },
       `tenant rate limits counted ${cache.kind === 'memory' ? 'in-process (one gateway only; set REDIS_URL for replicas)' : 'in Redis'}`,
     );
-    const limits = new TenantLimits({ cache, logger: logger.child({ component: 'tenant-limits' }) });
+    const limits = new TenantLimits({ cache, enabled: config.TENANT_RATE_LIMITS, logger: logger.child({ component: 'tenant-limits' }) });
+    if (!config.TENANT_RATE_LIMITS) logger.warn('TENANT_RATE_LIMITS=false: per-tenant calls per minute are neither counted nor limited');
     const requests = new CountTally({
       bus,
       logger: logger.child({ component: 'usage-tally' }),

@@ -15,6 +15,8 @@ const REFUSAL_HOLD_MS = 1_000;
 
 export interface TenantLimitsOptions {
   cache: Cache;
+  /** TENANT_RATE_LIMITS: when false, nothing is counted or refused and no X-RateLimit headers are set. */
+  enabled?: boolean;
   /** REFUSAL_HOLD_MS unless given (0 answers every refusal at once). */
   refusalHoldMs?: number;
   logger: Logger;
@@ -40,6 +42,7 @@ export class TenantLimits {
    * allowance, a refused call's the allowance it exhausted); throws the 429 to answer instead of forwarding.
    */
   async check(identity: Identity, cls: LimitClass, res: Response): Promise<void> {
+    if (this.opts.enabled === false) return;
     const plan = planOf(identity.plan);
     const limits = PLAN_LIMITS[plan];
     const tenant = identity.tenantId;

@@ -160,6 +160,14 @@ describe('per-tenant rate limits', () => {
     expect(answers.every((r) => r.status === 200)).toBe(true);
     expect(answers[0]!.headers['x-ratelimit-limit']).toBe('10000');
   });
+
+  it('neither counts nor refuses with TENANT_RATE_LIMITS=false, and sets no rate-limit headers', async () => {
+    const unlimited = await stack.startGateway({ TENANT_RATE_LIMITS: 'false' });
+    const { key } = await tenantOn('free', unlimited);
+    const answers = await Promise.all(Array.from({ length: 30 }, () => search(key, unlimited)));
+    expect(answers.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(answers.every((r) => r.headers['x-ratelimit-limit'] === undefined)).toBe(true);
+  });
 });
 
 describe('usage', () => {
