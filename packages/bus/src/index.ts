@@ -5,3 +5,4 @@ export * from './outbox';
 export * from './kafka';
 export * from './factory';
 export * from './tally';
+export * from './payloads';

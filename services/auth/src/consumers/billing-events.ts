@@ -1,4 +1,4 @@
-import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
+import { parsedPayloads, type DeliveredEvent, type EventBus, type Subscription } from '@trove/bus';
 import { TOPICS, planChangeOf } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { Db } from '../store/schema';
@@ -9,11 +9,7 @@ export const BILLING_GROUP = 'auth.billing';
 /** Keeps auth.tenants.plan as billing last set it, so key verification answers the new plan at once. */
 export function billingEventsHandler(db: Db, logger: Logger) {
   return async (events: DeliveredEvent[]): Promise<void> => {
-    for (const event of events) {
-      const change = planChangeOf(event.payload);
-      if (change) await applyPlanChange(db, change);
-      else logger.warn({ offset: event.offset, key: event.key }, 'skipping malformed billing.events event');
-    }
+    for (const change of parsedPayloads(events, planChangeOf, logger)) await applyPlanChange(db, change);
   };
 }
 

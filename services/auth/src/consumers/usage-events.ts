@@ -1,4 +1,4 @@
-import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
+import { parsedPayloads, type DeliveredEvent, type EventBus, type Subscription } from '@trove/bus';
 import { TOPICS, usageFactOf, type UsageEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { ProvenStep } from '../domain/quickstart';
@@ -20,12 +20,7 @@ const PROVES: Record<UsageEvent['kind'], ProvenStep | undefined> = {
 export function usageEventsHandler(db: Db, logger: Logger) {
   return async (events: DeliveredEvent[]): Promise<void> => {
     const proofs: StepProof[] = [];
-    for (const event of events) {
-      const fact = usageFactOf(event.payload);
-      if (!fact) {
-        logger.warn({ offset: event.offset, key: event.key }, 'skipping malformed usage.events event');
-        continue;
-      }
+    for (const fact of parsedPayloads(events, usageFactOf, logger)) {
       const step = PROVES[fact.kind];
       if (step) proofs.push({ tenantId: fact.tenant_id, step, at: fact.at });
     }

@@ -1,4 +1,4 @@
-import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
+import { parsedPayloads, type DeliveredEvent, type EventBus, type Subscription } from '@trove/bus';
 import { TOPICS, usageFactOf } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { Db } from '../store/schema';
@@ -18,12 +18,7 @@ export function usageEventsHandler(db: Db, logger: Logger) {
   let prunedAt = 0;
   return async (events: DeliveredEvent[]): Promise<void> => {
     const counts: UsageCount[] = [];
-    for (const event of events) {
-      const fact = usageFactOf(event.payload);
-      if (!fact) {
-        logger.warn({ offset: event.offset, key: event.key }, 'skipping malformed usage.events event');
-        continue;
-      }
+    for (const fact of parsedPayloads(events, usageFactOf, logger)) {
       if (fact.kind !== 'searches' && fact.kind !== 'requests') continue;
       counts.push({ eventId: fact.event_id, tenantId: fact.tenant_id, period: fact.period, kind: fact.kind, count: fact.count });
     }

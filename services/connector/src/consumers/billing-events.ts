@@ -1,4 +1,4 @@
-import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
+import { parsedPayloads, type DeliveredEvent, type EventBus, type Subscription } from '@trove/bus';
 import { TOPICS, planChangeOf } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { applyPlanChange } from '../store/connectors';
@@ -9,11 +9,7 @@ export const BILLING_GROUP = 'connector.billing';
 /** Keeps each tenant's plan as billing last set it, for scheduled pulls (a pull on demand carries the caller's). */
 export function billingEventsHandler(db: Db, logger: Logger) {
   return async (events: DeliveredEvent[]): Promise<void> => {
-    for (const event of events) {
-      const change = planChangeOf(event.payload);
-      if (change) await applyPlanChange(db, change);
-      else logger.warn({ offset: event.offset, key: event.key }, 'skipping malformed billing.events event');
-    }
+    for (const change of parsedPayloads(events, planChangeOf, logger)) await applyPlanChange(db, change);
   };
 }
 
