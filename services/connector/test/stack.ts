@@ -5,7 +5,7 @@ import request from 'supertest';
 import { ingestionModule } from '@trove/ingestion-service';
 import { listen, type RunningServer } from '@trove/platform';
 import { recordsModule } from '@trove/records-service';
-import { TEST_SERVER_URL, createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
+import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
 import { connectorModule } from '../src';
 
 export const KEY_A = randomBytes(32).toString('hex');
@@ -74,26 +74,17 @@ export async function startStack(config: Record<string, string> = {}): Promise<S
   };
 }
 
-/** A database of the test's own on the PostgreSQL test server, as a tenant's source. */
+/** A database of the test's own on the PostgreSQL test server, as a tenant's source, with a client for raw SQL. */
 export async function sourcePostgres(): Promise<{ dsn: string; query(sql: string, values?: unknown[]): Promise<pg.QueryResult>; drop(): Promise<void> }> {
-  const name = `trove_src_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_SERVER_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(TEST_SERVER_URL);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  const source = await createTestDatabase();
+  const client = new pg.Client({ connectionString: source.url });
   await client.connect();
   return {
-    dsn: url.toString(),
+    dsn: source.url,
     query: (sql, values) => client.query(sql, values),
     async drop() {
       await client.end();
-      const c = new pg.Client({ connectionString: TEST_SERVER_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      await source.drop();
     },
   };
 }
