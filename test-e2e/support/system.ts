@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const LAUNCHER = resolve(__dirname, '../../packages/launcher/dist/main.js');
-const SERVICES_WITH_PORTS = ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP'];
 
 async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -21,7 +21,10 @@ async function freePort(): Promise<number> {
 export interface Trove {
   baseUrl: string;
   dataDir: string;
-  /** Where each service other than the gateway listens (on loopback), by name: `{ auth: 40123, … }`. */
+  /**
+   * Where each service other than the gateway listens, by name (`{ auth: 40123, … }`): only in a process running some
+   * services (`target`); under `--target=all` only the gateway listens and this is empty.
+   */
   servicePorts: Record<string, number>;
   /** The system's process id (for reading its memory, or killing it as a crash would). */
   pid: number;
@@ -35,14 +38,17 @@ export interface Trove {
 export interface StartOptions {
   dataDir?: string;
   env?: Record<string, string>;
+  /** `--target` (default `all`); a process running only some services gets a free port for each and the shared secrets. */
+  target?: string;
 }
 
 /** How often a start is tried again when a port picked for it was taken before the system bound it. */
 const START_ATTEMPTS = 3;
 
 /**
- * Starts the whole system as the README's first command does (`--target=all`, embedded PGlite and event log),
- * on free ports, and resolves once the gateway reports ready. A port found free can be taken before the system binds
+ * Starts the whole system as the README's first command does (`--target=all`, embedded PGlite and event log, nothing
+ * set but PORT and DATA_DIR), or the services of `target`, on free ports, and resolves once the gateway (or, without
+ * one, the first service) reports ready. A port found free can be taken before the system binds
  * it (by another test's process, or as the local port of an outgoing connection); such a start is tried again on
  * other ports.
  */
@@ -69,16 +75,24 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   };
   delete env.DATABASE_URL;
   delete env.KAFKA_BROKERS;
-  for (const s of SERVICES_WITH_PORTS) env[`${s}_PORT`] = String(await freePort());
+  const target = opts.target ?? 'all';
+  const services = target === 'all' ? [] : target.split(',').filter((s) => s !== 'gateway');
+  for (const s of services) env[`${s.toUpperCase()}_PORT`] = String(await freePort());
+  if (target !== 'all') {
+    // The processes of a system running apart share these; the launcher refuses to start without them.
+    env.INTERNAL_TOKEN_SECRET ??= randomBytes(32).toString('hex');
+    env.JWT_SECRET ??= randomBytes(32).toString('hex');
+  }
   Object.assign(env, opts.env ?? {});
 
-  const child: ChildProcess = spawn(process.execPath, [LAUNCHER, '--target=all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [LAUNCHER, `--target=${target}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
 
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const readyUrl = target === 'all' || target.split(',').includes('gateway') ? baseUrl : `http://127.0.0.1:${env[`${services[0]!.toUpperCase()}_PORT`]}`;
   const deadline = Date.now() + 60_000;
   let ready = false;
   while (!ready && Date.now() < deadline) {
@@ -87,7 +101,7 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
       throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
     }
     try {
-      ready = (await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) })).status === 200;
+      ready = (await fetch(`${readyUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) })).status === 200;
     } catch {
       // not listening yet
     }
@@ -101,7 +115,7 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   return {
     baseUrl,
     dataDir,
-    servicePorts: Object.fromEntries(SERVICES_WITH_PORTS.map((s) => [s.toLowerCase(), Number(env[`${s}_PORT`])])),
+    servicePorts: Object.fromEntries(services.map((s) => [s, Number(env[`${s.toUpperCase()}_PORT`])])),
     pid: child.pid!,
     output: () => output,
     async stop() {

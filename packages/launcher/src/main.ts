@@ -6,7 +6,7 @@ import { DataFolderLockedError, openDatabase } from '@trove/db';
 import { ConfigError, createLogger, databaseUrl, loadConfig, type Config } from '@trove/platform';
 import { startSystem } from '@trove/runtime';
 import { USAGE, parseArgs } from './args';
-import { listenHosts, requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
+import { requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
 
 async function start(config: Config, target: string): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'trove' });
@@ -22,7 +22,7 @@ async function start(config: Config, target: string): Promise<void> {
   if (config.generatedJwtSecret) {
     logger.info('JWT_SECRET not set: portal sign-in tokens are signed with a random secret and end when this process stops');
   }
-  const system = await startSystem({ config, logger, modules, hosts: listenHosts(config, modules) });
+  const system = await startSystem({ config, logger, modules });
   logger.info({ ports: system.ports, env: config.ENV }, `Trove is up (${modules.map((m) => m.name).join(', ')})`);
 
   let stopping = false;

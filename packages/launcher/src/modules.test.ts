@@ -1,28 +1,24 @@
 import { ConfigError, loadConfig } from '@trove/platform';
-import { listenHosts, requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
+import { listensOnItsOwnPort } from '@trove/runtime';
+import { MODULES, requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
 
 const SECRET = 's'.repeat(32);
 
-describe('where the services of a process listen', () => {
-  const config = loadConfig({ ENV: 'development', HOST: '10.1.2.3' });
+describe('which services of a process open a port', () => {
+  const listening = (target: string) => {
+    const names = resolveTargets(target).map((m) => m.name);
+    return names.filter((name) => listensOnItsOwnPort(name, names)).sort();
+  };
 
-  it('keeps every service but the gateway on loopback when the process runs all of them, whatever HOST says', () => {
-    expect(listenHosts(config, resolveTargets('all'))).toEqual({
-      gateway: '10.1.2.3',
-      auth: '127.0.0.1',
-      records: '127.0.0.1',
-      ingestion: '127.0.0.1',
-      search: '127.0.0.1',
-      open: '127.0.0.1',
-      billing: '127.0.0.1',
-      connector: '127.0.0.1',
-      mcp: '127.0.0.1',
-    });
+  it('opens only the gateway when the process runs every service: the others answer it in process', () => {
+    expect(listening('all')).toEqual(['gateway']);
+    expect(listening(MODULES.map((m) => m.name).join(','))).toEqual(['gateway']);
   });
 
-  it('puts every service on HOST when the process runs only some, since other processes call them', () => {
-    expect(listenHosts(config, resolveTargets('records'))).toEqual({ records: '10.1.2.3' });
-    expect(listenHosts(config, resolveTargets('auth,gateway'))).toEqual({ auth: '10.1.2.3', gateway: '10.1.2.3' });
+  it('opens every service of a process running only some, since other processes call them', () => {
+    expect(listening('records')).toEqual(['records']);
+    expect(listening('auth,gateway')).toEqual(['auth', 'gateway']);
+    expect(listening(MODULES.filter((m) => m.name !== 'mcp').map((m) => m.name).join(','))).toEqual(MODULES.filter((m) => m.name !== 'mcp').map((m) => m.name).sort());
   });
 });
 

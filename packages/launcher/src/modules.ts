@@ -28,19 +28,6 @@ export function resolveTargets(target: string): ServiceModule[] {
   return names.map((n) => known.get(n)!);
 }
 
-const LOOPBACK = '127.0.0.1';
-
-/**
- * Where each service of a process listens. In a process running every service, only the gateway is called from
- * outside; the others listen on loopback whatever HOST says, so no other machine reaches a port that believes any
- * caller holding the internal token secret. A process running some services is called by other processes (the
- * scaled shape) and listens on HOST.
- */
-export function listenHosts(config: Config, modules: ServiceModule[]): Record<string, string> {
-  const everyService = MODULES.every((m) => modules.includes(m));
-  return Object.fromEntries(modules.map((m) => [m.name, everyService && m.name !== 'gateway' ? LOOPBACK : config.HOST]));
-}
-
 /**
  * A process running some services exchanges internal tokens with the processes running the others, which verify
  * them only with a secret they all share; the one a process makes up when given none would fail every call between

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceClient } from './client';
 import { HttpError } from './errors';
+import { createServiceApp } from './http';
+import { createLogger } from './logger';
 import { IDENTITY_HEADER, verifyIdentity, type Identity } from './identity';
 
 const SECRET = 'internal-secret-of-at-least-32-characters!';
@@ -24,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-const clientOf = (baseUrl = url) => new ServiceClient({ service: 'records', caller: 'ingestion', baseUrl, internalTokenSecret: SECRET, timeoutMs: 2_000 });
+const clientOf = (target = url) => new ServiceClient({ service: 'records', caller: 'ingestion', target, internalTokenSecret: SECRET, timeoutMs: 2_000 });
 
 async function statusOf(client: ServiceClient, path: string): Promise<number> {
   try {
@@ -73,6 +75,75 @@ describe('ServiceClient', () => {
     const client = clientOf(`http://127.0.0.1:${port}`);
     for (let i = 0; i < 6; i++) expect(await statusOf(client, '/x')).toBe(503);
     expect(client.isOpen).toBe(true);
+    client.shutdown();
+  });
+});
+
+describe('ServiceClient to a service of this process', () => {
+  // The service's own app: its identity check and body parser, reached without a socket.
+  const app = createServiceApp({
+    name: 'records',
+    logger: createLogger({ level: 'silent', name: 'records' }),
+    internalTokenSecret: SECRET,
+    routes: (router) => {
+      router.post('/echo', (req, res) => {
+        res.json({ identity: req.identity, body: req.body as unknown, requestId: req.id });
+      });
+      router.get('/status/:status', (req, res) => {
+        res.status(Number(req.params.status)).json({ detail: `answered ${req.params.status}` });
+      });
+      router.get('/silent', () => undefined);
+    },
+  });
+  const inProcess = (target: () => typeof app | undefined = () => app, timeoutMs = 2_000) =>
+    new ServiceClient({ service: 'records', caller: 'ingestion', target, internalTokenSecret: SECRET, timeoutMs });
+
+  it("reaches the service's app with the identity its own middleware verified, and the JSON body its parser read", async () => {
+    const client = inProcess();
+    const res = await client.request<{ identity: Identity; body: unknown; requestId: string }>({
+      method: 'POST',
+      path: '/echo',
+      identity: user,
+      body: { name: 'M8 bolt' },
+      requestId: 'req-1',
+    });
+    client.shutdown();
+
+    expect(res).toEqual({ status: 200, body: { identity: { ...user, caller: 'ingestion' }, body: { name: 'M8 bolt' }, requestId: 'req-1' } });
+  });
+
+  it('answers 503 naming the service while it is not running in this process, and reaches it once it is', async () => {
+    let started: typeof app | undefined;
+    const client = inProcess(() => started);
+    await expect(client.request({ method: 'POST', path: '/echo', identity: user })).rejects.toMatchObject({
+      status: 503,
+      message: expect.stringContaining('records'),
+    });
+    started = app;
+    expect(await statusOf(client, '/status/204')).toBe(204);
+    client.shutdown();
+  });
+
+  it("counts the service's 502, 503 and 504 against its breaker, not its 4xx and 500", async () => {
+    const client = inProcess();
+    for (let i = 0; i < 6; i++) {
+      expect(await statusOf(client, '/status/500')).toBe(503);
+      expect(await statusOf(client, '/status/404')).toBe(404);
+    }
+    expect(client.isOpen).toBe(false);
+    client.shutdown();
+
+    const unavailable = inProcess();
+    for (const status of [502, 503, 504, 503, 502, 504]) expect(await statusOf(unavailable, `/status/${status}`)).toBe(503);
+    expect(unavailable.isOpen).toBe(true);
+    unavailable.shutdown();
+  });
+
+  it('gives up on a call the service does not answer within its timeout, with a 503', async () => {
+    const client = inProcess(() => app, 300);
+    const started = Date.now();
+    expect(await statusOf(client, '/silent')).toBe(503);
+    expect(Date.now() - started).toBeLessThan(2_000);
     client.shutdown();
   });
 });

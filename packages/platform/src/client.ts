@@ -2,6 +2,7 @@ import CircuitBreaker from 'opossum';
 import { ERRORS, HttpError } from './errors';
 import type { ServiceName } from './config';
 import { IDENTITY_HEADER, signIdentity, type Identity } from './identity';
+import { requestInProcess, type LocalApp } from './in-process';
 
 export interface ServiceClientOptions {
   /** Name of the upstream service, used in the 503 detail and metrics. */
@@ -11,7 +12,11 @@ export interface ServiceClientOptions {
    * the upstream's /internal routes answer: a request forwarded by the gateway never carries one.
    */
   caller: ServiceName;
-  baseUrl: string;
+  /**
+   * Where the service answers: its base URL over HTTP, or, when it runs in this process, its app, reached over an
+   * in-memory connection with the same identity token, checked by the same middleware.
+   */
+  target: string | LocalApp;
   internalTokenSecret: string;
   /** Lifetime of the identity token signed for each call (INTERNAL_TOKEN_TTL_SECONDS). */
   tokenTtlSeconds?: number;
@@ -62,8 +67,9 @@ function answeredByUpstream(err: unknown): boolean {
 }
 
 /**
- * JSON calls to another Trove service with the internal identity token, behind an opossum circuit breaker.
- * When the upstream is down or the breaker is open the call fails with a 503 naming the service.
+ * JSON calls to another Trove service with the internal identity token, behind an opossum circuit breaker, over HTTP
+ * or, to a service of this process, in process. When the upstream is down (or not started in this process) or the
+ * breaker is open the call fails with a 503 naming the service.
  */
 export class ServiceClient {
   private readonly breaker: CircuitBreaker<[Call], ServiceResponse<unknown>>;
@@ -86,32 +92,40 @@ export class ServiceClient {
   private async send(call: Call): Promise<ServiceResponse<unknown>> {
     const identity: Identity = { ...call.identity, caller: this.opts.caller };
     const token = signIdentity(identity, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
-    let res: Response;
+    const headers: Record<string, string> = {
+      [IDENTITY_HEADER]: token,
+      ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(call.requestId ? { 'x-request-id': call.requestId } : {}),
+    };
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    let res: { status: number; text: string };
     try {
-      res = await fetch(`${this.opts.baseUrl}${call.path}`, {
-        method: call.method,
-        headers: {
-          [IDENTITY_HEADER]: token,
-          ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(call.requestId ? { 'x-request-id': call.requestId } : {}),
-        },
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000),
-      });
+      res = await this.exchange(call.method, call.path, headers, body);
     } catch (e) {
       throw new UpstreamFailure((e as Error).message);
     }
-    const text = await res.text();
-    let body: unknown = undefined;
-    if (text) {
+    let parsed: unknown = undefined;
+    if (res.text) {
       try {
-        body = JSON.parse(text);
+        parsed = JSON.parse(res.text);
       } catch {
-        body = { detail: text };
+        parsed = { detail: res.text };
       }
     }
     if (res.status >= 500) throw new UpstreamFailure(`${this.opts.service} answered ${res.status}`, res.status);
-    return { status: res.status, body };
+    return { status: res.status, body: parsed };
+  }
+
+  private async exchange(method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+    const { target, service } = this.opts;
+    const signal = AbortSignal.timeout(this.opts.timeoutMs ?? 10_000);
+    if (typeof target !== 'string') {
+      const app = target();
+      if (!app) throw new Error(`${service} is not running in this process`);
+      return requestInProcess(app, { method, path, headers, body, signal });
+    }
+    const res = await fetch(`${target}${path}`, { method, headers, body, signal });
+    return { status: res.status, text: await res.text() };
   }
 
   async request<T>(call: Call): Promise<ServiceResponse<T>> {

@@ -12,3 +12,4 @@ export * from './portal-token';
 export * from './client-address';
 export * from './rate-decision';
 export * from './tally';
+export * from './in-process';

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { IDENTITY_HEADER, verifyIdentity, type Identity } from '@trove/platform';
+import { IDENTITY_HEADER, createServiceApp, verifyIdentity, type Identity } from '@trove/platform';
 import { startTestService, type TestService } from '@trove/testing';
-import type { ServiceModule } from './module';
+import { serviceContext, type ServiceModule } from './module';
 
 const SECRET = 'a-secret-of-at-least-thirty-two-characters';
 const IDENTITY: Identity = { tenantId: 'tenant-1', principal: 'key:1', scopes: ['search'] };
@@ -67,6 +67,30 @@ describe("a module context's client", () => {
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       client.shutdown();
+    }
+  });
+});
+
+describe("a module context's client to a service of the same process", () => {
+  it('reaches the app local() names in process, signed as the module, and every other service at its URL', async () => {
+    const svc = await startTestService(ingestionLike, { config: { INTERNAL_TOKEN_SECRET: SECRET, SEARCH_URL: 'http://127.0.0.1:9' } });
+    const records = createServiceApp({
+      name: 'records',
+      logger: svc.ctx.logger,
+      internalTokenSecret: SECRET,
+      routes: (router) => router.get('/who', (req, res) => res.json(req.identity)),
+    });
+    const ctx = serviceContext('ingestion', { config: svc.ctx.config, logger: svc.ctx.logger, database: svc.database, bus: svc.bus, local: (s) => (s === 'records' ? () => records : undefined) });
+    const inProcess = ctx.client('records');
+    const overHttp = ctx.client('search');
+    try {
+      expect(await inProcess.request({ method: 'GET', path: '/who', identity: IDENTITY })).toEqual({ status: 200, body: { ...IDENTITY, caller: 'ingestion' } });
+      // Nothing listens at SEARCH_URL: the call went over HTTP and found no one.
+      await expect(overHttp.request({ method: 'GET', path: '/who', identity: IDENTITY })).rejects.toMatchObject({ status: 503, message: expect.stringContaining('search') });
+    } finally {
+      inProcess.shutdown();
+      overHttp.shutdown();
+      await svc.stop();
     }
   });
 });

@@ -11,26 +11,44 @@ export interface ServiceContext {
   database: Database;
   bus: EventBus;
   /**
-   * A new client for another service's internal API at serviceUrl(config, service), signed as this service (the
-   * caller its /internal routes require) with INTERNAL_TOKEN_SECRET for INTERNAL_TOKEN_TTL_SECONDS, each call timed
-   * out after UPSTREAM_TIMEOUT_MS. The module owns it: it calls `shutdown()` when it stops.
+   * A new client for another service's internal API, signed as this service (the caller its /internal routes require)
+   * with INTERNAL_TOKEN_SECRET for INTERNAL_TOKEN_TTL_SECONDS, each call timed out after UPSTREAM_TIMEOUT_MS: in
+   * process when `local(service)` has it, else at serviceUrl(config, service). The module owns it: it calls
+   * `shutdown()` when it stops.
    */
   client(service: ServiceName): ServiceClient;
+  /**
+   * The app of `service` when it runs in this process, looked up at each call (undefined until that module has been
+   * initialised); undefined when it runs elsewhere and is reached over HTTP. Backstage's backend prefers a plugin in
+   * the same process the same way.
+   */
+  local(service: ServiceName): LocalExpress | undefined;
   /** The readiness checks of what the composition root gave the service (its database and the event bus), for /health/ready. */
   readiness: { database: ReadinessCheck; events: ReadinessCheck };
 }
 
-/** The context of the module `name`, whose clients sign their calls as that service. */
-export function serviceContext(name: ServiceName, parts: Omit<ServiceContext, 'client' | 'readiness'>): ServiceContext {
+/** A service's app in this process, once its module has been initialised. */
+export type LocalExpress = () => Express | undefined;
+
+/**
+ * The context of the module `name`, whose clients sign their calls as that service. Without `local`, every other
+ * service is reached over HTTP (a module tested alone).
+ */
+export function serviceContext(
+  name: ServiceName,
+  parts: Omit<ServiceContext, 'client' | 'readiness' | 'local'> & { local?: ServiceContext['local'] },
+): ServiceContext {
   const { config, database, bus } = parts;
+  const local = parts.local ?? (() => undefined);
   return {
     ...parts,
+    local,
     readiness: { database: () => database.ping(), events: () => bus.ping() },
     client: (service) =>
       new ServiceClient({
         service,
         caller: name,
-        baseUrl: serviceUrl(config, service),
+        target: local(service) ?? serviceUrl(config, service),
         internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
         tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,

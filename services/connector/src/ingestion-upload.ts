@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import { INGESTION_CONNECTOR_UPLOAD_PATH } from '@trove/contracts';
-import { IDENTITY_HEADER, signIdentity, type Identity } from '@trove/platform';
+import { IDENTITY_HEADER, requestInProcess, signIdentity, type Identity, type LocalApp } from '@trove/platform';
 
 /** The part of ingestion's upload result a pull reports. */
 export interface UploadOutcome {
@@ -20,7 +21,8 @@ export class IngestionFailure extends Error {
 }
 
 export interface IngestionUploaderOptions {
-  baseUrl: string;
+  /** Ingestion's base URL, or its app when it runs in this process (the same request over an in-memory connection). */
+  target: string | LocalApp;
   internalTokenSecret: string;
   tokenTtlSeconds: number;
   /** The longest a pull's upload may take from its first byte to ingestion's answer. */
@@ -39,34 +41,20 @@ export class IngestionUploader {
     const token = signIdentity({ ...identity, caller: 'connector' }, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds);
     const query = new URLSearchParams({ collection: target.collection, record_type: target.record_type, source_name: target.source_name });
     if (target.name_column) query.set('name_column', target.name_column);
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await pages.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-      async cancel() {
-        await pages.return?.();
-      },
-    });
-    let res: Response;
+    const url = `${INGESTION_CONNECTOR_UPLOAD_PATH}?${query}`;
+    const headers = {
+      [IDENTITY_HEADER]: token,
+      'content-type': 'application/x-ndjson',
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    };
+    let res: { status: number; text: string };
     try {
-      res = await fetch(`${this.opts.baseUrl}${INGESTION_CONNECTOR_UPLOAD_PATH}?${query}`, {
-        method: 'POST',
-        headers: {
-          [IDENTITY_HEADER]: token,
-          'content-type': 'application/x-ndjson',
-          ...(requestId ? { 'x-request-id': requestId } : {}),
-        },
-        body,
-        duplex: 'half',
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-      } as RequestInit);
+      res = await this.send(url, headers, pages);
     } catch (err) {
       await pages.return?.();
       throw new IngestionFailure(`the ingestion service could not be reached (${(err as Error).name})`);
     }
-    const text = await res.text();
+    const { text } = res;
     if (res.status !== 201) {
       let detail = text.slice(0, 300);
       try {
@@ -78,5 +66,28 @@ export class IngestionUploader {
       throw new IngestionFailure(`the ingestion service answered ${res.status}: ${detail}`);
     }
     return JSON.parse(text) as UploadOutcome;
+  }
+
+  private async send(path: string, headers: Record<string, string>, pages: AsyncIterator<Buffer>): Promise<{ status: number; text: string }> {
+    const { target } = this.opts;
+    const signal = AbortSignal.timeout(this.opts.timeoutMs);
+    if (typeof target !== 'string') {
+      const app = target();
+      if (!app) throw new Error('ingestion is not running in this process');
+      const body = Readable.from({ [Symbol.asyncIterator]: () => pages });
+      return requestInProcess(app, { method: 'POST', path, headers: { ...headers, 'transfer-encoding': 'chunked' }, body, signal });
+    }
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await pages.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await pages.return?.();
+      },
+    });
+    const res = await fetch(`${target}${path}`, { method: 'POST', headers, body, duplex: 'half', signal } as RequestInit);
+    return { status: res.status, text: await res.text() };
   }
 }

@@ -39,7 +39,7 @@ export const connectorModule: ServiceModule = {
       cipher,
       open: sourceOpener(),
       uploader: new IngestionUploader({
-        baseUrl: serviceUrl(config, 'ingestion'),
+        target: ctx.local('ingestion') ?? serviceUrl(config, 'ingestion'),
         internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
         tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
         timeoutMs: PULL_UPLOAD_TIMEOUT_MS,

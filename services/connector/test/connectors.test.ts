@@ -38,7 +38,7 @@ function pullService(logger: pino.Logger = pino({ level: 'silent' })): PullServi
     db: stack.connector.database.db,
     cipher: new CredentialCipher([KEY_A]),
     open: sourceOpener(),
-    uploader: new IngestionUploader({ baseUrl: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
+    uploader: new IngestionUploader({ target: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
     logger,
     cloud: false,
     connectTimeoutMs: 5_000,

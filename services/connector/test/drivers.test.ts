@@ -45,7 +45,7 @@ function pulls(drivers: Parameters<typeof sourceOpener>[0]): PullService {
     db: stack.connector.database.db,
     cipher: new CredentialCipher([KEY_A]),
     open: sourceOpener(drivers),
-    uploader: new IngestionUploader({ baseUrl: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
+    uploader: new IngestionUploader({ target: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
     logger: pino({ level: 'silent' }),
     cloud: false,
     connectTimeoutMs: 2_000,

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { createServiceApp, serviceUrl, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
+import { createServiceApp, requestInProcess, serviceUrl, type Config, type Logger, type ReadinessCheck, type ServiceName } from '@trove/platform';
+import type { ServiceContext } from '@trove/runtime';
 import { withVersionedHealthPaths } from './routes/health';
 import { proxyRoutes, type ProxyDeps } from './routes/proxy';
 
@@ -8,16 +9,27 @@ export interface GatewayAppDeps extends ProxyDeps {
   logger: Logger;
   /** Checks of the gateway's database, the event bus and the counter store, for /health/ready. */
   readiness: Record<string, ReadinessCheck>;
+  /** The services of this process, asked in process; the others at serviceUrl. */
+  local?: ServiceContext['local'];
 }
 
-/** Whether a service answers `path` with 2xx (its /health, or its /health/ready when its own dependencies matter). */
-async function answers(baseUrl: string, path: string): Promise<void> {
-  const res = await fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(2_000) });
-  await res.arrayBuffer();
-  if (!res.ok) throw new Error(`${path} answered ${res.status}`);
-}
-
-export function createGatewayApp({ config, logger, readiness, ...proxy }: GatewayAppDeps): Express {
+export function createGatewayApp({ config, logger, readiness, local, ...proxy }: GatewayAppDeps): Express {
+  /** Whether a service answers `path` with 2xx (its /health, or its /health/ready when its own dependencies matter). */
+  const answers = async (service: ServiceName, path: string): Promise<void> => {
+    const signal = AbortSignal.timeout(2_000);
+    const inProcess = local?.(service);
+    let status: number;
+    if (inProcess) {
+      const app = inProcess();
+      if (!app) throw new Error(`${service} is not running in this process`);
+      status = (await requestInProcess(app, { method: 'GET', path, signal })).status;
+    } else {
+      const res = await fetch(`${serviceUrl(config, service)}${path}`, { signal });
+      await res.arrayBuffer();
+      status = res.status;
+    }
+    if (status < 200 || status > 299) throw new Error(`${path} answered ${status}`);
+  };
   const app = createServiceApp({
     name: 'gateway',
     logger,
@@ -27,8 +39,8 @@ export function createGatewayApp({ config, logger, readiness, ...proxy }: Gatewa
     // search engine (through the search service's readiness, which pings it).
     readiness: {
       ...readiness,
-      auth: () => answers(serviceUrl(config, 'auth'), '/health'),
-      search_engine: () => answers(serviceUrl(config, 'search'), '/health/ready'),
+      auth: () => answers('auth', '/health'),
+      search_engine: () => answers('search', '/health/ready'),
     },
     routes: (router) => proxyRoutes(router, proxy),
   });

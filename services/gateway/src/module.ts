@@ -21,7 +21,7 @@ const USAGE_FLUSH_INTERVAL_MS = 5_000;
 export const gatewayModule: ServiceModule = {
   name: 'gateway',
   dependsOn: ['auth', 'records', 'ingestion', 'search', 'open', 'mcp'],
-  async init({ config, logger, bus, client, readiness }) {
+  async init({ config, logger, bus, client, readiness, local }) {
     const keys = new KeyVerifier({
       auth: client('auth'),
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
@@ -30,6 +30,7 @@ export const gatewayModule: ServiceModule = {
     const upstreams = new Upstreams({
       config,
       services: UPSTREAM_SERVICES,
+      local,
       // The replica that forwarded a revoke or rotate forgets the key before its client sees the answer;
       // auth.events tells every other replica.
       onResponse: (service, req, status, path) => {
@@ -59,7 +60,7 @@ export const gatewayModule: ServiceModule = {
     let subscription: Subscription | undefined;
     let planChanges: Subscription | undefined;
     return {
-      app: createGatewayApp({ config, logger, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests }),
+      app: createGatewayApp({ config, logger, local, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests }),
       async start() {
         subscription = await subscribeToKeyChanges(bus, keys, logger);
         planChanges = await subscribeToPlanChanges(bus, plans, keys, logger);

@@ -1,8 +1,9 @@
 import { Agent, type ClientRequest } from 'node:http';
-import type { Request, Response } from 'express';
+import type { Express, Request, RequestHandler as ExpressHandler, Response } from 'express';
 import CircuitBreaker from 'opossum';
 import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middleware';
 import { ERRORS, IDENTITY_HEADER, REQUEST_ID_HEADER, isUnavailableStatus, serviceUrl, signIdentity, type Config, type ServiceName } from '@trove/platform';
+import type { ServiceContext } from '@trove/runtime';
 import { ANONYMOUS_IDENTITY } from './authenticate';
 import { upstreamPath } from './domain/route-table';
 
@@ -26,6 +27,8 @@ export interface UpstreamsOptions {
   services: ServiceName[];
   /** Called with each upstream response before it is passed on, with the public path forwarded (no query string). */
   onResponse?: (service: ServiceName, req: Request, status: number, path: string) => void;
+  /** The services of this process, whose apps are handed the request itself instead of a copy over HTTP. */
+  local?: ServiceContext['local'];
 }
 
 interface Upstream {
@@ -34,9 +37,9 @@ interface Upstream {
 }
 
 /**
- * One streaming proxy per upstream service, each behind its own circuit breaker. Request and response bodies are
- * piped, never buffered. The forwarded request carries the signed internal identity and the request id, and
- * neither the caller's Authorization nor its X-Tenant-Id.
+ * One streaming proxy per upstream service, each behind its own circuit breaker; a service of this process is handed
+ * the request itself instead (handOver). Request and response bodies are piped, never buffered. The forwarded request
+ * carries the signed internal identity and the request id, and neither the caller's Authorization nor its X-Tenant-Id.
  */
 export class Upstreams {
   private readonly upstreams = new Map<ServiceName, Upstream>();
@@ -105,13 +108,70 @@ export class Upstreams {
     if (req.complete) return;
     req.unpipe(proxyReq);
     req.resume();
+    res.once('finish', () => disconnectIfStillSending(req));
+  }
+
+  /**
+   * Hands the request itself to the app of a service in this process: no socket and no copy, the body read by the
+   * service as it arrives and its answer written straight to the client, so uploads and MCP's event streams stream as
+   * over HTTP. What the proxy does to a forwarded request is done to this one: the path the route table matched (and
+   * the query string), no Authorization, X-Tenant-Id or hop-by-hop headers, the signed identity without a caller,
+   * the request id. The service's own error handler answers whatever it throws.
+   */
+  private handOver(service: ServiceName, app: Express | undefined, req: Request, res: Response): void {
+    if (!app) return this.settle(req, new Error(`${service} is not running in this process`));
+    const path = this.paths.get(req)!;
+    for (const name of ['authorization', 'x-tenant-id', ...hopByHopHeaders(req.headers.connection)]) delete req.headers[name];
+    req.headers[IDENTITY_HEADER] = this.identityToken(req);
+    req.headers[REQUEST_ID_HEADER] = req.id;
+    req.url = upstreamPath(path);
+
+    // The service's headers are its answer, as an upstream's response is the proxy's.
+    const answered = (status: number) => {
+      this.opts.onResponse?.(service, req, status, path.split('?')[0]!);
+      this.settle(req, isUnavailableStatus(status) ? new UpstreamServerError(`${service} answered ${status}`) : undefined);
+    };
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+      res.writeHead = writeHead;
+      answered(args[0]);
+      return writeHead.apply(this, args);
+    } as Response['writeHead'];
+    // A service that answers before reading the whole body: the rest is read and dropped, as after a proxied answer.
     res.once('finish', () => {
       if (req.complete) return;
-      const timer = setTimeout(() => req.socket.destroy(), DRAIN_AFTER_ANSWER_MS);
-      timer.unref();
-      req.once('end', () => clearTimeout(timer));
-      req.once('close', () => clearTimeout(timer));
+      req.unpipe();
+      req.resume();
+      disconnectIfStillSending(req);
     });
+
+    // Both apps label their request metrics with req.route when the answer finishes, the gateway's listener first:
+    // each is shown its own route (the service's router replaced the gateway's).
+    const gatewayRoute = req.route;
+    let serviceRoute: unknown;
+    res.prependListener('finish', () => {
+      serviceRoute = req.route;
+      req.route = gatewayRoute;
+    });
+    res.on('finish', () => {
+      req.route = serviceRoute;
+    });
+
+    // express 5 gives the request and response its app's prototypes; should the service decline the request (its
+    // `next`), they are the gateway's again before the gateway answers 503.
+    const requestPrototype = Object.getPrototypeOf(req) as object;
+    const responsePrototype = Object.getPrototypeOf(res) as object;
+    (app as unknown as ExpressHandler)(req, res, (err?: unknown) => {
+      Object.setPrototypeOf(req, requestPrototype);
+      Object.setPrototypeOf(res, responsePrototype);
+      this.settle(req, err instanceof Error ? err : new Error(`${service} declined the request`));
+    });
+  }
+
+  /** The identity a forwarded request carries: never a service's own call, so no /internal route answers it. */
+  private identityToken(req: Request): string {
+    const identity = { ...(req.identity ?? ANONYMOUS_IDENTITY), caller: undefined };
+    return signIdentity(identity, this.opts.config.INTERNAL_TOKEN_SECRET, this.opts.config.INTERNAL_TOKEN_TTL_SECONDS);
   }
 
   private settle(req: Request, err?: Error): void {
@@ -145,10 +205,7 @@ export class Upstreams {
           // when it has an agent, so a client's Connection: close closed the pooled service connection after the answer,
           // and a service still reading the rest of a refused body lost its answer with it.
           for (const name of hopByHopHeaders(req.headers.connection)) proxyReq.removeHeader(name);
-          // A forwarded request is never a service's own call, whatever its identity says: no caller, so no
-          // service's /internal routes answer it.
-          const identity = { ...(req.identity ?? ANONYMOUS_IDENTITY), caller: undefined };
-          proxyReq.setHeader(IDENTITY_HEADER, signIdentity(identity, config.INTERNAL_TOKEN_SECRET, config.INTERNAL_TOKEN_TTL_SECONDS));
+          proxyReq.setHeader(IDENTITY_HEADER, this.identityToken(req));
           proxyReq.setHeader(REQUEST_ID_HEADER, req.id);
         },
         proxyRes: (proxyRes, req, res) => {
@@ -177,7 +234,9 @@ export class Upstreams {
           this.pending.set(req, { resolve, reject });
           // A client that goes away before the upstream answers is not the upstream's failure.
           res.once('close', () => this.settle(req));
-          void proxy(req, res, (err?: unknown) => this.settle(req, err instanceof Error ? err : new Error('proxy declined the request')));
+          const local = this.opts.local?.(service);
+          if (local) this.handOver(service, local(), req, res);
+          else void proxy(req, res, (err?: unknown) => this.settle(req, err instanceof Error ? err : new Error('proxy declined the request')));
         }),
       {
         name: service,
@@ -190,6 +249,15 @@ export class Upstreams {
     );
     return { proxy, breaker };
   }
+}
+
+/** Closes the connection of a client that goes on sending a body long after its answer. */
+function disconnectIfStillSending(req: Request): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => req.socket.destroy(), DRAIN_AFTER_ANSWER_MS);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
 }
 
 /** The hop-by-hop headers of a request: the fixed ones and those its Connection header names. */
