@@ -64,6 +64,7 @@ export class PostgresSearchEngine implements SearchEngine {
   readonly kind = 'postgres' as const;
   private readonly db: Kysely<any>;
   private pages?: { value: number; at: number };
+  private readonly scopeSizes = new Map<string, { value: number; at: number }>();
   private writesSinceAnalyze = 0;
   private analyzeAfter = ANALYZE_EVERY;
   private analyzing?: Promise<void>;
@@ -146,7 +147,7 @@ export class PostgresSearchEngine implements SearchEngine {
     const text = query.text;
     if (!text || !text.query.trim()) {
       const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
-      return this.listed(where, order, page, scopeCondition(query.scope));
+      return this.listed(where, order, page, query.scope);
     }
     if (text.type === 'identifier') {
       const identifiers = text.identifiers.length
@@ -159,12 +160,12 @@ export class PostgresSearchEngine implements SearchEngine {
         const match = sql`${where} and d.identifiers && ${textArray([...identifiers, ...bases])}::text[]`;
         const score = sql`case when ${exact} then 1.0 else ${sql.lit(EDITION_BASE_SCORE)} end`;
         const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, ${NAME_ORDER}` : sql`score desc, ${NAME_ORDER}`;
-        return this.listed(match, order, page, scopeCondition(query.scope), score);
+        return this.listed(match, order, page, query.scope, score);
       }
       // Every hit scores 1.0, so ties go by name, then record_id: an order the data decides, not the ids a load
       // happened to draw (record_id order changed from one load of the same data to the next).
       const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
-      return this.listed(sql`${where} and ${exact}`, order, page, scopeCondition(query.scope));
+      return this.listed(sql`${where} and ${exact}`, order, page, query.scope);
     }
     const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any');
     if (terms.length > 0) {
@@ -257,19 +258,25 @@ export class PostgresSearchEngine implements SearchEngine {
    * SORTED_WHOLE matches are collected and sorted whole, since walking an order index while filtering for a few
    * matches strung out along it can read most of the collection; more matches than that are dense enough for the walk.
    */
-  private async listed(where: Fragment, order: Fragment, page: Page, scope: Fragment, score: Fragment = sql`1.0`): Promise<SearchResult> {
-    const counted = await this.countUpTo(where);
+  private async listed(where: Fragment, order: Fragment, page: Page, scope: SearchScope, score: Fragment = sql`1.0`): Promise<SearchResult> {
+    // One statement for the common case: up to SORTED_WHOLE matches, counted, sorted whole and paged.
+    const whole = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
+      with m as materialized (select d.ctid as row from search_engine.documents d where ${where} limit ${SORTED_WHOLE + 1})
+      select c.matched, p.* from (select count(*)::int as matched from m) c
+      left join lateral (
+        select ${DOCUMENT_COLUMNS}, ${score} as score from m join search_engine.documents d on d.ctid = m.row
+        where c.matched <= ${SORTED_WHOLE} order by ${order} limit ${page.limit} offset ${page.offset}
+      ) p on true`.execute(this.db);
+    const counted = Number(whole.rows[0]?.matched ?? 0);
     if (counted <= SORTED_WHOLE) {
-      const found = await sql<DocumentRow & { score: number }>`
-        with m as materialized (select d.* from search_engine.documents d where ${where})
-        select ${DOCUMENT_COLUMNS}, ${score} as score from m d order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db);
-      return { hits: found.rows.map(toHit), ...exactly(counted), fuzzy: false };
+      const hits = whole.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number }));
+      return { hits, ...exactly(counted), fuzzy: false };
     }
     const [found, total] = await Promise.all([
       sql<DocumentRow & { score: number }>`
         select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      counted <= EXACT_COUNT ? exactly(counted) : this.estimate(where, counted, scope),
+      this.count(where, scope),
     ]);
     return { hits: found.rows.map(toHit), ...total, fuzzy: false };
   }
@@ -325,7 +332,7 @@ export class PostgresSearchEngine implements SearchEngine {
     const score = relevance(terms, text);
     const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
     const matches = sql`${where} and d.tsv @@ ${tsText}::tsquery`;
-    const scope = scopeCondition(query.scope);
+    const scope = query.scope;
     if (query.sort) {
       const [found, total] = await Promise.all([
         sql<DocumentRow & { score: number }>`
@@ -338,6 +345,10 @@ export class PostgresSearchEngine implements SearchEngine {
     }
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
     const ranked = { where, score, prior: prior(terms, text), key: searchText(text), page, bound };
+    if (type === 'keyword') {
+      const found = await this.keywordMatches(ranked, tsText);
+      return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.estimate(matches, EXACT_COUNT + 1, scope)), fuzzy: false };
+    }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
     // the matches, and cheap when they are.
     const counting = this.countUpTo(matches);
@@ -347,25 +358,61 @@ export class PostgresSearchEngine implements SearchEngine {
       const n = await counting;
       return n <= EXACT_COUNT ? exactly(n) : this.estimate(matches, n, scope);
     };
-    if (type === 'keyword') {
-      // A prefix makes GIN read every posting of every word it covers, several times the work of exact words. When
-      // the exact words alone fill the candidates, prefix-only matches would rank among a thousand others anyway,
-      // so the prefix is needed only below that.
-      const exact = matchText(terms, 'exact');
-      if (exact !== tsText) {
-        const first = await this.candidates(ranked, exact, []);
-        if (first.matched === undefined) {
-          return { hits: first.hits, ...(await total(undefined)), fuzzy: false };
-        }
-      }
-      const found = await this.candidates(ranked, tsText, []);
-      return { hits: found.hits, ...(await total(found.matched)), fuzzy: false };
-    }
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
     const every = matchText(terms, 'every');
     const found = await this.candidates(ranked, tsText, every !== tsText ? [every] : []);
     return { hits: found.hits, ...(await total(found.matched)), fuzzy: false };
+  }
+
+  /**
+   * A keyword query's page, in one statement that reads each match once (as the floor of ranking every match does,
+   * without ranking every one): up to EXACT_COUNT + 1 matches, with what orders them cheaply (the name tier, and
+   * whether the name holds every word), so their number is the exact total when there are no more. The first `bound`
+   * of them in that order get the prior (ts_rank_cd and more, read again by row address), the best POOL by prior are
+   * scored in full (relevance()), and the page is hydrated. When more match (a word most documents hold), the
+   * documents whose name is the query are added, since the matches read may not hold them, and `matched` is
+   * undefined: the total is then estimated. Ties go by name, then record_id, as in candidates().
+   */
+  private async keywordMatches(
+    ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
+    tsText: string,
+  ): Promise<{ hits: SearchHit[]; matched?: number }> {
+    const { where, score, prior, key, page, bound } = ranked;
+    const tsQuery = sql`${tsText}::tsquery`;
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
+      with m as materialized (
+        select d.ctid as row, d.name_key,
+          (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
+            + (d.name_tsv @@ ${tsQuery})::int as tier
+        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${EXACT_COUNT + 1}
+      ),
+      exactly as materialized (
+        select d.ctid as row, d.name_key, 3 as tier from search_engine.documents d
+        where (select count(*) from m) > ${EXACT_COUNT}
+          and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
+      ),
+      c as (
+        select row from (select * from exactly union all (select * from m order by tier desc limit ${bound})) c group by row
+      ),
+      pool as (
+        select d.ctid as row from c join search_engine.documents d on d.ctid = c.row
+        order by ${prior} desc, d.name_key collate "C", d.record_id limit ${POOL + page.offset + page.limit}
+      ),
+      top as (
+        select d.ctid as row, d.name_key, d.record_id, ${score} as score from pool join search_engine.documents d on d.ctid = pool.row
+        order by score desc, d.name_key collate "C", d.record_id limit ${page.limit} offset ${page.offset}
+      )
+      select m.matched, p.* from (select count(*)::int as matched from m) m
+      left join lateral (
+        select ${DOCUMENT_COLUMNS}, top.score, top.name_key from top join search_engine.documents d on d.ctid = top.row
+      ) p on true
+      order by p.score desc, p.name_key collate "C", p.record_id`.execute(this.db);
+    const matched = Number(found.rows[0]?.matched ?? 0);
+    return {
+      hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
+      matched: matched <= EXACT_COUNT ? matched : undefined,
+    };
   }
 
   /**
@@ -459,12 +506,12 @@ export class PostgresSearchEngine implements SearchEngine {
           select ${DOCUMENT_COLUMNS}, top.score from top
           join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
           order by top.score desc, d.record_id`;
-    const [found, total] = await Promise.all([rows.execute(this.db), this.count(similar, scopeCondition(query.scope))]);
+    const [found, total] = await Promise.all([rows.execute(this.db), this.count(similar, query.scope)]);
     return { hits: found.rows.map(toHit), ...total, fuzzy: total.total_estimate > 0 };
   }
 
   /** Exact up to EXACT_COUNT matches, estimated above (never beyond the documents of `scope`). */
-  private async count(where: Fragment, scope: Fragment): Promise<Total> {
+  private async count(where: Fragment, scope: SearchScope): Promise<Total> {
     const n = await this.countUpTo(where);
     return n <= EXACT_COUNT ? exactly(n) : this.estimate(where, n, scope);
   }
@@ -485,16 +532,31 @@ export class PostgresSearchEngine implements SearchEngine {
    * above the number of searchable documents in `scope` (the tenant's collection, or the public index), counted
    * exactly: a sample scaled up can overshoot, and an estimate must never promise more records than could match.
    */
-  private async estimate(where: Fragment, atLeast: number, scope: Fragment): Promise<Total> {
+  private async estimate(where: Fragment, atLeast: number, scope: SearchScope): Promise<Total> {
     const percent = Math.min(100, Math.max(0.01, (100 * SAMPLE_PAGES) / (await this.tablePages())));
     const [sampled, inScope] = await Promise.all([
       sql<{ n: number }>`
         select count(*)::int as n from search_engine.documents d tablesample system (${percent}) repeatable (7)
         where ${where}`.execute(this.db),
-      sql<{ n: number }>`select count(*)::int as n from search_engine.documents d where ${scope}`.execute(this.db),
+      this.documentsIn(scope),
     ]);
     const scaled = Math.max(atLeast, Math.round((Number(sampled.rows[0]!.n) * 100) / percent));
-    return { total_estimate: Math.min(Number(inScope.rows[0]!.n), scaled), total_is_estimate: true };
+    return { total_estimate: Math.min(inScope, scaled), total_is_estimate: true };
+  }
+
+  /**
+   * The searchable documents of a scope, counted at most once a minute per scope (reading a large collection whole on
+   * every estimated search cost more than the search): an estimate's cap may lag a minute behind a growing collection.
+   */
+  private async documentsIn(scope: SearchScope): Promise<number> {
+    const key = JSON.stringify([scope.kind, scope.kind === 'private' ? scope.tenant_id : '', scope.collection ?? '']);
+    const known = this.scopeSizes.get(key);
+    if (known && Date.now() - known.at < 60_000) return known.value;
+    const counted = await sql<{ n: number }>`select count(*)::int as n from search_engine.documents d where ${scopeCondition(scope)}`.execute(this.db);
+    const value = Number(counted.rows[0]!.n);
+    if (this.scopeSizes.size >= SCOPE_SIZES_KEPT) this.scopeSizes.delete(this.scopeSizes.keys().next().value!);
+    this.scopeSizes.set(key, { value, at: Date.now() });
+    return value;
   }
 
   /** The documents table's size in pages, read at most once a minute (it only sets the sample's percentage). */
@@ -527,6 +589,8 @@ const EXACT_COUNT = 10_000;
 /** Listed matches up to this many are collected and sorted whole (see listed()). */
 const SORTED_WHOLE = 1_000;
 const SAMPLE_PAGES = 500;
+/** Scopes whose document counts are kept (documentsIn()); the oldest goes first. */
+const SCOPE_SIZES_KEPT = 1_000;
 
 interface Page {
   limit: number;
