@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@trove/testing';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, client, devTenant, listeningPorts, startTrove, type Trove } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -77,7 +77,7 @@ describe('admin through the gateway', () => {
   });
 });
 
-describe('health through the gateway and on every service', () => {
+describe('health through the gateway', () => {
   it.each(['/health', '/api/v1/health'])('%s answers ok without a key', async (path) => {
     const res = await api('GET', path);
     expect(res.status).toBe(200);
@@ -119,7 +119,19 @@ describe('health through the gateway and on every service', () => {
     expect(res.text).toContain('http_requests_total');
   });
 
-  it('every service answers /health, /health/ready (its own dependencies) and /metrics on its own port', async () => {
+  it('opens no port but PORT: the services answer the gateway and each other in process', () => {
+    expect(listeningPorts(trove.pid)).toEqual([Number(new URL(trove.baseUrl).port)]);
+  });
+});
+
+describe('services started apart', () => {
+  let apart: Trove;
+  beforeAll(async () => {
+    apart = await startTrove({ target: 'auth,records,ingestion,search,open,billing,connector,mcp' });
+  });
+  afterAll(async () => apart?.stop());
+
+  it('each answers /health, /health/ready (its own dependencies) and /metrics on its own port, and nothing listens on PORT', async () => {
     const expected: Record<string, string[]> = {
       auth: ['database', 'events', 'cache'],
       records: ['database', 'events'],
@@ -131,7 +143,7 @@ describe('health through the gateway and on every service', () => {
       mcp: [],
     };
     for (const [service, dependencies] of Object.entries(expected)) {
-      const base = `http://127.0.0.1:${trove.servicePorts[service]}`;
+      const base = `http://127.0.0.1:${apart.servicePorts[service]}`;
       const health = await fetch(`${base}/health`);
       expect({ service, status: health.status, body: await health.json() }).toEqual({ service, status: 200, body: { status: 'ok', service } });
       const ready = await fetch(`${base}/health/ready`);
@@ -142,5 +154,6 @@ describe('health through the gateway and on every service', () => {
       expect({ service, status: metrics.status }).toEqual({ service, status: 200 });
       expect(await metrics.text()).toContain('http_requests_total');
     }
+    expect(listeningPorts(apart.pid)).toEqual(Object.values(apart.servicePorts).sort((a, b) => a - b));
   });
 });

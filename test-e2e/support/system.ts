@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -48,7 +48,7 @@ const START_ATTEMPTS = 3;
 /**
  * Starts the whole system as the README's first command does (`--target=all`, embedded PGlite and event log, nothing
  * set but PORT and DATA_DIR), or the services of `target`, on free ports, and resolves once the gateway (or, without
- * one, the first service) reports ready. A port found free can be taken before the system binds
+ * one, every service) reports ready. A port found free can be taken before the system binds
  * it (by another test's process, or as the local port of an outgoing connection); such a start is tried again on
  * other ports.
  */
@@ -92,7 +92,11 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
 
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
-  const readyUrl = target === 'all' || target.split(',').includes('gateway') ? baseUrl : `http://127.0.0.1:${env[`${services[0]!.toUpperCase()}_PORT`]}`;
+  // Modules start one after the other: a process is up once every port it opens answers ready.
+  const readyUrls = [
+    ...(target === 'all' || target.split(',').includes('gateway') ? [baseUrl] : []),
+    ...services.map((s) => `http://127.0.0.1:${env[`${s.toUpperCase()}_PORT`]}`),
+  ];
   const deadline = Date.now() + 60_000;
   let ready = false;
   while (!ready && Date.now() < deadline) {
@@ -101,7 +105,14 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
       throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
     }
     try {
-      ready = (await fetch(`${readyUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) })).status === 200;
+      const statuses = await Promise.all(
+        readyUrls.map(async (url) => {
+          const res = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+      ready = statuses.every((status) => status === 200);
     } catch {
       // not listening yet
     }
@@ -132,6 +143,28 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
       await exited;
     },
   };
+}
+
+/** The TCP ports process `pid` listens on, read from the kernel's tables (Linux; no traffic sent). */
+export function listeningPorts(pid: number): number[] {
+  const sockets = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (link.startsWith('socket:[')) sockets.add(link.slice(8, -1));
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local address, state (0A: listening), inode
+      if (fields[3] === '0A' && sockets.has(fields[9]!)) ports.add(parseInt(fields[1]!.split(':')[1]!, 16));
+    }
+  }
+  return [...ports].sort((a, b) => a - b);
 }
 
 export interface ApiResponse<T = any> {
