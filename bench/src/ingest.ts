@@ -1,23 +1,27 @@
 /**
  * Ingestion benchmark: starts the whole system (--target=all) on a fresh PostgreSQL database, uploads a generated
  * catalogue through the gateway (batches, a CSV file, an NDJSON file), checks every record was stored, and measures
- * in the same run two floors of inserting the same rows straight into PostgreSQL (INSERT statements, and COPY).
+ * in the same run issue 18's floor (floor.ts: the batch records inserted into one plain table with 1,000-row INSERTs
+ * on 2 connections), printing the stored and searchable rates of the batch uploads as ratios of it.
  *
  * Each phase starts once search has indexed everything before it, and reports both when its records were stored and
- * when search had indexed them all; the floors are measured with search idle.
+ * when search had indexed them all, and the CPU time per record its processes and PostgreSQL's backends spent from
+ * its first request until then (cpu.ts); the floor is measured with search idle.
  *
  *   node bench/dist/ingest.js [--batches 10] [--batch-size 10000] [--file-mb 50]
  *
+ * --file-mb 0 leaves the file uploads out (a shorter run measuring batch uploads only).
+ *
  * BENCH_KEEP_DATABASE=1 leaves the database in place afterwards; system.ts lists the other BENCH_* options.
  */
-import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { copyInto, openDatabase, type CopyValue } from '@trove/db';
 import { catalogue, csvHeader, csvLine, ndjsonLine, type CatalogueRecord } from './catalogue';
 import { benchArgs } from './args';
+import { CpuMeter, type CpuUsage } from './cpu';
+import { loadFloor } from './floor';
 import { mb, procStatus, resetPeak } from './proc';
 import { startSystem, type RunningSystem } from './system';
 
@@ -28,8 +32,13 @@ interface Row {
   seconds: number;
   /** From the first request until search had indexed every record of the phase. */
   indexedSeconds?: number;
+  /** From the first request until the phase was searchable (stored, when search does not run). */
+  cpu: CpuUsage;
   note?: string;
 }
+
+/** The collection the uploads write to (the upload routes' path). */
+const COLLECTION = 'catalogue';
 
 const since = (t0: number, t: number | undefined) => (t === undefined ? undefined : (t - t0) / 1000);
 
@@ -55,6 +64,7 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'trove-bench-'));
   const rows: Row[] = [];
   let system: RunningSystem | undefined;
+  let meter: CpuMeter | undefined;
 
   try {
     system = await startSystem(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}, Boolean(process.env.BENCH_KEEP_DATABASE));
@@ -63,14 +73,18 @@ async function main() {
     // Each phase starts once search has caught up with the one before, so no phase pays for another's indexing.
     const db = new pg.Client({ connectionString: dbUrl });
     await db.connect();
+    const targets = (process.env.BENCH_TARGET ?? 'all').split(';');
+    const ownPid = (await db.query('select pg_backend_pid() as pid')).rows[0].pid as number;
+    meter = await CpuMeter.start(dbUrl, system.children.map((c) => c.pid!), [ownPid]);
 
     // 1. Batches: request to every record stored (the 201 answers after the last chunk committed).
     const bodies: string[] = [];
     for (let b = 0; b < batches; b++) bodies.push(JSON.stringify({ records: [...catalogue(batchSize, 1000 + b, b * batchSize)] }));
+    let from = await meter.mark();
     let t0 = performance.now();
     let accepted = 0;
     for (const body of bodies) {
-      const res = await fetch(`${base}/api/v1/upload/catalogue/product/batch`, {
+      const res = await fetch(`${base}/api/v1/upload/${COLLECTION}/product/batch`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body,
@@ -81,11 +95,12 @@ async function main() {
     }
     const batchSeconds = (performance.now() - t0) / 1000;
     if (accepted !== batches * batchSize) throw new Error(`batches accepted ${accepted} of ${batches * batchSize}`);
-    rows.push({ phase: `batch (${batches} × ${batchSize})`, records: accepted, seconds: batchSeconds, indexedSeconds: since(t0, await indexingDrained(db, tenant)) });
+    const batchIndexed = since(t0, await indexingDrained(db, tenant));
+    rows.push({ phase: `batch (${batches} × ${batchSize})`, records: accepted, seconds: batchSeconds, indexedSeconds: batchIndexed, cpu: CpuMeter.between(from, await meter.mark()) });
 
     // 2. Files: generated to the target size, uploaded as multipart through the gateway.
     const offset = batches * batchSize;
-    for (const kind of ['csv', 'ndjson'] as const) {
+    for (const kind of fileMb > 0 ? (['csv', 'ndjson'] as const) : []) {
       const path = join(work, `catalogue.${kind}`);
       const out = createWriteStream(path);
       let n = 0;
@@ -105,8 +120,9 @@ async function main() {
       form.append('file', await openAsBlob(path), `catalogue.${kind}`);
       const baseline = procStatus(child.pid!, 'VmRSS');
       const peakReset = resetPeak(child.pid!);
+      from = await meter.mark();
       t0 = performance.now();
-      const res = await fetch(`${base}/api/v1/upload/catalogue/product/upload`, { method: 'POST', headers: auth, body: form });
+      const res = await fetch(`${base}/api/v1/upload/${COLLECTION}/product/upload`, { method: 'POST', headers: auth, body: form });
       const json = (await res.json()) as { summary?: { accepted: number; rejected: number } };
       const seconds = (performance.now() - t0) / 1000;
       const peak = procStatus(child.pid!, 'VmHWM');
@@ -118,6 +134,7 @@ async function main() {
         records: n,
         seconds,
         indexedSeconds,
+        cpu: CpuMeter.between(from, await meter.mark()),
         note: peakReset ? `process peak RSS ${mb(peak)}, ${mb(peak - baseline)} above its ${mb(baseline)} before` : 'peak RSS not measurable',
       });
     }
@@ -127,71 +144,46 @@ async function main() {
     const expected = rows.reduce((s, r) => s + r.records, 0);
     if (stored !== expected) throw new Error(`stored ${stored} records, expected ${expected}`);
 
-    // 3. Floors: the same batch rows inserted straight into a copy of the records table (same columns and indexes), one
-    // transaction per 10,000, with search idle; once with 1,000-row INSERT statements reading a JSON parameter, once
-    // with 1,000-row COPYs as records itself writes them (copyInto, the same encoding and driver).
-    const template = (await db.query('select * from records.records where tenant_id = $1 limit 1', [tenant])).rows[0];
-    const columns: string[] = (
-      await db.query(
-        `select column_name from information_schema.columns
-         where table_schema = 'records' and table_name = 'records' and is_generated = 'NEVER' order by ordinal_position`,
-      )
-    ).rows.map((r: { column_name: string }) => r.column_name);
-    const quoted = columns.map((c) => `"${c}"`).join(', ');
+    // 3. The floor (issue 18's, floor.ts): the batch records in one plain table, 1,000-row INSERTs on 2 connections,
+    // with search idle.
     const floorRecords: CatalogueRecord[] = [];
     for (let b = 0; b < batches; b++) floorRecords.push(...catalogue(batchSize, 1000 + b, b * batchSize));
-    const floorChunks = (from: number) => {
-      const chunks: Record<string, unknown>[][] = [];
-      for (let j = from; j < Math.min(from + 10_000, floorRecords.length); j += 1000) {
-        chunks.push(floorRecords.slice(j, j + 1000).map((r) => ({ ...template, id: randomUUID(), name: r.name, source_id: r.source_id, collection_data: r.collection_data })));
-      }
-      return chunks;
-    };
-    /** Seconds to write every floor record, `transaction` taking the 1,000-row chunks of each 10,000. */
-    const floor = async (table: string, transaction: (chunks: Record<string, unknown>[][]) => Promise<unknown>) => {
-      await db.query(`create table ${table} (like records.records including all)`);
-      const started = performance.now();
-      for (let i = 0; i < floorRecords.length; i += 10_000) await transaction(floorChunks(i));
-      return (performance.now() - started) / 1000;
-    };
-    const insertSeconds = await floor('public.bench_floor', async (chunks) => {
-      await db.query('begin');
-      for (const chunk of chunks) {
-        await db.query(`insert into public.bench_floor (${quoted}) select ${quoted} from jsonb_populate_recordset(null::public.bench_floor, $1::jsonb)`, [
-          JSON.stringify(chunk),
-        ]);
-      }
-      await db.query('commit');
-    });
-    const copier = await openDatabase({ url: dbUrl, poolSize: 1 });
-    try {
-      const copySeconds = await floor('public.bench_floor_copy', (chunks) =>
-        copier.db.transaction().execute(async (trx) => {
-          for (const chunk of chunks) await copyInto(trx, 'public.bench_floor_copy', columns, chunk.map((r) => columns.map((c) => (r[c] ?? null) as CopyValue)));
-        }),
-      );
-      rows.push(
-        { phase: 'floor: straight INSERT', records: floorRecords.length, seconds: insertSeconds },
-        { phase: 'floor: straight COPY', records: floorRecords.length, seconds: copySeconds },
-      );
-    } finally {
-      await copier.close();
-    }
+    const floorFrom = await meter.mark();
+    const floorRate = await loadFloor(dbUrl, floorRecords, tenant, COLLECTION);
+    const floorCpu = CpuMeter.between(floorFrom, await meter.mark());
     await db.end();
 
     const rate = (r: Row) => r.records / r.seconds;
-    const percent = (r: Row, floor: Row) => `${((100 * rate(r)) / rate(floor)).toFixed(0)} %`;
-    const [insertFloor, copyFloor] = rows.slice(-2) as [Row, Row];
-    console.log(`\nTrove ingestion benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${mb(totalmem())} RAM, --target=${process.env.BENCH_TARGET ?? 'all'}`);
-    console.log('| phase | records | seconds to stored | records/s stored | of INSERT floor | of COPY floor | seconds to indexed | records/s indexed | notes |');
+    const ratio = (n: number) => `${(n / floorRate).toFixed(2)}×`;
+    const us = (seconds: number, records: number) => ((1e6 * seconds) / records).toFixed(0);
+    console.log(`\nTrove ingestion benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, ${mb(totalmem())} RAM, --target=${targets.join(';')}`);
+    console.log(`Floor (floor.ts: the batch records in one plain table, 1,000-row INSERTs on 2 connections): ${Math.round(floorRate)} rows/s, PostgreSQL ${us(floorCpu.postgres, floorRecords.length)} µs of CPU a row (its vacuum (analyze) included)`);
+    console.log('| phase | records | seconds to stored | records/s stored | of floor | seconds to searchable | records/s searchable | of floor | notes |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
     for (const r of rows) {
-      const indexed = r.indexedSeconds === undefined ? ['—', '—'] : [r.indexedSeconds.toFixed(2), Math.round(r.records / r.indexedSeconds)];
-      console.log(
-        `| ${r.phase} | ${r.records} | ${r.seconds.toFixed(2)} | ${Math.round(rate(r))} | ${percent(r, insertFloor)} | ${percent(r, copyFloor)} | ${indexed.join(' | ')} | ${r.note ?? ''} |`,
-      );
+      const indexed = r.indexedSeconds === undefined ? ['—', '—', '—'] : [r.indexedSeconds.toFixed(2), Math.round(r.records / r.indexedSeconds), ratio(r.records / r.indexedSeconds)];
+      console.log(`| ${r.phase} | ${r.records} | ${r.seconds.toFixed(2)} | ${Math.round(rate(r))} | ${ratio(rate(r))} | ${indexed.join(' | ')} | ${r.note ?? ''} |`);
+    }
+    // CPU per record from the first request until the phase was searchable (stored, without search): the figure that
+    // holds while other work shares the machine.
+    console.log(`\nCPU per record, µs (/proc: utime + stime of each system process, and of the bench database's PostgreSQL backends):`);
+    console.log(`| phase | ${targets.map((t) => `Node (${t})`).join(' | ')} | PostgreSQL | together |`);
+    console.log(`|---|${targets.map(() => '---:|').join('')}---:|---:|`);
+    for (const r of rows) {
+      const node = r.cpu.processes.reduce((a, b) => a + b, 0);
+      console.log(`| ${r.phase} | ${r.cpu.processes.map((s) => us(s, r.records)).join(' | ')} | ${us(r.cpu.postgres, r.records)} | ${us(node + r.cpu.postgres, r.records)} |`);
+    }
+
+    const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    const batch = rows[0]!;
+    console.log("\nAgainst issue 18's targets (batch uploads through the gateway against the floor of this run):");
+    console.log(`- records stored at least 0.5× the floor's INSERT rows/s: ${verdict(rate(batch) >= 0.5 * floorRate)} (${Math.round(rate(batch))} vs ${Math.round(floorRate)}, ${ratio(rate(batch))})`);
+    if (batch.indexedSeconds !== undefined) {
+      const searchable = batch.records / batch.indexedSeconds;
+      console.log(`- records searchable at least 0.33× the floor's INSERT rows/s: ${verdict(searchable >= 0.33 * floorRate)} (${Math.round(searchable)} vs ${Math.round(floorRate)}, ${ratio(searchable)})`);
     }
   } finally {
+    await meter?.stop();
     await system?.stop();
     rmSync(work, { recursive: true, force: true });
   }

@@ -17,3 +17,19 @@ export function resetPeak(pid: number): boolean {
 }
 
 export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+/** CPU seconds a process has used so far, all its threads, user and system (utime + stime of /proc/<pid>/stat). */
+export function cpuSeconds(pid: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return NaN;
+  }
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at state (field 3).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** USER_HZ, the unit of /proc's CPU times: 100 on every Linux architecture the bench runs on. */
+const CLOCK_TICKS = 100;
