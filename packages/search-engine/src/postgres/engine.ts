@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { migrate, sql, type Database, type Kysely } from '@trove/db';
 import { changeProblem } from '../documents';
@@ -65,6 +66,13 @@ export class PostgresSearchEngine implements SearchEngine {
   private readonly db: Kysely<any>;
   private pages?: { value: number; at: number };
   private readonly scopeSizes = new Map<string, { value: number; at: number }>();
+  /**
+   * Each query word's near words in a scope's vocabulary, kept NEAR_WORDS_TTL_MS: the same words come back in query
+   * after query, and a word the vocabulary gained meanwhile is missed for at most that long.
+   */
+  /** Raised for a scope whenever this engine writes documents to it, which retires its words' kept near words. */
+  private readonly vocabularyEpochs = new Map<string, number>();
+  private readonly nearWords = new LRUCache<string, string[]>({ max: NEAR_WORDS_KEPT, ttl: NEAR_WORDS_TTL_MS });
   private writesSinceAnalyze = 0;
   private analyzeAfter = ANALYZE_EVERY;
   private analyzing?: Promise<void>;
@@ -91,6 +99,7 @@ export class PostgresSearchEngine implements SearchEngine {
     });
     if (valid.length === 0) return outcomes;
     this.noteWrites(valid.length);
+    this.retireNearWords(valid);
     try {
       await this.db.transaction().execute((trx) => writeChanges(trx, valid));
     } catch {
@@ -111,6 +120,18 @@ export class PostgresSearchEngine implements SearchEngine {
       });
     }
     return outcomes;
+  }
+
+  /** Scopes written to get new vocabulary epochs: their kept near words are not used again (see withTypos()). */
+  private retireNearWords(changes: IndexChange[]): void {
+    const scopes = new Set<string>();
+    for (const c of changes) {
+      if (c.op !== 'upsert') continue;
+      scopes.add(vocabularyKey({ kind: 'private', tenant_id: c.document.tenant_id, collection: c.document.collection }));
+      scopes.add(vocabularyKey({ kind: 'public', collection: c.document.collection }));
+    }
+    if (scopes.size > 0) scopes.add(vocabularyKey({ kind: 'public' }));
+    for (const key of scopes) this.vocabularyEpochs.set(key, (this.vocabularyEpochs.get(key) ?? 0) + 1);
   }
 
   /**
@@ -285,13 +306,35 @@ export class PostgresSearchEngine implements SearchEngine {
    * The terms with their near words (see typos.ts) from the scope's vocabulary, in one lookup: the words one typo away
    * by exact match (a few hundred strings per word, found through the primary key), and for words of 9 letters or
    * more, also those sharing enough trigrams (pg_trgm's `%` at TWO_TYPO_SIMILARITY) to be two typos away; every candidate is
-   * checked with the typo distance before it is used, closest first, at most MAX_TYPOS per word.
+   * checked with the typo distance before it is used, closest first, at most MAX_TYPOS per word. A word's near words are
+   * kept (nearWords) until this engine writes to the scope again or NEAR_WORDS_TTL_MS pass (another engine's writes).
    */
   private async withTypos(scope: SearchScope, terms: QueryTerm[]): Promise<QueryTerm[]> {
-    const open = terms.filter((t) => typoBudget(t.word) > 0);
-    if (open.length === 0) return terms;
-    const variants = [...new Set(open.flatMap((t) => oneTypoAway(t.word)))];
-    const long = open.filter((t) => t.word.length >= 9).map((t) => t.word);
+    const scopeKey = `${vocabularyKey(scope)}\u0000${this.vocabularyEpochs.get(vocabularyKey(scope)) ?? 0}`;
+    const open = [...new Set(terms.filter((t) => typoBudget(t.word) > 0).map((t) => t.word))];
+    const unknown = open.filter((w) => !this.nearWords.has(`${scopeKey}\u0000${w}`));
+    if (unknown.length > 0) {
+      const found = await this.lookUpNearWords(scope, unknown);
+      for (const word of unknown) {
+        const near = found
+          .filter((w) => withinTypos(word, w))
+          .map((w) => ({ w, d: typoDistance(word, w, 2) }))
+          .sort((a, b) => a.d - b.d || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0))
+          .slice(0, MAX_TYPOS)
+          .map((x) => x.w);
+        this.nearWords.set(`${scopeKey}\u0000${word}`, near);
+      }
+    }
+    return terms.map((t) => {
+      const near = typoBudget(t.word) > 0 ? (this.nearWords.get(`${scopeKey}\u0000${t.word}`) ?? []) : [];
+      return near.length > 0 ? { ...t, typos: near } : t;
+    });
+  }
+
+  /** The vocabulary words of the scope one typo away from `words`, and for words of 9 letters or more, two. */
+  private async lookUpNearWords(scope: SearchScope, words: string[]): Promise<string[]> {
+    const variants = [...new Set(words.flatMap((w) => oneTypoAway(w)))];
+    const long = words.filter((w) => w.length >= 9);
     const inScope =
       scope.kind === 'private'
         ? sql`v.tenant_id = ${scope.tenant_id} and v.collection = ${scope.collection}`
@@ -309,16 +352,7 @@ export class PostgresSearchEngine implements SearchEngine {
             await sql`set local pg_trgm.similarity_threshold = ${sql.lit(TWO_TYPO_SIMILARITY)}`.execute(trx);
             return lookup.execute(trx);
           });
-    const found = rows.map((r) => r.word);
-    return terms.map((t) => {
-      const near = found
-        .filter((w) => withinTypos(t.word, w))
-        .map((w) => ({ w, d: typoDistance(t.word, w, 2) }))
-        .sort((a, b) => a.d - b.d || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0))
-        .slice(0, MAX_TYPOS)
-        .map((x) => x.w);
-      return near.length > 0 ? { ...t, typos: near } : t;
-    });
+    return rows.map((r) => r.word);
   }
 
   private async fullText(
@@ -589,6 +623,9 @@ const EXACT_COUNT = 10_000;
 /** Listed matches up to this many are collected and sorted whole (see listed()). */
 const SORTED_WHOLE = 1_000;
 const SAMPLE_PAGES = 500;
+/** Query words whose near words are kept (withTypos()), and for how long. */
+const NEAR_WORDS_KEPT = 20_000;
+const NEAR_WORDS_TTL_MS = 30_000;
 /** Scopes whose document counts are kept (documentsIn()); the oldest goes first. */
 const SCOPE_SIZES_KEPT = 1_000;
 
@@ -627,6 +664,11 @@ function rowToDocument(r: DocumentRow): IndexDocument {
 
 function toHit(r: DocumentRow & { score: number }): SearchHit {
   return { score: Math.min(1, Math.max(0, Number(r.score))), document: rowToDocument(r) };
+}
+
+/** The vocabulary a scope's queries expand their words from. */
+function vocabularyKey(scope: SearchScope): string {
+  return scope.kind === 'private' ? `p\u0000${scope.tenant_id}\u0000${scope.collection}` : `o\u0000${scope.collection ?? ''}`;
 }
 
 /**
