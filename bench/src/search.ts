@@ -11,6 +11,7 @@
  * cell); requests per second from `--concurrency` requests kept in flight for `--seconds`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -333,7 +334,7 @@ const EXPECTED_TYPE: Record<Kind, string | undefined> = {
 async function main() {
   const args = benchArgs(
     { records: 100_000, requests: 300, seconds: 5, concurrency: 10, 'max-latency-seconds': 20 },
-    ['keep-database', 'no-vacuum'],
+    ['keep-database', 'no-vacuum', 'embedded'],
   );
   const { records: recordCount, requests, seconds, concurrency, 'max-latency-seconds': maxLatencySeconds } = args;
   const warmup = 20;
@@ -346,6 +347,7 @@ async function main() {
   const system = await startSystem(
     { TENANT_RATE_LIMITS: 'false', OPEN_SEARCH_LIMIT_PER_MINUTE: '100000000', OPEN_LOOKUP_LIMIT_PER_MINUTE: '100000000' },
     args['keep-database'],
+    args.embedded,
   );
   let floor: ReturnType<typeof floorPool> | undefined;
   let bare: ChildProcess | undefined;
@@ -407,7 +409,8 @@ async function main() {
     const maintenance = new pg.Client({ connectionString: system.dbUrl });
     await maintenance.connect();
     autovacuum = String((await maintenance.query('show autovacuum')).rows[0]?.autovacuum);
-    if (!args['no-vacuum']) {
+    if (args.embedded) vacuumed = 'embedded: PGlite, left to itself after loading';
+    else if (!args['no-vacuum']) {
       const v0 = performance.now();
       await maintenance.query('vacuum (analyze) search_engine.documents');
       vacuumed = `vacuum (analyze) search_engine.documents after loading: ${((performance.now() - v0) / 1000).toFixed(1)} s`;
@@ -425,11 +428,15 @@ async function main() {
     console.error(`floor loaded at ${Math.round(floorRate)} rows/s`);
     floor = floorPool(system.dbUrl, concurrency);
 
-    // 2. The engine floor: the same PostgreSQL database, the same engine class, in this process.
-    engineDb = await openDatabase({ url: system.dbUrl, poolSize: concurrency + 2 });
-    const engine = new PostgresSearchEngine(engineDb);
-    const engineTotal = (await engine.aggregate({ scope: { kind: 'private', tenant_id: system.tenant, collection: COLLECTION }, filters: [] })).total;
-    if (engineTotal !== recordCount) throw new Error(`engine counts ${engineTotal} records, expected ${recordCount}`);
+    // 2. The engine floor: the same PostgreSQL database, the same engine class, in this process (not beside an
+    // embedded system: its PGlite folder is the system's alone).
+    let engine: PostgresSearchEngine | undefined;
+    if (!args.embedded) {
+      engineDb = await openDatabase({ url: system.dbUrl, poolSize: concurrency + 2 });
+      engine = new PostgresSearchEngine(engineDb);
+      const engineTotal = (await engine.aggregate({ scope: { kind: 'private', tenant_id: system.tenant, collection: COLLECTION }, filters: [] })).total;
+      if (engineTotal !== recordCount) throw new Error(`engine counts ${engineTotal} records, expected ${recordCount}`);
+    }
 
     let bodyBytes = 0;
     const cachedSearchRps: Array<{ kind: Kind; rps: number }> = [];
@@ -454,7 +461,7 @@ async function main() {
       }
 
       // Engine floor: the same requests in the same order, straight to the engine.
-      {
+      if (engine) {
         const checks = newChecks();
         const next = source(kind, records, seed);
         let i = 0;
@@ -603,6 +610,29 @@ async function main() {
       );
     }
     console.log(`- ingest-to-searchable (batch uploads) at least 0.33× the floor's INSERT rows/s: ${verdict(recordCount / searchable >= 0.33 * floorRate)} (${Math.round(recordCount / searchable)} vs ${Math.round(floorRate)}, ${ratio(recordCount / searchable, floorRate)})`);
+    // 6. Against another run (BENCH_BASELINE, written by that run's BENCH_JSON): the embedded default against the
+    // PostgreSQL server, no workload more than 4× slower.
+    const mine = Object.fromEntries(
+      [...results].map(([m, r]) => [m, { p50: r.latency?.p50, p99: r.latency?.p99, rps: r.throughput?.rps }]),
+    ) as Record<string, { p50?: number; p99?: number; rps?: number }>;
+    mine['ingest-to-searchable'] = { rps: recordCount / searchable };
+    if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ embedded: args.embedded, records: recordCount, results: mine }, null, 2));
+    if (process.env.BENCH_BASELINE) {
+      const base = JSON.parse(readFileSync(process.env.BENCH_BASELINE, 'utf8')) as { embedded: boolean; results: typeof mine };
+      const shape = (e: boolean) => (e ? 'embedded (PGlite)' : 'PostgreSQL server');
+      console.log(`\nThis run (${shape(args.embedded)}) against ${process.env.BENCH_BASELINE} (${shape(base.embedded)}): how many times slower`);
+      console.log('| measurement | p50 | p99 | req/s |');
+      console.log('|---|---:|---:|---:|');
+      let worst = 0;
+      for (const [m, r] of Object.entries(mine)) {
+        const b = base.results[m];
+        if (!b || m.includes('floor')) continue;
+        const slower = [r.p50 && b.p50 ? r.p50 / b.p50 : undefined, r.p99 && b.p99 ? r.p99 / b.p99 : undefined, r.rps && b.rps ? b.rps / r.rps : undefined];
+        worst = Math.max(worst, ...slower.filter((x): x is number => x !== undefined));
+        console.log(`| ${m} | ${slower.map((x) => (x === undefined ? '—' : `${x.toFixed(2)}×`)).join(' | ')} |`);
+      }
+      console.log(`- no workload more than 4× slower: ${verdict(worst <= 4)} (worst ${worst.toFixed(2)}×)`);
+    }
   } finally {
     if (bare && bare.exitCode === null) {
       bare.kill('SIGTERM');

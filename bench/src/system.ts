@@ -11,7 +11,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 
 export const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -34,7 +36,7 @@ export interface RunningSystem {
   children: ChildProcess[];
   /** The gateway, e.g. http://127.0.0.1:PORT. */
   base: string;
-  /** The fresh database every service (and the PostgreSQL search engine) uses. */
+  /** The fresh database every service (and the PostgreSQL search engine) uses; beside an embedded system, unused by it. */
   dbUrl: string;
   tenant: string;
   /** An admin-scoped key of the bench tenant. */
@@ -47,7 +49,7 @@ export interface RunningSystem {
  * waits until the gateway is ready and creates an admin key for a new tenant (development bootstrap via X-Tenant-Id).
  * `keepDatabase` leaves the database in place after stop(), for looking at query plans afterwards.
  */
-export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase = false): Promise<RunningSystem> {
+export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase = false, embedded = false): Promise<RunningSystem> {
   const dbName = `trove_bench_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: SERVER_URL });
   await admin.connect();
@@ -56,10 +58,12 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
   const dbUrl = new URL(SERVER_URL);
   dbUrl.pathname = `/${dbName}`;
   const children: ChildProcess[] = [];
+  const dataDir = embedded ? mkdtempSync(join(tmpdir(), 'trove-bench-')) : undefined;
   const stop = async () => {
     const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
     for (const c of running) c.kill('SIGTERM');
     await Promise.all(running.map((c) => new Promise((r) => c.once('exit', r))));
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (keepDatabase) console.error(`kept the database ${dbUrl.toString()}`);
     else await admin.query(`drop database if exists ${dbName} with (force)`);
     await admin.end();
@@ -70,7 +74,9 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       ...process.env,
       ENV: 'development',
       LOG_LEVEL: 'warn',
-      DATABASE_URL: dbUrl.toString(),
+      // Embedded: the system on PGlite in a fresh data folder, as the README's first command starts it; the fresh
+      // server database then holds only what a bench puts beside the system (its floor).
+      ...(dataDir ? { DATA_DIR: dataDir } : { DATABASE_URL: dbUrl.toString() }),
       PORT: String(port),
       // The processes of BENCH_TARGET's groups verify each other's internal tokens, so they share one secret.
       INTERNAL_TOKEN_SECRET: process.env.INTERNAL_TOKEN_SECRET ?? randomBytes(32).toString('hex'),
@@ -78,6 +84,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       JWT_SECRET: process.env.JWT_SECRET ?? randomBytes(32).toString('hex'),
       ...extraEnv,
     };
+    if (embedded) delete env.DATABASE_URL;
     for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
     const groups = (process.env.BENCH_TARGET ?? 'all').split(';');
     for (const [i, group] of groups.entries()) {
