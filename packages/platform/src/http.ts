@@ -157,6 +157,22 @@ export function isInternalPath(path: string): boolean {
 }
 
 /** Rejects when the check has not settled in time, so one hung dependency cannot hang the readiness probe. */
+/**
+ * Gives the request its logger (`req.log`) with these bindings, made the first time something logs: most requests
+ * never do, and a pino child costs its bindings' serialisation on every request. Assigning `req.log` replaces it.
+ */
+function lazyLog(req: Request, logger: Logger, bindings: () => Record<string, unknown>): void {
+  let log: Logger | undefined;
+  Object.defineProperty(req, 'log', {
+    configurable: true,
+    enumerable: true,
+    get: () => (log ??= logger.child(bindings())),
+    set: (value: Logger) => {
+      log = value;
+    },
+  });
+}
+
 function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -204,7 +220,7 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
   app.use((req, res, next) => {
     const incoming = req.get(REQUEST_ID_HEADER);
     req.id = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    req.log = opts.logger.child({ requestId: req.id });
+    lazyLog(req, opts.logger, () => ({ requestId: req.id }));
     res.setHeader('X-Request-Id', req.id);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -249,7 +265,7 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
       const identity = verifyIdentity(req.get(IDENTITY_HEADER), secret);
       if (!identity) return next(ERRORS.unauthorized('Missing or invalid internal identity token'));
       req.identity = identity;
-      req.log = req.log.child({ tenantId: identity.tenantId, principal: identity.principal });
+      lazyLog(req, opts.logger, () => ({ requestId: req.id, tenantId: identity.tenantId, principal: identity.principal }));
       // Internal routes serve other services' calls only. Whatever reached a service from outside (through the
       // gateway or around it) answers as an unknown route would, so nothing about them is revealed.
       if (!identity.caller && isInternalPath(req.path)) return next(ERRORS.notFound(`No route for ${req.method} ${req.path}`));

@@ -1,5 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { SERVICE_NAMES, type ServiceName } from './config';
 
@@ -48,8 +49,27 @@ function keyOf(secret: string): KeyObject {
   return key;
 }
 
+/**
+ * Tokens signed and verified lately. Every forwarded request and every call between services signs one and the
+ * service verifies it, mostly for the same few identities: a token is signed again only once half its lifetime has
+ * passed, and a token already verified is taken at its word until it expires (the same string carries the same
+ * signature).
+ */
+const signed = new LRUCache<string, { token: string; renewAt: number }>({ max: 10_000 });
+const verified = new LRUCache<string, { identity: Identity; expiresAt: number }>({ max: 10_000 });
+
 /** Signs the short-lived internal token the gateway forwards to services. */
 export function signIdentity(identity: Identity, secret: string, ttlSeconds = 60): string {
+  const key = JSON.stringify([secret, ttlSeconds, identity.tenantId, identity.principal, identity.scopes, identity.plan ?? null, identity.caller ?? null]);
+  const now = Date.now();
+  const known = signed.get(key);
+  if (known && now < known.renewAt) return known.token;
+  const token = sign(identity, secret, ttlSeconds);
+  signed.set(key, { token, renewAt: now + (ttlSeconds * 1000) / 2 });
+  return token;
+}
+
+function sign(identity: Identity, secret: string, ttlSeconds: number): string {
   return jwt.sign(
     {
       tid: identity.tenantId,
@@ -65,12 +85,18 @@ export function signIdentity(identity: Identity, secret: string, ttlSeconds = 60
 /** Verifies an internal token; returns undefined for a missing, forged or expired one. */
 export function verifyIdentity(token: string | undefined, secret: string): Identity | undefined {
   if (!token) return undefined;
+  const key = `${secret}\u0000${token}`;
+  const known = verified.get(key);
+  if (known && Date.now() < known.expiresAt) return { ...known.identity, scopes: [...known.identity.scopes] };
   try {
     const decoded = jwt.verify(token, keyOf(secret), { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
     const claims = claimsSchema.safeParse(decoded);
     if (!claims.success) return undefined;
     const { tid, sub, scopes, plan, svc } = claims.data;
-    return { tenantId: tid, principal: sub, scopes, plan, ...(svc ? { caller: svc } : {}) };
+    const identity: Identity = { tenantId: tid, principal: sub, scopes, plan, ...(svc ? { caller: svc } : {}) };
+    const exp = (decoded as { exp?: number }).exp;
+    if (typeof exp === 'number') verified.set(key, { identity, expiresAt: exp * 1000 });
+    return { ...identity, scopes: [...scopes] };
   } catch {
     return undefined;
   }
