@@ -31,13 +31,31 @@ export const recordChangedEvent = z.discriminatedUnion('kind', [
 ]);
 export type RecordChangedEvent = z.infer<typeof recordChangedEvent>;
 
-/** records.indexed: search acknowledges the versions it indexed, or failed to. */
+/** One acknowledgement: search indexed a version of a record, or failed to. */
 export const recordIndexedEvent = z.object({
   ...change,
   status: z.enum(['indexed', 'failed']),
   error: z.string().optional(),
 });
 export type RecordIndexedEvent = z.infer<typeof recordIndexedEvent>;
+
+/**
+ * records.indexed: search's acknowledgements of one indexed batch for one tenant, keyed by tenant id: a few events for
+ * an upload instead of one per record. Before, each event was one acknowledgement; acknowledgementsIn reads both.
+ */
+export const recordsIndexedEvent = z.object({ acks: z.array(recordIndexedEvent) });
+export type RecordsIndexedEvent = z.infer<typeof recordsIndexedEvent>;
+
+const acknowledgementList = z.object({ acks: z.array(z.unknown()) });
+
+/**
+ * The acknowledgements a records.indexed payload holds, each still to be parsed with recordIndexedEvent (so a
+ * malformed one is skipped alone): the list of a batch, or the payload itself when it is a single acknowledgement.
+ */
+export function acknowledgementsIn(payload: unknown): unknown[] {
+  const list = acknowledgementList.safeParse(payload);
+  return list.success ? list.data.acks : [payload];
+}
 
 /** auth.events: gateways drop a cached key at once when it is revoked or rotated. */
 export const authEvent = z.object({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TOPICS, recordSchema, type RecordChangedEvent } from '@trove/contracts';
+import { TOPICS, recordSchema, type RecordChangedEvent, type RecordsIndexedEvent } from '@trove/contracts';
 import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
 
 let h: Harness;
@@ -17,7 +17,8 @@ const eventsOf = (id: string) => h.changes.filter((e) => e.record_id === id);
 const kindsAndVersions = (events: RecordChangedEvent[]) => events.map((e) => [e.kind, e.version]);
 
 async function acknowledge(id: string, version: number, status: 'indexed' | 'failed', tenantId = tenant) {
-  await h.svc.bus.publish([{ topic: TOPICS.recordsIndexed, key: id, payload: { tenant_id: tenantId, record_id: id, version, status } }]);
+  const payload: RecordsIndexedEvent = { acks: [{ tenant_id: tenantId, record_id: id, version, status }] };
+  await h.svc.bus.publish([{ topic: TOPICS.recordsIndexed, key: tenantId, payload }]);
 }
 
 const read = async (id: string) => (await api.get(`/records/${id}`)).body;
@@ -115,6 +116,26 @@ describe('records.indexed acknowledgements', () => {
     await acknowledge(marker, 1, 'indexed');
     await eventually(async () => expect((await read(marker)).indexing_status).toBe('indexed'));
     expect((await read(id)).indexing_status).toBe('pending');
+  });
+
+  it('apply every acknowledgement of one event, skipping a malformed one alone', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await api.post('/records', bolt({ name: `Listed ${i}` }))).body.id);
+    const acks = [
+      { tenant_id: tenant, record_id: ids[0], version: 1, status: 'indexed' },
+      { tenant_id: tenant, record_id: ids[1], version: 1, status: 'done' },
+      { tenant_id: tenant, record_id: ids[2], version: 1, status: 'failed' },
+    ];
+    await h.svc.bus.publish([{ topic: TOPICS.recordsIndexed, key: tenant, payload: { acks } }]);
+    await eventually(async () => expect((await read(ids[2]!)).indexing_status).toBe('failed'));
+    expect((await read(ids[0]!)).indexing_status).toBe('indexed');
+    expect((await read(ids[1]!)).indexing_status).toBe('pending');
+  });
+
+  it('are read one to an event too, as search published them before', async () => {
+    const { id } = (await api.post('/records', bolt())).body;
+    await h.svc.bus.publish([{ topic: TOPICS.recordsIndexed, key: id, payload: { tenant_id: tenant, record_id: id, version: 1, status: 'indexed' } }]);
+    await eventually(async () => expect((await read(id)).indexing_status).toBe('indexed'));
   });
 
   it('neither bump the version nor announce a change', async () => {

@@ -1,5 +1,5 @@
 import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
-import { TOPICS, recordIndexedEvent } from '@trove/contracts';
+import { TOPICS, acknowledgementsIn, recordIndexedEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { acknowledgeIndexing, type Acknowledgement } from '../store/indexing';
 import type { IndexingWaiter } from '../indexing-waiter';
@@ -10,7 +10,7 @@ export const INDEXING_STATUS_GROUP = 'records.indexing-status';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Applies search's acknowledgements (records.indexed) to indexing_status. Only an acknowledgement of the record's
+ * Applies search's acknowledgements (records.indexed, a list of them per event) to indexing_status. Only an acknowledgement of the record's
  * current version counts: an older one describes a state the record has left. Applying one neither changes the
  * version nor announces a change, so acknowledgements never loop back into the pipeline. Redelivery is harmless.
  */
@@ -18,15 +18,17 @@ export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recor
   return async (events: DeliveredEvent[]): Promise<void> => {
     const acks: Acknowledgement[] = [];
     for (const event of events) {
-      const parsed = recordIndexedEvent.safeParse(event.payload);
-      if (!parsed.success || !UUID.test(parsed.data.record_id)) {
-        // A malformed event would fail the same way on every delivery; skipping it keeps the group moving.
-        logger.warn({ offset: event.offset, key: event.key, issues: parsed.error?.issues }, 'skipping malformed records.indexed event');
-        continue;
+      for (const item of acknowledgementsIn(event.payload)) {
+        const parsed = recordIndexedEvent.safeParse(item);
+        if (!parsed.success || !UUID.test(parsed.data.record_id)) {
+          // A malformed acknowledgement would fail the same way on every delivery; skipping it keeps the group moving.
+          logger.warn({ offset: event.offset, key: event.key, issues: parsed.error?.issues }, 'skipping malformed records.indexed acknowledgement');
+          continue;
+        }
+        const ack = parsed.data;
+        acks.push({ tenantId: ack.tenant_id, recordId: ack.record_id, version: ack.version, status: ack.status });
+        if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
       }
-      const ack = parsed.data;
-      acks.push({ tenantId: ack.tenant_id, recordId: ack.record_id, version: ack.version, status: ack.status });
-      if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
     }
     for (const applied of await acknowledgeIndexing(db, acks)) onApplied?.(applied.recordId, applied.version, applied.status);
   };

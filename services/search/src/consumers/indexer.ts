@@ -1,6 +1,6 @@
 import type { DeliveredEvent, EventBus, OutgoingEvent, Subscription } from '@trove/bus';
 import type { Cache } from '@trove/cache';
-import { SEARCH_INDEXER_GROUP, TOPICS, recordChangedEvent, type RecordChangedEvent, type RecordDto, type RecordIndexedEvent } from '@trove/contracts';
+import { SEARCH_INDEXER_GROUP, TOPICS, recordChangedEvent, type RecordChangedEvent, type RecordDto, type RecordIndexedEvent, type RecordsIndexedEvent } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { IndexChange, IndexDocument, SearchEngine } from '@trove/search-engine';
 import { cacheNamespace } from '../response-cache';
@@ -19,8 +19,9 @@ export interface IndexerDeps {
  * (the newest version of each record only), generation swaps in their place in the order; then the cache versions
  * of every touched collection (and of the public index when a public record may have changed) are raised; only then
  * are the versions acknowledged on records.indexed. A write whose acknowledgement a client has seen is therefore
- * searchable and no cached answer from before it is served. Redelivery is harmless: the engine ignores versions it
- * already holds and reports them indexed, so they are acknowledged again.
+ * searchable and no cached answer from before it is served. The acknowledgements go out as one event per tenant of
+ * the batch, not one per record. Redelivery is harmless: the engine ignores versions it already holds and reports them
+ * indexed, so they are acknowledged again.
  */
 export function indexerHandler({ engine, cache, bus, logger }: IndexerDeps) {
   return async (events: DeliveredEvent[]): Promise<void> => {
@@ -66,7 +67,13 @@ export function indexerHandler({ engine, cache, bus, logger }: IndexerDeps) {
 
     await Promise.all([...namespaces].map((ns) => cache.bump(ns)));
     if (acks.length > 0) {
-      const out: OutgoingEvent[] = acks.map((payload) => ({ topic: TOPICS.recordsIndexed, key: payload.record_id, payload }));
+      const byTenant = new Map<string, RecordIndexedEvent[]>();
+      for (const ack of acks) {
+        const list = byTenant.get(ack.tenant_id);
+        if (list) list.push(ack);
+        else byTenant.set(ack.tenant_id, [ack]);
+      }
+      const out: OutgoingEvent[] = [...byTenant].map(([tenant, list]) => ({ topic: TOPICS.recordsIndexed, key: tenant, payload: { acks: list } satisfies RecordsIndexedEvent }));
       await bus.publish(out);
     }
   };
