@@ -89,14 +89,15 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
       select x.tenant_id, x.record_id, x.version, false, x.status = 'active' and x.generation = c.active_generation,
         x.collection, x.generation, x.record_type, x.name, x.description, x.description_llm, x.data, x.source_type,
         x.status, x.visibility, x.updated_at,
-        array(select jsonb_array_elements_text(x.identifiers)), x.name_key,
-        setweight(to_tsvector('simple', x.name_text), 'A'),
-        setweight(to_tsvector('simple', x.name_text), 'A') || setweight(to_tsvector('simple', x.body_text), 'B')
-          || setweight(to_tsvector('simple', x.data_text), 'C')
+        array(select jsonb_array_elements_text(x.identifiers)), x.name_key, n.name_tsv,
+        n.name_tsv || setweight(to_tsvector('simple', x.body_text), 'B') || setweight(to_tsvector('simple', x.data_text), 'C')
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint,
           collection text, generation integer, record_type text, name text, description text, description_llm text,
           data jsonb, source_type text, status text, visibility text, updated_at text, identifiers jsonb,
           name_key text, name_text text, body_text text, data_text text)
+        -- The name's vector is both a column and the start of tsv: computed once (offset 0 keeps PostgreSQL from
+        -- pulling the expression up into both places).
+        cross join lateral (select setweight(to_tsvector('simple', x.name_text), 'A') as name_tsv offset 0) n
         join search_engine.collections c on c.tenant_id = x.tenant_id and c.collection = x.collection
       where x.generation >= c.active_generation
       order by x.tenant_id, x.record_id
@@ -202,15 +203,17 @@ function documentRow(document: IndexDocument) {
 
 /** The distinct words of a batch's documents that typo tolerance may expand a query word to (see typos.ts). */
 function vocabularyRows(rows: Array<ReturnType<typeof documentRow>>): Array<{ word: string; tenant_id: string; collection: string }> {
-  const seen = new Set<string>();
+  // A set of words per collection: a batch is mostly one collection's, so this spares a composed key per word.
+  const seen = new Map<string, Set<string>>();
   const out: Array<{ word: string; tenant_id: string; collection: string }> = [];
   for (const row of rows) {
+    const scope = `${row.tenant_id}\u0000${row.collection}`;
+    let words = seen.get(scope);
+    if (!words) seen.set(scope, (words = new Set()));
     for (const text of [row.name_key, row.body_text, row.data_text]) {
       for (const word of text.split(' ')) {
-        if (!isVocabularyWord(word)) continue;
-        const key = `${row.tenant_id}\u0000${row.collection}\u0000${word}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
+        if (words.has(word) || !isVocabularyWord(word)) continue;
+        words.add(word);
         out.push({ word, tenant_id: row.tenant_id, collection: row.collection });
       }
     }
