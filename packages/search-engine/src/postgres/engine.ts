@@ -378,7 +378,7 @@ export class PostgresSearchEngine implements SearchEngine {
       return { hits: found.rows.map(toHit), ...total, fuzzy: false };
     }
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
-    const ranked = { where, score, prior: prior(terms, text), key: searchText(text), page, bound };
+    const ranked = { where, score, prior: prior(terms, text, type === 'keyword'), key: searchText(text), page, bound };
     if (type === 'keyword') {
       const found = await this.keywordMatches(ranked, tsText);
       return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.estimate(matches, EXACT_COUNT + 1, scope)), fuzzy: false };

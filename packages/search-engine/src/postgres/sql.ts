@@ -67,12 +67,14 @@ const num = (n: number) => sql.raw(String(n));
 
 /**
  * A cheap ordering of candidates before relevance() scores the best of them: the name tier (2 equal to the query, 1
- * starting with it), then holding every word, then the weighted cover density.
+ * starting with it), then holding every word, then the weighted cover density. `everyHeld`: every candidate already
+ * holds every word (a keyword query's matches), so that part is left out rather than tested on each.
  */
-export function prior(terms: QueryTerm[], query: string): Fragment {
+export function prior(terms: QueryTerm[], query: string, everyHeld = false): Fragment {
   const key = searchText(query);
+  const every = everyHeld ? sql`0.5` : sql`(d.tsv @@ ${matchText(terms, 'every')}::tsquery)::int * 0.5`;
   return sql`((case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
-    + (d.tsv @@ ${matchText(terms, 'every')}::tsquery)::int * 0.5
+    + ${every}
     + ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32) * 0.5)`;
 }
 
