@@ -1,6 +1,6 @@
 export type { Database } from './port';
 export { openDatabase } from './factory';
-export { copyInto, type CopyValue } from './copy';
+export { copyInto } from './copy';
 export { DataFolderLockedError } from './folder-lock';
 export { isRunning } from './process';
 export * from './migrate';
