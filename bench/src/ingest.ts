@@ -172,7 +172,7 @@ async function main() {
     console.log(`|---|${targets.map(() => '---:|---:|').join('')}---:|---:|---:|`);
     for (const r of rows) {
       const node = r.cpu.processes.reduce((a, b) => a + b, 0);
-      const other = r.cpu.postgres - r.cpu.postgresFor.reduce((a, b) => a + b, 0);
+      const other = Math.max(0, r.cpu.postgres - r.cpu.postgresFor.reduce((a, b) => a + b, 0));
       const perProcess = r.cpu.processes.map((s, i) => `${us(s, r.records)} | ${us(r.cpu.postgresFor[i]!, r.records)}`);
       console.log(`| ${r.phase} | ${perProcess.join(' | ')} | ${us(other, r.records)} | ${us(r.cpu.postgres, r.records)} | ${us(node + r.cpu.postgres, r.records)} |`);
     }
