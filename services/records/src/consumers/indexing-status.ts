@@ -7,6 +7,13 @@ import type { Db } from '../store/schema';
 
 export const INDEXING_STATUS_GROUP = 'records.indexing-status';
 
+/**
+ * Events per delivered batch. Each holds the acknowledgements of one indexed batch (up to the indexer's 1,000), so
+ * fifty keep a delivery, and its one update statement, to about 50,000 rows (a few MB) however far the group lags,
+ * where the bus's default of 500 could make it half a million.
+ */
+const MAX_EVENTS = 50;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -36,5 +43,10 @@ export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recor
 
 export function subscribeIndexingStatus(bus: EventBus, db: Db, logger: Logger, waiter?: IndexingWaiter): Promise<Subscription> {
   const onApplied = waiter && ((id: string, version: number, status: 'indexed' | 'failed') => waiter.acknowledged(id, version, status));
-  return bus.subscribe({ group: INDEXING_STATUS_GROUP, topics: [TOPICS.recordsIndexed], handler: indexingStatusHandler(db, logger, onApplied) });
+  return bus.subscribe({
+    group: INDEXING_STATUS_GROUP,
+    topics: [TOPICS.recordsIndexed],
+    handler: indexingStatusHandler(db, logger, onApplied),
+    maxBatchSize: MAX_EVENTS,
+  });
 }
