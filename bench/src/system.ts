@@ -93,7 +93,9 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       if (i < groups.length - 1) await ready(`http://127.0.0.1:${env[`${group.split(',')[0]!.toUpperCase()}_PORT`] ?? port}/health`, children);
     }
     const base = `http://127.0.0.1:${port}`;
-    await ready(`${base}/health/ready`, children);
+    // The gateway is ready once search is; a system without search (search elsewhere) waits for the gateway alone.
+    const searching = groups.some((g) => /\b(all|search)\b/.test(g));
+    await ready(`${base}/health${searching ? '/ready' : ''}`, children);
     const tenant = randomUUID();
     const keyRes = await fetch(`${base}/api/v1/auth/keys`, {
       method: 'POST',
