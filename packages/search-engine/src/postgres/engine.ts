@@ -383,7 +383,11 @@ export class PostgresSearchEngine implements SearchEngine {
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
     const ranked = { where, score, prior: prior(terms, text, type === 'keyword'), key: searchText(text), page, bound };
     if (type === 'keyword') {
-      const found = await this.keywordMatches(ranked, tsText);
+      const found = await this.keywordMatches(
+        { ...ranked, bound: Math.max(KEYWORD_CANDIDATES, page.offset + page.limit) },
+        tsText,
+        matchText(terms, 'every', 'name'),
+      );
       return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.estimate(matches, EXACT_COUNT + 1, scope)), fuzzy: false };
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
@@ -398,7 +402,7 @@ export class PostgresSearchEngine implements SearchEngine {
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
     const every = matchText(terms, 'every');
-    const found = await this.candidates(ranked, tsText, every !== tsText ? [every] : []);
+    const found = await this.candidates(ranked, tsText, matchText(terms, 'any', 'name'), every !== tsText ? [every] : []);
     return { hits: found.hits, ...(await total(found.matched)), fuzzy: false };
   }
 
@@ -414,6 +418,7 @@ export class PostgresSearchEngine implements SearchEngine {
   private async keywordMatches(
     ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
     tsText: string,
+    nameText: string,
   ): Promise<{ hits: SearchHit[]; matched?: number }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
@@ -421,7 +426,7 @@ export class PostgresSearchEngine implements SearchEngine {
       with m as materialized (
         select d.ctid as row, d.name_key,
           (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
-            + (d.name_tsv @@ ${tsQuery})::int as tier
+            + (d.tsv @@ ${nameText}::tsquery)::int as tier
         from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${EXACT_COUNT + 1}
       ),
       exactly as materialized (
@@ -464,20 +469,22 @@ export class PostgresSearchEngine implements SearchEngine {
   private async candidates(
     ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
     tsText: string,
+    nameText: string,
     extra: string[],
   ): Promise<{ hits: SearchHit[]; matched?: number }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
+    const nameQuery = sql`${nameText}::tsquery`;
     const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
       with anywhere as materialized (
-        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior, d.name_tsv @@ ${tsQuery} as in_name
+        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior, d.tsv @@ ${nameQuery} as in_name
         from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       named as materialized (
         select d.tenant_id, d.record_id, d.name_key, ${prior} as prior from search_engine.documents d
         where (select count(*) from anywhere) >= ${bound}
           and (select count(*) from anywhere where in_name) < ${page.offset + page.limit}
-          and ${where} and d.name_tsv @@ ${tsQuery} limit ${bound}
+          and ${where} and d.tsv @@ ${nameQuery} limit ${bound}
       ),
       exactly as materialized (
         select d.tenant_id, d.record_id, d.name_key, ${prior} as prior from search_engine.documents d
@@ -610,6 +617,8 @@ export class PostgresSearchEngine implements SearchEngine {
 
 /** Candidates ranked per source when no explicit sort is asked for (see the class comment). */
 const CANDIDATES = 1_000;
+/** Candidates of a keyword query given the prior (keywordMatches()), the first by the cheap order. */
+const KEYWORD_CANDIDATES = 300;
 /** Candidates scored in full beyond the page's offset, the best by the prior (see candidates()). */
 const POOL = 100;
 /** The score of a base standard found by a query naming one of its editions (the edition itself scores 1.0). */

@@ -86,4 +86,14 @@ export const searchEngineMigrations: Migration[] = [
         on conflict do nothing;
     `,
   },
+  {
+    version: 3,
+    name: 'the name is read from the weight-A part of tsv; name_tsv and its index go',
+    // tsv begins with the name's vector at weight A (and nothing else is weight A), so a query's lexemes marked :A
+    // match in the name alone. Dropping the copy makes every document about a tenth smaller and saves an index.
+    up: `
+      drop index if exists search_engine.documents_name_tsv;
+      alter table search_engine.documents drop column name_tsv;
+    `,
+  },
 ];

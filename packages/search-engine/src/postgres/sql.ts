@@ -48,18 +48,21 @@ export function queryTerms(query: string, mode: 'keyword' | 'any'): QueryTerm[] 
  * tsquery text for one term: its word (as a prefix when asked) or any of its near words. Lexemes are runs of letters
  * and digits only, quoted, so no user character ever reaches tsquery syntax.
  */
-function termQuery(term: QueryTerm, opts: { typos: boolean; prefix: boolean }): string {
-  const own = `'${term.word}'${term.prefix && opts.prefix ? ':*' : ''}`;
+function termQuery(term: QueryTerm, opts: { typos: boolean; prefix: boolean; name?: boolean }): string {
+  // In the name only: the name is tsv's weight-A part (writes.ts), so each lexeme is marked :A.
+  const a = opts.name ? 'A' : '';
+  const marks = (prefix: boolean) => (prefix ? `:*${a}` : a ? `:${a}` : '');
+  const own = `'${term.word}'${marks(term.prefix && opts.prefix)}`;
   if (!opts.typos || term.typos.length === 0) return own;
-  return `(${[own, ...term.typos.map((t) => `'${t}'`)].join(' | ')})`;
+  return `(${[own, ...term.typos.map((t) => `'${t}'${marks(false)}`)].join(' | ')})`;
 }
 
 /**
  * tsquery text matching the terms: `every` one of them or `any`; `exact` leaves the last keyword word whole (no
  * prefix), the cheaper query GIN answers first.
  */
-export function matchText(terms: QueryTerm[], mode: 'every' | 'any' | 'exact'): string {
-  const opts = { typos: true, prefix: mode !== 'exact' };
+export function matchText(terms: QueryTerm[], mode: 'every' | 'any' | 'exact', where: 'anywhere' | 'name' = 'anywhere'): string {
+  const opts = { typos: true, prefix: mode !== 'exact', name: where === 'name' };
   return terms.map((t) => termQuery(t, opts)).join(mode === 'any' ? ' | ' : ' & ');
 }
 
@@ -92,7 +95,7 @@ export function relevance(terms: QueryTerm[], query: string): Fragment {
   const count = (parts: Fragment[]) => sql`(${sql.join(parts, sql` + `)})::float8`;
   const held = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, all)}::tsquery)::int`));
   const typed = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, { typos: false, prefix: true })}::tsquery)::int`));
-  const named = count(terms.map((t) => sql`(d.name_tsv @@ ${termQuery(t, all)}::tsquery)::int`));
+  const named = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, { ...all, name: true })}::tsquery)::int`));
   const together =
     k === 1
       ? held
