@@ -193,7 +193,8 @@ export class PostgresSearchEngine implements SearchEngine {
     }
     const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any');
     if (terms.length > 0) {
-      const found = await this.fullText(where, await this.withTypos(query.scope, terms), text.type, query, page);
+      const textWhere = whereClause(query.scope, query.filters, false);
+      const found = await this.fullText(textWhere, await this.withTypos(query.scope, terms), text.type, query, page);
       if (found.total_estimate > 0) return found;
     }
     return this.fuzzy(where, text.query, query, page);

@@ -137,12 +137,16 @@ function equalForms(value: Scalar): Scalar[] {
 }
 
 /**
- * Equality as jsonb containment (served by the jsonb_path_ops index): the field holds one of the forms, or is an
- * array holding one.
+ * Equality as jsonb containment: the field holds one of the forms, or is an array holding one. `indexed`: as `@>`
+ * probes of the whole document, which the jsonb_path_ops index serves (filter-only listings); else the field is
+ * read once and compared with every form (a scalar contains only itself, an array its elements), several times
+ * cheaper a row where the index is not used: text queries test the filters on the text's matches one by one.
  */
-function equalsAny(field: string, values: Scalar[]): Fragment {
-  const probes = values.flatMap(equalForms).flatMap((form) => [{ [field]: form }, { [field]: [form] }]);
-  if (probes.length === 0) return sql`false`;
+function equalsAny(field: string, values: Scalar[], indexed: boolean): Fragment {
+  const forms = values.flatMap(equalForms);
+  if (forms.length === 0) return sql`false`;
+  if (!indexed) return sql`(d.data -> ${field}) @> any(${forms.map((f) => JSON.stringify(f))}::jsonb[])`;
+  const probes = forms.flatMap((form) => [{ [field]: form }, { [field]: [form] }]);
   return sql`(${sql.join(
     probes.map((p) => sql`d.data @> ${JSON.stringify(p)}::jsonb`),
     sql` or `,
@@ -169,12 +173,12 @@ function range(field: string, op: keyof typeof RANGE_OPERATORS, value: Scalar | 
   return sql`false`;
 }
 
-export function filterCondition(filter: Filter): Fragment {
+export function filterCondition(filter: Filter, indexed = true): Fragment {
   switch (filter.op) {
     case 'eq':
-      return equalsAny(filter.field, Array.isArray(filter.value) ? filter.value : [filter.value]);
+      return equalsAny(filter.field, Array.isArray(filter.value) ? filter.value : [filter.value], indexed);
     case 'in':
-      return equalsAny(filter.field, Array.isArray(filter.value) ? filter.value : [filter.value]);
+      return equalsAny(filter.field, Array.isArray(filter.value) ? filter.value : [filter.value], indexed);
     case 'gte':
     case 'lte':
     case 'gt':
@@ -185,8 +189,12 @@ export function filterCondition(filter: Filter): Fragment {
   }
 }
 
-export function whereClause(scope: SearchScope, filters: Filter[]): Fragment {
-  return sql.join([scopeCondition(scope), ...filters.map(filterCondition)], sql` and `);
+/**
+ * The scope and the filters. `filtersIndexed` false: equality filters in the form tested row by row (equalsAny), for
+ * text queries, whose candidates come from the text index.
+ */
+export function whereClause(scope: SearchScope, filters: Filter[], filtersIndexed = true): Fragment {
+  return sql.join([scopeCondition(scope), ...filters.map((f) => filterCondition(f, filtersIndexed))], sql` and `);
 }
 
 /** The sort key: record columns by name (case-insensitive, code point order), else the collection_data value. */
