@@ -314,7 +314,8 @@ export class PostgresSearchEngine implements SearchEngine {
    * kept (nearWords) until this engine writes to the scope again or NEAR_WORDS_TTL_MS pass (another engine's writes).
    */
   private async withTypos(scope: SearchScope, terms: QueryTerm[]): Promise<QueryTerm[]> {
-    const scopeKey = `${vocabularyKey(scope)}\u0000${this.vocabularyEpochs.get(vocabularyKey(scope)) ?? 0}`;
+    const vocabulary = vocabularyKey(scope);
+    const scopeKey = `${vocabulary}\u0000${this.vocabularyEpochs.get(vocabulary) ?? 0}`;
     const open = [...new Set(terms.filter((t) => typoBudget(t.word) > 0).map((t) => t.word))];
     const unknown = open.filter((w) => !this.nearWords.has(`${scopeKey}\u0000${w}`));
     if (unknown.length > 0) {

@@ -57,12 +57,9 @@ function termQuery(term: QueryTerm, opts: { typos: boolean; prefix: boolean; nam
   return `(${[own, ...term.typos.map((t) => `'${t}'${marks(false)}`)].join(' | ')})`;
 }
 
-/**
- * tsquery text matching the terms: `every` one of them or `any`; `exact` leaves the last keyword word whole (no
- * prefix), the cheaper query GIN answers first.
- */
-export function matchText(terms: QueryTerm[], mode: 'every' | 'any' | 'exact', where: 'anywhere' | 'name' = 'anywhere'): string {
-  const opts = { typos: true, prefix: mode !== 'exact', name: where === 'name' };
+/** tsquery text matching the terms: `every` one of them or `any`, anywhere in the document or in its name only. */
+export function matchText(terms: QueryTerm[], mode: 'every' | 'any', where: 'anywhere' | 'name' = 'anywhere'): string {
+  const opts = { typos: true, prefix: true, name: where === 'name' };
   return terms.map((t) => termQuery(t, opts)).join(mode === 'any' ? ' | ' : ' & ');
 }
 
