@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { RECORDS_BULK_UPSERT_PATH, RECORDS_REPLACE_BEGIN_PATH, RECORDS_REPLACE_FINISH_PATH } from '@trove/contracts';
 import { RECORD_COLUMNS } from '../src/domain/export-format';
 import type { ExportDb } from '../src/store/exports';
 import { csvObjects } from './csv';
-import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { acknowledgeIndexing, bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
 
 let h: Harness;
 let tenant: string;
@@ -183,6 +185,91 @@ describe('GET /export/{id}/download', () => {
       const res = await other.get(path);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: expect.stringContaining('not found') });
+    }
+  });
+});
+
+describe('CSV cells a spreadsheet would run as formulas', () => {
+  const data = { phone: '+1', total: '@SUM(A1)', flag: '-cmd', delta: -5, text_delta: '-5', '=cmd': '=1+2' };
+  let record: Record<string, any>;
+
+  beforeAll(async () => {
+    record = await read(await create(admin, bolt({ collection: 'formulas', name: '=HYPERLINK("http://x")', collection_data: data })));
+  });
+
+  it('start with a quote in the CSV export, a numeric value unchanged', async () => {
+    const id = await startExport('collection=formulas&format=csv');
+    await completed(id);
+    const { header, rows } = csvObjects((await download(id)).body as string);
+    // The data column's prefix keeps the key's `=` from starting the header cell.
+    expect(header.slice(RECORD_COLUMNS.length)).toEqual(['=cmd', 'delta', 'flag', 'phone', 'text_delta', 'total'].map((f) => `collection_data.${f}`));
+    expect(rows).toEqual([
+      expect.objectContaining({
+        id: record.id,
+        name: `'=HYPERLINK("http://x")`,
+        'collection_data.phone': "'+1",
+        'collection_data.total': "'@SUM(A1)",
+        'collection_data.flag': "'-cmd",
+        'collection_data.delta': '-5',
+        'collection_data.text_delta': "'-5",
+        'collection_data.=cmd': "'=1+2",
+      }),
+    ]);
+  });
+
+  it('stay as they are in the JSON export', async () => {
+    const id = await startExport('collection=formulas');
+    await completed(id);
+    const [exported] = JSON.parse((await download(id)).body as string);
+    expect(exported).toEqual(record);
+    expect(exported).toMatchObject({ name: '=HYPERLINK("http://x")', collection_data: data });
+  });
+});
+
+describe("a staged (blue-green) replace's records", () => {
+  const staging = newTenant();
+  let client: Client;
+  beforeAll(() => {
+    client = h.as(staging, ['admin']);
+  });
+  /** Headers of a signed-in portal user: only one may see the replace status and swap. */
+  const portal = () => h.svc.as(staging, ['admin'], `user:${randomUUID()}`);
+
+  const exportedNames = async () => {
+    const id = await startExport('collection=tools', client);
+    await completed(id, client);
+    return (JSON.parse((await download(id, client)).body as string) as Record<string, any>[]).map((r) => [r.name, r.generation]);
+  };
+
+  it('stay out of an export until the swap, and are what it exports after', async () => {
+    const acker = await acknowledgeIndexing(h, (e) => e.tenant_id !== staging);
+    try {
+      await create(client, bolt({ collection: 'tools', name: 'Hammer' }));
+      const begun = await client.post(RECORDS_REPLACE_BEGIN_PATH, { collection: 'tools', new_records: 1 });
+      expect(begun.status).toBe(200);
+      const generation: number = begun.body.generation;
+      const written = await client.post(RECORDS_BULK_UPSERT_PATH, {
+        collection: 'tools',
+        record_type: 'product',
+        source_type: 'file_upload',
+        generation,
+        records: [{ name: 'Hammer 2026', collection_data: {} }],
+      });
+      expect(written.status).toBe(200);
+      expect(await exportedNames()).toEqual([['Hammer', 1]]);
+
+      // Uploaded and indexed, ready to swap: still not exported.
+      expect((await client.post(RECORDS_REPLACE_FINISH_PATH, { collection: 'tools', generation, summary: { accepted: 1 } })).status).toBe(204);
+      await eventually(async () => {
+        const res = await request(h.svc.instance.app).get('/portal/collections/tools/replace-status').set(portal());
+        expect(res.body.ready_to_swap).toBe(true);
+      });
+      expect(await exportedNames()).toEqual([['Hammer', 1]]);
+
+      expect((await request(h.svc.instance.app).post('/portal/collections/tools/swap').set(portal())).status).toBe(200);
+      expect(await exportedNames()).toEqual([['Hammer 2026', generation]]);
+    } finally {
+      await acker.stop();
     }
   });
 });

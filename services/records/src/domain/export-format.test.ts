@@ -71,6 +71,25 @@ describe('CSV', () => {
     ].join(',');
     expect(text).toBe(`${expected}\n`);
   });
+
+  it('puts a leading quote on text a spreadsheet would run as a formula, but not on a number', () => {
+    const triggers = { eq: '=1+2', plus: '+1', minus: '-cmd', at: '@SUM(A1)', tab: '\tx', cr: '\rx', text_number: '-5', number: -5, inner: 'a=b' };
+    const paths = Object.keys(triggers).sort();
+    const text = csvRows([record({ name: '=HYPERLINK("http://x")', collection_data: triggers })], paths);
+    const cells = text.slice(0, -1).split(',');
+    expect(cells[1]).toBe(`"'=HYPERLINK(""http://x"")"`);
+    expect(Object.fromEntries(paths.map((p, i) => [p, cells[RECORD_COLUMNS.length + i]]))).toEqual({
+      eq: "'=1+2",
+      plus: "'+1",
+      minus: "'-cmd",
+      at: "'@SUM(A1)",
+      tab: "'\tx",
+      cr: `"'\rx"`,
+      text_number: "'-5",
+      number: '-5',
+      inner: 'a=b',
+    });
+  });
 });
 
 describe('JSON', () => {

@@ -11,6 +11,9 @@ import type { RecordDto } from '@trove/contracts';
  * `false`; a number as JavaScript writes it. The prefix keeps a field such as `name` apart from the record's own
  * column. A key that itself holds a dot is indistinguishable from nesting (`{"a.b": 1}` and `{"a": {"b": 1}}` share
  * the column `collection_data.a.b`).
+ * A text cell (a string value or a header name) that a spreadsheet would read as a formula, one starting with `=`, `+`,
+ * `-`, `@`, a tab or a carriage return, is written with a leading `'` (OWASP, CSV injection); a number is not text, so
+ * -5 stays as it is while the string "-5" gets the quote.
  *
  * JSON: one JSON document, an array of the records in full, each as GET /records/{id} answers it.
  */
@@ -38,10 +41,18 @@ export const RECORD_COLUMNS = [
 /** The header prefix of a collection_data column. */
 export const DATA_PREFIX = 'collection_data.';
 
+/** The first characters with which a spreadsheet reads a cell as a formula (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A text cell as written: a leading `'` keeps a spreadsheet from running one that would be a formula. */
+function textCell(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
 /** One cell's text. */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return textCell(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }
@@ -62,9 +73,12 @@ export function flattenData(data: Record<string, unknown>, into = new Map<string
   return into;
 }
 
-/** The CSV header row's text for these collection_data paths (already in their order). */
+/**
+ * The CSV header row's text for these collection_data paths (already in their order). A data column's prefix already
+ * keeps its name from starting a formula; the rule is applied to every text cell alike all the same.
+ */
 export function csvHeader(dataPaths: readonly string[]): string {
-  return stringify([[...RECORD_COLUMNS, ...dataPaths.map((p) => DATA_PREFIX + p)]]);
+  return stringify([[...RECORD_COLUMNS, ...dataPaths.map((p) => DATA_PREFIX + p)].map(textCell)]);
 }
 
 /** CSV rows of records under a header of `dataPaths`; a field outside them (there is none once they are gathered) is left out. */
