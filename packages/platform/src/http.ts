@@ -33,6 +33,8 @@ export interface ServiceAppOptions {
   metrics?: HttpMetrics;
   /** Paths that skip JSON parsing (streaming uploads). */
   rawBodyPaths?: RegExp[];
+  /** Paths answered as other paths of this app, the query string kept (the gateway's versioned health paths). */
+  aliases?: Record<string, string>;
 }
 
 function routeLabel(req: Request): string {
@@ -156,17 +158,34 @@ export function isInternalPath(path: string): boolean {
   return INTERNAL_ROOT.test(path) || INTERNAL_ROOT.test(decoded);
 }
 
+/** Rewrites the request's path when it is one of `aliases` (a trailing slash ignored), keeping the query string. */
+function aliased(req: Request, aliases: Record<string, string>): void {
+  const q = req.url.indexOf('?');
+  const path = (q === -1 ? req.url : req.url.slice(0, q)).replace(/(.)\/$/, '$1');
+  const alias = aliases[path];
+  if (alias) req.url = alias + (q === -1 ? '' : req.url.slice(q));
+}
+
+/**
+ * Adds bindings to the request's logger (`req.log`) without making it: the child is made from the logger the request
+ * had, the first time something logs.
+ */
+export function bindRequestLog(req: Request, bindings: Record<string, unknown>): void {
+  const before = Object.getOwnPropertyDescriptor(req, 'log');
+  lazyLog(req, () => (before?.get ? (before.get.call(req) as Logger) : (before?.value as Logger)), () => bindings);
+}
+
 /** Rejects when the check has not settled in time, so one hung dependency cannot hang the readiness probe. */
 /**
  * Gives the request its logger (`req.log`) with these bindings, made the first time something logs: most requests
  * never do, and a pino child costs its bindings' serialisation on every request. Assigning `req.log` replaces it.
  */
-function lazyLog(req: Request, logger: Logger, bindings: () => Record<string, unknown>): void {
+function lazyLog(req: Request, logger: Logger | (() => Logger), bindings: () => Record<string, unknown>): void {
   let log: Logger | undefined;
   Object.defineProperty(req, 'log', {
     configurable: true,
     enumerable: true,
-    get: () => (log ??= logger.child(bindings())),
+    get: () => (log ??= (typeof logger === 'function' ? logger() : logger).child(bindings())),
     set: (value: Logger) => {
       log = value;
     },
@@ -217,7 +236,9 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
   app.set('query parser', 'simple');
   app.locals.metrics = metrics;
 
+  const aliases = opts.aliases;
   app.use((req, res, next) => {
+    if (aliases) aliased(req, aliases);
     const incoming = req.get(REQUEST_ID_HEADER);
     req.id = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     lazyLog(req, opts.logger, () => ({ requestId: req.id }));

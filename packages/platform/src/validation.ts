@@ -128,9 +128,12 @@ export function toValidationIssues(error: z.ZodError, source: Source, root: unkn
 
 /** Parses input with a schema, or throws the 422 the specification describes. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, source: Source): z.output<S> {
-  const result = schema.safeParse(input, { reportInput: true });
-  if (!result.success) throw ERRORS.validation(toValidationIssues(result.error, source, input));
-  return result.data;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  // Parsed again for the issues' inputs: asking for them on every parse makes the valid ones (nearly all) about three
+  // times slower.
+  const reported = schema.safeParse(input, { reportInput: true });
+  throw ERRORS.validation(toValidationIssues(reported.error ?? result.error, source, input));
 }
 
 /** Common field schemas shared by every service. */

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { createServiceApp, requestInProcess, serviceUrl, type Config, type Logger, type ReadinessCheck, type ServiceName } from '@trove/platform';
 import type { ServiceContext } from '@trove/runtime';
-import { withVersionedHealthPaths } from './routes/health';
+import { VERSIONED_ALIASES } from './routes/health';
 import { proxyRoutes, type ProxyDeps } from './routes/proxy';
 
 export interface GatewayAppDeps extends ProxyDeps {
@@ -30,7 +30,7 @@ export function createGatewayApp({ config, logger, readiness, local, ...proxy }:
     }
     if (status < 200 || status > 299) throw new Error(`${path} answered ${status}`);
   };
-  const app = createServiceApp({
+  return createServiceApp({
     name: 'gateway',
     logger,
     // The gateway never parses or buffers a body: every request streams through to its service as it arrives.
@@ -42,7 +42,8 @@ export function createGatewayApp({ config, logger, readiness, local, ...proxy }:
       auth: () => answers('auth', '/health'),
       search_engine: () => answers('search', '/health/ready'),
     },
+    // The versioned health paths reach the platform's own /health, /health/ready and /metrics handlers.
+    aliases: VERSIONED_ALIASES,
     routes: (router) => proxyRoutes(router, proxy),
   });
-  return withVersionedHealthPaths(app);
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ERRORS, hasScope, type Identity, type PortalTokens, type Scope } from '@trove/platform';
+import { ERRORS, bindRequestLog, hasScope, type Identity, type PortalTokens, type Scope } from '@trove/platform';
 import { readCredential } from './domain/credentials';
 import type { Access } from './domain/route-table';
 import type { KeyVerifier } from './key-verifier';
@@ -29,7 +29,7 @@ export class Authenticator {
   async identify(access: Access, req: Request): Promise<Identity> {
     if (access.kind === 'none') return ANONYMOUS_IDENTITY;
     const identity = this.withLatestPlan(access.kind === 'portal' ? this.portalUser(req) : await this.keyHolder(access.scope, req));
-    req.log = req.log.child({ tenantId: identity.tenantId, principal: identity.principal });
+    bindRequestLog(req, { tenantId: identity.tenantId, principal: identity.principal });
     return identity;
   }
 

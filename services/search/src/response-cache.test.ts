@@ -18,13 +18,13 @@ describe('ResponseCache', () => {
     const responses = new ResponseCache<string>({ cache, ttlMs: 60_000, logger });
     const { compute, calls } = counter();
 
-    expect(await responses.answer(scope, { q: 'washer' }, compute, (v) => `note ${v.n}`)).toEqual({ hit: false, value: { n: 1 } });
+    expect(await responses.answer(scope, { q: 'washer' }, compute, (v) => `note ${v.n}`)).toEqual({ hit: false, value: { n: 1 }, text: '{"n":1}' });
     expect(await responses.answer(scope, { q: 'washer' }, compute)).toEqual({ hit: true, text: '{"n":1}', note: 'note 1' });
     expect(calls()).toBe(1);
 
-    expect(await responses.answer(scope, { q: 'bolt' }, compute)).toEqual({ hit: false, value: { n: 2 } });
+    expect(await responses.answer(scope, { q: 'bolt' }, compute)).toEqual({ hit: false, value: { n: 2 }, text: '{"n":2}' });
     await cache.bump(cacheNamespace(scope));
-    expect(await responses.answer(scope, { q: 'washer' }, compute)).toEqual({ hit: false, value: { n: 3 } });
+    expect(await responses.answer(scope, { q: 'washer' }, compute)).toEqual({ hit: false, value: { n: 3 }, text: '{"n":3}' });
   });
 
   it('keeps scopes apart', async () => {
@@ -32,8 +32,8 @@ describe('ResponseCache', () => {
     const { compute } = counter();
     await responses.answer(scope, { q: 'washer' }, compute);
     const other = await responses.answer({ ...scope, tenant_id: 't2' }, { q: 'washer' }, compute);
-    expect(other).toEqual({ hit: false, value: { n: 2 } });
-    expect(await responses.answer({ kind: 'public' }, { q: 'washer' }, compute)).toEqual({ hit: false, value: { n: 3 } });
+    expect(other).toEqual({ hit: false, value: { n: 2 }, text: '{"n":2}' });
+    expect(await responses.answer({ kind: 'public' }, { q: 'washer' }, compute)).toEqual({ hit: false, value: { n: 3 }, text: '{"n":3}' });
   });
 
   it('keeps nothing an answer asks not to be stored, and nothing when the time to keep is 0', async () => {

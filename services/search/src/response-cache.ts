@@ -15,8 +15,11 @@ export interface ResponseCacheOptions {
   logger: Logger;
 }
 
-/** An answer found in the cache, as the JSON text stored, with the note kept for it when this process stored it. */
-export type Cached<T, Note> = { hit: true; text: string; note?: Note } | { hit: false; value: T };
+/**
+ * An answer found in the cache, as the JSON text stored, with the note kept for it when this process stored it; or one
+ * computed, with the JSON text it was stored as (when it was), so it need not be serialised twice.
+ */
+export type Cached<T, Note> = { hit: true; text: string; note?: Note } | { hit: false; value: T; text?: string };
 
 const MAX_NOTES = 10_000;
 
@@ -60,7 +63,9 @@ export class ResponseCache<Note> {
     if (key && store) {
       const storedKey = key;
       if (noteOf) this.remember(storedKey, noteOf(value));
-      this.opts.cache.set(storedKey, JSON.stringify(value), ttl).catch((err: unknown) => this.opts.logger.warn({ err }, 'search cache write failed'));
+      const text = JSON.stringify(value);
+      this.opts.cache.set(storedKey, text, ttl).catch((err: unknown) => this.opts.logger.warn({ err }, 'search cache write failed'));
+      return { hit: false, value, text };
     }
     return { hit: false, value };
   }

@@ -72,11 +72,12 @@ export class SearchService {
   async search(req: SearchRequest): Promise<Rendered> {
     const started = performance.now();
     const found = await this.responses.answer(req.scope, { op: 'search', ...req }, () => this.searchUncached(req, started), summaryOf);
-    if (found.hit && req.format === 'json') {
-      // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten.
+    if (found.text !== undefined && req.format === 'json') {
+      // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten (an answer
+      // just computed and stored is not serialised again; one that was stored answered a search, not an error).
       const ms = round(performance.now() - started);
-      const text = markCached(found.text, ms);
-      this.observe(found.note ?? summaryOf(JSON.parse(text) as SearchAnswer), ms, true);
+      const text = withAnswerFields(found.text, found.hit, ms);
+      this.observe(found.hit ? (found.note ?? summaryOf(JSON.parse(text) as SearchAnswer)) : summaryOf(found.value), ms, found.hit);
       this.countUsage(req.scope);
       return { kind: 'json-text', body: text };
     }
@@ -193,11 +194,12 @@ function summaryOf(body: SearchAnswer): Summary {
 }
 
 /**
- * A stored answer as a cache hit: cache_hit true and this answer's processing time. Both keys are searched from the
- * end, where metadata is serialised, so a collection_data key of the same name is never touched.
+ * A stored answer as this request's: cache_hit (true when it came from the cache) and this answer's processing time.
+ * Both keys are searched from the end, where metadata is serialised, so a collection_data key of the same name is
+ * never touched.
  */
-function markCached(text: string, ms: number): string {
-  const hitAt = text.lastIndexOf('"cache_hit":false');
+function withAnswerFields(text: string, hit: boolean, ms: number): string {
+  const hitAt = hit ? text.lastIndexOf('"cache_hit":false') : -1;
   let out = hitAt < 0 ? text : `${text.slice(0, hitAt)}"cache_hit":true${text.slice(hitAt + '"cache_hit":false'.length)}`;
   const timeKey = '"processing_time_ms":';
   const timeAt = out.lastIndexOf(timeKey);
