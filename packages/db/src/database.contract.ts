@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { copyInto } from './copy';
+import { prepared } from './prepared';
 import type { Database } from './port';
 
 /**
@@ -154,6 +155,21 @@ export function databaseContract(name: string, open: () => Promise<DatabaseHarne
 
         const rows = await sql<{ id: unknown; n: unknown }>`select id, (select count(*) from counted) as n from counted`.execute(database.db);
         expect(rows.rows).toEqual([{ id: 1, n: 1 }]);
+      });
+    });
+
+    describe('statements marked prepared', () => {
+      it('answer each run for its own values, inside and outside a transaction', async () => {
+        const run = (db: Database['db'], word: string, limit: number) =>
+          sql<{ w: string }>`${prepared} select w from unnest(${['bolt', 'washer', 'nut', 'washer']}::text[]) w where w = ${word} limit ${limit}`
+            .execute(db)
+            .then((r) => r.rows.map((row) => row.w));
+        for (let i = 0; i < 3; i++) {
+          expect(await run(database.db, 'washer', 5)).toEqual(['washer', 'washer']);
+          expect(await run(database.db, 'bolt', 5)).toEqual(['bolt']);
+          expect(await run(database.db, 'washer', 1)).toEqual(['washer']);
+        }
+        expect(await database.db.transaction().execute((trx) => run(trx, 'nut', 5))).toEqual(['nut']);
       });
     });
 

@@ -1,6 +1,7 @@
 export type { Database } from './port';
 export { openDatabase } from './factory';
 export { copyInto } from './copy';
+export { prepared } from './prepared';
 export { DataFolderLockedError } from './folder-lock';
 export { isRunning } from './process';
 export * from './migrate';

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { sql } from 'kysely';
+import { prepared } from './prepared';
 import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '@trove/testing';
 
 async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -42,5 +43,25 @@ describe('PostgreSQL database', () => {
       return received.includes('after');
     }, 15_000);
     await unlisten();
+  });
+
+  it('parses a statement marked prepared once per connection, and still plans each run for its values', async () => {
+    await sql`create table prepared_probe (tenant text not null, n int not null)`.execute(test.database.db);
+    await sql`insert into prepared_probe select case when i % 10 = 0 then 'small' else 'large' end, i from generate_series(1, 1000) i`.execute(
+      test.database.db,
+    );
+    // One transaction, one connection: what that connection prepared is in its pg_prepared_statements.
+    const { counts, statements } = await test.database.db.transaction().execute(async (trx) => {
+      const counts: number[] = [];
+      for (const tenant of ['small', 'large', 'small', 'large', 'small', 'large', 'small', 'large']) {
+        const { rows } = await sql<{ n: number }>`${prepared} select count(*)::int as n from prepared_probe where tenant = ${tenant}`.execute(trx);
+        counts.push(rows[0]!.n);
+      }
+      const statements = await sql<{ name: string; generic_plans: number; custom_plans: number }>`
+        select name, generic_plans::int, custom_plans::int from pg_prepared_statements where statement like '%prepared_probe%'`.execute(trx);
+      return { counts, statements: statements.rows };
+    });
+    expect(counts).toEqual([100, 900, 100, 900, 100, 900, 100, 900]);
+    expect(statements).toEqual([{ name: expect.stringMatching(/^trove_[0-9a-f]{24}$/), generic_plans: 0, custom_plans: 8 }]);
   });
 });

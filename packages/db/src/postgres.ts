@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { CopyRows } from './copy';
 import type { Database } from './port';
 import { PostgresListener } from './postgres-listener';
+import { preparedName } from './prepared';
 
 // int8 (counts, offsets) as numbers, as PGlite is configured in pglite.ts; every value Trove stores fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -24,6 +25,12 @@ async function copyOnClient(client: pg.PoolClient, copy: CopyRows): Promise<Post
   return { command: 'INSERT', rowCount: stream.rowCount, rows: [] };
 }
 
+/** Runs a statement, by name when it is marked as prepared (prepared.ts). */
+function run(client: pg.PoolClient, text: string, values: unknown[] | undefined): Promise<pg.QueryResult> {
+  const name = preparedName(text);
+  return name === undefined ? client.query(text, values) : client.query({ name, text, values });
+}
+
 /**
  * A pg pool whose clients run a query whose one parameter is CopyRows (copyInto) as a COPY. Each pg client keeps one
  * wrapper, since Kysely keeps its connection object per client.
@@ -39,7 +46,7 @@ function copyingPool(pool: pg.Pool): PostgresPool {
           query: ((text: unknown, parameters?: readonly unknown[]) =>
             parameters?.length === 1 && parameters[0] instanceof CopyRows
               ? copyOnClient(client, parameters[0])
-              : client.query(text as string, parameters as unknown[])) as unknown as PostgresPoolClient['query'],
+              : run(client, text as string, parameters as unknown[])) as unknown as PostgresPoolClient['query'],
           release: () => client.release(),
         };
         clients.set(client, wrapped);
@@ -52,7 +59,9 @@ function copyingPool(pool: pg.Pool): PostgresPool {
 
 /** The PostgreSQL server adapter: a pool of connections to `url`, and one more connection for LISTEN. */
 export async function openPostgres(url: string, opts: PostgresOptions = {}): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+  // Every plan is made for the values it runs with, prepared statements' too (prepared.ts): a plan made once for any
+  // value would pick its index from estimates for an unknown tenant, the wrong one for a large tenant.
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000, options: '-c plan_cache_mode=force_custom_plan' });
   pool.on('error', (err) => opts.onError?.(err));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: copyingPool(pool) }) });
   const listener = new PostgresListener(url, opts.onError);

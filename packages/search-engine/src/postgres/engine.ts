@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
-import { migrate, sql, type Database, type Kysely } from '@trove/db';
+import { migrate, prepared, sql, type Database, type Kysely } from '@trove/db';
 import { changeProblem } from '../documents';
 import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
 import type {
@@ -285,7 +285,7 @@ export class PostgresSearchEngine implements SearchEngine {
    */
   private async listed(where: Fragment, order: Fragment, page: Page, scope: SearchScope, score: Fragment = sql`1.0`): Promise<SearchResult> {
     // One statement for the common case: up to SORTED_WHOLE matches, counted, sorted whole and paged.
-    const whole = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
+    const whole = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`${prepared}
       with m as materialized (select d.ctid as row from search_engine.documents d where ${where} limit ${SORTED_WHOLE + 1})
       select c.matched, p.* from (select count(*)::int as matched from m) c
       left join lateral (
@@ -298,7 +298,7 @@ export class PostgresSearchEngine implements SearchEngine {
       return { hits, ...exactly(counted), fuzzy: false };
     }
     const [found, total] = await Promise.all([
-      sql<DocumentRow & { score: number }>`
+      sql<DocumentRow & { score: number }>`${prepared}
         select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
       this.count(where, scope),
@@ -347,7 +347,7 @@ export class PostgresSearchEngine implements SearchEngine {
           ? sql`true`
           : sql`v.collection = ${scope.collection}`;
     const similar = long.length > 0 ? sql` or ${sql.join(long.map((w) => sql`v.word % ${w}`), sql` or `)}` : sql``;
-    const lookup = sql<{ word: string }>`
+    const lookup = sql<{ word: string }>`${prepared}
       select distinct v.word from search_engine.vocabulary v
       where ${inScope} and (v.word = any(${textArray(variants)}::text[])${similar})`;
     const { rows } =
@@ -374,7 +374,7 @@ export class PostgresSearchEngine implements SearchEngine {
     const scope = query.scope;
     if (query.sort) {
       const [found, total] = await Promise.all([
-        sql<DocumentRow & { score: number }>`
+        sql<DocumentRow & { score: number }>`${prepared}
           select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
           order by ${sortOrder(query.sort)}, score desc, d.name_key collate "C", d.record_id
           limit ${page.limit} offset ${page.offset}`.execute(this.db),
@@ -424,7 +424,7 @@ export class PostgresSearchEngine implements SearchEngine {
   ): Promise<{ hits: SearchHit[]; matched?: number }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
-    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`${prepared}
       with m as materialized (
         select d.ctid as row, d.name_key,
           (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
@@ -477,7 +477,7 @@ export class PostgresSearchEngine implements SearchEngine {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
     const nameQuery = sql`${nameText}::tsquery`;
-    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`${prepared}
       with anywhere as materialized (
         select d.tenant_id, d.record_id, d.name_key, ${prior} as prior, d.tsv @@ ${nameQuery} as in_name
         from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${bound}
@@ -542,10 +542,10 @@ export class PostgresSearchEngine implements SearchEngine {
     const score = sql`word_similarity(${probe}, lower(d.name)) / 2`;
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
     const rows = query.sort
-      ? sql<DocumentRow & { score: number }>`
+      ? sql<DocumentRow & { score: number }>`${prepared}
           select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${similar}
           order by ${sortOrder(query.sort)}, score desc, d.record_id limit ${page.limit} offset ${page.offset}`
-      : sql<DocumentRow & { score: number }>`
+      : sql<DocumentRow & { score: number }>`${prepared}
           with m as materialized (
             select d.tenant_id, d.record_id, ${score} as score from search_engine.documents d where ${similar} limit ${bound}
           ), top as (select * from m order by score desc, record_id limit ${page.limit} offset ${page.offset})
@@ -564,7 +564,7 @@ export class PostgresSearchEngine implements SearchEngine {
 
   /** Matches counted up to EXACT_COUNT + 1. */
   private async countUpTo(where: Fragment): Promise<number> {
-    const counted = await sql<{ n: number }>`
+    const counted = await sql<{ n: number }>`${prepared}
       select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${EXACT_COUNT + 1}) m`.execute(
       this.db,
     );
