@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
 import neo4j, { type Driver } from 'neo4j-driver';
 import pino from 'pino';
 import request from 'supertest';
@@ -9,6 +10,7 @@ import { IngestionUploader } from '../src/ingestion-upload';
 import { PullService } from '../src/pull-service';
 import { reencryptConnectors } from '../src/reencrypt';
 import { sourceOpener } from '../src/sources';
+import type { MongoClientFactory } from '../src/sources/mongodb';
 import type { Neo4jDriverFactory } from '../src/sources/neo4j';
 import { startMongoWireStandIn, type MongoWireStandIn } from './mongo-wire-stand-in';
 import { KEY_A, KEY_B, sourceMysql, startStack, type Stack } from './stack';
@@ -39,7 +41,7 @@ const mysqlAt = (host: string) => ({
   query: 'select id as source_id, name from t',
 });
 
-function pulls(drivers: Parameters<typeof sourceOpener>[0]): PullService {
+function pulls(drivers: Parameters<typeof sourceOpener>[0], cloud = false): PullService {
   const config = stack.connector.ctx.config;
   return new PullService({
     db: stack.connector.database.db,
@@ -47,7 +49,7 @@ function pulls(drivers: Parameters<typeof sourceOpener>[0]): PullService {
     open: sourceOpener(drivers),
     uploader: new IngestionUploader({ target: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
     logger: pino({ level: 'silent' }),
-    cloud: false,
+    cloud,
     connectTimeoutMs: 2_000,
     statementTimeoutMs: 5_000,
   });
@@ -231,5 +233,65 @@ describe('MongoDB through the real driver, against a wire-protocol stand-in (no 
     expect(unauthorised.body.status).toBe('failed');
     expect(JSON.stringify(unauthorised.body)).not.toContain('S3cret-pw');
     expect(JSON.stringify(unauthorised.body)).not.toContain('reader:');
+  });
+});
+
+/*
+ * Cloud mode: a MongoDB server may announce replica-set members at literal private addresses, which Node connects to
+ * without calling `lookup`. The URI names a public address; the test's driver maker routes it to a stand-in on
+ * loopback (as the network would route it to the server), and a second stand-in at a loopback address plays the
+ * announced member, counting any connection it gets.
+ */
+describe('MongoDB in cloud mode: only checked addresses are connected to', () => {
+  const PUBLIC = '93.184.215.14:27017';
+  const stands: MongoWireStandIn[] = [];
+  afterEach(async () => {
+    await Promise.all(stands.splice(0).map((s) => s.close()));
+  });
+  /** A member of replica set rs0 whose other member is `other`; the primary unless `primary` names another. */
+  const member = async (self: (address: string) => string, other: string, primary?: string) => {
+    const s = await startMongoWireStandIn('shop', 'products', (address) => {
+      const me = self(address);
+      const isPrimary = (primary ?? me) === me;
+      return { setName: 'rs0', hosts: [me, other], me, primary: primary ?? me, isWritablePrimary: isPrimary, ismaster: isPrimary, secondary: !isPrimary };
+    });
+    stands.push(s);
+    return s;
+  };
+  const routedTo = (seed: MongoWireStandIn): MongoClientFactory => (uri, options) => new MongoClient(uri.replace(PUBLIC, seed.address), options);
+  const cloudPull = async (makeClient: MongoClientFactory, uri = `mongodb://${PUBLIC}/?replicaSet=rs0`) => {
+    const tenant = randomUUID();
+    const body = { ...mysqlAt('x'), connector_type: 'mongodb', connection_config: { uri, database: 'shop', collection: 'products' }, query: '{}', name_column: 'title' };
+    const created = await post(stack.connector, tenant, '/connectors', body);
+    expect(created.status).toBe(201);
+    return pulls({ mongodb: makeClient }, true).pull(tenant, created.body.id, { tenantId: tenant, principal: 'test', scopes: ['admin'] });
+  };
+
+  it('fails the pull naming the address when a secondary announces its primary at a loopback address, and connects to nothing there', async () => {
+    const internal = await member((address) => address, PUBLIC);
+    internal.documents.push({ title: 'Internal secret' });
+    const seed = await member(() => PUBLIC, internal.address, internal.address);
+    const result = await cloudPull(routedTo(seed));
+    expect(result).toMatchObject({ status: 'failed', records_pulled: 0 });
+    expect(result.error).toMatch(/connector host 127\.0\.0\.1 is a loopback address/);
+    expect(internal.connections()).toBe(0);
+    expect(seed.connections()).toBeGreaterThan(0);
+  });
+
+  it('reads from a primary that announces a member at a loopback address, without connecting to the member', async () => {
+    const internal = await member((address) => address, PUBLIC, PUBLIC);
+    const seed = await member(() => PUBLIC, internal.address);
+    seed.documents.push({ title: 'Public bolt' });
+    const result = await cloudPull(routedTo(seed));
+    expect(result).toMatchObject({ status: 'completed', records_pulled: 1 });
+    expect(internal.connections()).toBe(0);
+  });
+
+  it('fails a pull from a mongodb+srv:// URI, whose members come from DNS and the servers', async () => {
+    const result = await cloudPull(() => {
+      throw new Error('no client may be made');
+    }, 'mongodb+srv://cluster0.example.com/?retryWrites=true');
+    expect(result).toMatchObject({ status: 'failed', records_pulled: 0 });
+    expect(result.error).toMatch(/mongodb\+srv:\/\/ URI cannot be used from Trove cloud/);
   });
 });

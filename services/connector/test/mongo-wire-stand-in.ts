@@ -7,7 +7,9 @@ import { BSON, type Document } from 'mongodb';
  * can run on this machine (mongodb-memory-server downloads a binary), and MongoDB is a third party, so its tests talk
  * to this stand-in through the real driver. It speaks the handshake as OP_QUERY/OP_REPLY and everything after it as
  * OP_MSG, and answers hello, ping, find (filter on top-level fields with equality, $gt, $gte, $lt, $lte), getMore,
- * killCursors and endSessions; anything else is a command error. It records the find and getMore commands it got.
+ * killCursors and endSessions; anything else is a command error. It records the find and getMore commands it got and
+ * counts the connections it accepted. By default it is a standalone server; `hello` adds to or overrides its answer to
+ * the handshake (a replica-set member's setName, hosts, primary).
  */
 export interface MongoWireStandIn {
   /** A connection string for the driver (directConnection to this one server). */
@@ -18,6 +20,10 @@ export interface MongoWireStandIn {
   commands: Document[];
   /** Cursors still open (created by find, not yet exhausted or killed). */
   openCursors(): number;
+  /** Connections accepted so far. */
+  connections(): number;
+  /** host:port it listens on. */
+  address: string;
   close(): Promise<void>;
 }
 
@@ -115,13 +121,19 @@ function commandOf(opCode: number, message: Buffer): Document {
   throw new Error(`the stand-in does not speak opCode ${opCode}`);
 }
 
-export async function startMongoWireStandIn(database: string, collection: string): Promise<MongoWireStandIn> {
+export async function startMongoWireStandIn(
+  database: string,
+  collection: string,
+  hello: (address: string) => Document = () => ({}),
+): Promise<MongoWireStandIn> {
   const documents: Document[] = [];
   const commands: Document[] = [];
   const cursors = new Map<bigint, Document[]>();
   let nextCursor = 1n;
   const ns = `${database}.${collection}`;
   const sockets = new Set<Socket>();
+  let accepted = 0;
+  let address = '';
 
   const batch = (id: bigint, size: number | undefined): { docs: Document[]; id: bigint } => {
     const rest = cursors.get(id) ?? [];
@@ -153,6 +165,7 @@ export async function startMongoWireStandIn(database: string, collection: string
           maxWireVersion: 21,
           readOnly: false,
           ok: 1,
+          ...hello(address),
         };
       case 'ping':
       case 'endSessions':
@@ -183,6 +196,7 @@ export async function startMongoWireStandIn(database: string, collection: string
 
   const server: Server = createServer((socket) => {
     sockets.add(socket);
+    accepted++;
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     let pending = Buffer.alloc(0);
@@ -201,11 +215,14 @@ export async function startMongoWireStandIn(database: string, collection: string
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  address = `127.0.0.1:${port}`;
   return {
     uri: `mongodb://127.0.0.1:${port}/?directConnection=true`,
     documents,
     commands,
     openCursors: () => cursors.size,
+    connections: () => accepted,
+    address,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
