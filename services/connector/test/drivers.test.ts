@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import { isIP } from 'node:net';
+import { MongoClient, type MongoClientOptions } from 'mongodb';
 import neo4j, { type Driver } from 'neo4j-driver';
 import pino from 'pino';
 import request from 'supertest';
@@ -7,6 +8,7 @@ import { serviceUrl } from '@trove/platform';
 import { testConfig } from '@trove/testing';
 import { CredentialCipher } from '../src/domain/cipher';
 import { IngestionUploader } from '../src/ingestion-upload';
+import type { DnsResolver } from '../src/net/address-guard';
 import { PullService } from '../src/pull-service';
 import { reencryptConnectors } from '../src/reencrypt';
 import { sourceOpener } from '../src/sources';
@@ -238,9 +240,10 @@ describe('MongoDB through the real driver, against a wire-protocol stand-in (no 
 
 /*
  * Cloud mode: a MongoDB server may announce replica-set members at literal private addresses, which Node connects to
- * without calling `lookup`. The URI names a public address; the test's driver maker routes it to a stand-in on
- * loopback (as the network would route it to the server), and a second stand-in at a loopback address plays the
- * announced member, counting any connection it gets.
+ * without calling `lookup`, and a mongodb+srv:// URI's hosts come from DNS. The URI names a public address (or DNS
+ * answers public addresses); the test's driver maker routes it to a stand-in on loopback (as the network would route it
+ * to the server), and a second stand-in at a loopback address plays the announced member, counting any connection it
+ * gets.
  */
 describe('MongoDB in cloud mode: only checked addresses are connected to', () => {
   const PUBLIC = '93.184.215.14:27017';
@@ -258,22 +261,29 @@ describe('MongoDB in cloud mode: only checked addresses are connected to', () =>
     stands.push(s);
     return s;
   };
-  const routedTo = (seed: MongoWireStandIn): MongoClientFactory => (uri, options) => new MongoClient(uri.replace(PUBLIC, seed.address), options);
-  const cloudPull = async (makeClient: MongoClientFactory, uri = `mongodb://${PUBLIC}/?replicaSet=rs0`) => {
+  /** What a driver maker was handed, call by call. */
+  type Made = { uri: string; options: MongoClientOptions }[];
+  /** A driver maker that routes each host:port (a public address or name) to its stand-in, noting what it was handed. */
+  const routed =
+    (routes: Record<string, MongoWireStandIn>, made: Made = []): MongoClientFactory =>
+    (uri, options) => {
+      made.push({ uri, options });
+      return new MongoClient(Object.entries(routes).reduce((to, [from, stand]) => to.replace(from, stand.address), uri), options);
+    };
+  const mongoPull = async (drivers: Parameters<typeof sourceOpener>[0], uri: string, cloudMode = true) => {
     const tenant = randomUUID();
     const body = { ...mysqlAt('x'), connector_type: 'mongodb', connection_config: { uri, database: 'shop', collection: 'products' }, query: '{}', name_column: 'title' };
     const created = await post(stack.connector, tenant, '/connectors', body);
     expect(created.status).toBe(201);
-    return pulls({ mongodb: makeClient }, true).pull(tenant, created.body.id, { tenantId: tenant, principal: 'test', scopes: ['admin'] });
+    return pulls(drivers, cloudMode).pull(tenant, created.body.id, { tenantId: tenant, principal: 'test', scopes: ['admin'] });
   };
-
+  const cloudPull = (makeClient: MongoClientFactory, uri = `mongodb://${PUBLIC}/?replicaSet=rs0`) => mongoPull({ mongodb: makeClient }, uri);
   it('fails the pull naming the address when a secondary announces its primary at a loopback address, and connects to nothing there', async () => {
     const internal = await member((address) => address, PUBLIC);
     internal.documents.push({ title: 'Internal secret' });
     const seed = await member(() => PUBLIC, internal.address, internal.address);
-    const result = await cloudPull(routedTo(seed));
-    expect(result).toMatchObject({ status: 'failed', records_pulled: 0 });
-    expect(result.error).toMatch(/connector host 127\.0\.0\.1 is a loopback address/);
+    const result = await cloudPull(routed({ [PUBLIC]: seed }));
+    expect(result).toMatchObject({ status: 'failed', records_pulled: 0, error: expect.stringMatching(/connector host 127\.0\.0\.1 is a loopback address/) });
     expect(internal.connections()).toBe(0);
     expect(seed.connections()).toBeGreaterThan(0);
   });
@@ -282,16 +292,123 @@ describe('MongoDB in cloud mode: only checked addresses are connected to', () =>
     const internal = await member((address) => address, PUBLIC, PUBLIC);
     const seed = await member(() => PUBLIC, internal.address);
     seed.documents.push({ title: 'Public bolt' });
-    const result = await cloudPull(routedTo(seed));
+    const result = await cloudPull(routed({ [PUBLIC]: seed }));
     expect(result).toMatchObject({ status: 'completed', records_pulled: 1 });
     expect(internal.connections()).toBe(0);
   });
 
-  it('fails a pull from a mongodb+srv:// URI, whose members come from DNS and the servers', async () => {
-    const result = await cloudPull(() => {
-      throw new Error('no client may be made');
-    }, 'mongodb+srv://cluster0.example.com/?retryWrites=true');
-    expect(result).toMatchObject({ status: 'failed', records_pulled: 0 });
-    expect(result.error).toMatch(/mongodb\+srv:\/\/ URI cannot be used from Trove cloud/);
+  /*
+   * mongodb+srv:// URIs: the connector resolves the SRV and TXT records itself and checks every target before the
+   * driver connects. DNS is a third party, so the test answers it (dnsStandIn); the driver maker routes the targets'
+   * names to stand-ins, as the network would route them to the servers.
+   */
+  const CLUSTER = 'cluster0.example.com';
+  const SHARD_0 = `shard-00.${CLUSTER}:27017`;
+  const SHARD_1 = `shard-01.${CLUSTER}:27017`;
+  /** DNS as the test answers it: CLUSTER's SRV targets (port 27017) and TXT records, and addresses by name; it notes every query. */
+  const dnsStandIn = (records: { targets: string[]; txt?: string[][]; addresses?: Record<string, string> }) => {
+    const queries: string[] = [];
+    const answer = <T>(query: string, value: T | undefined): Promise<T> => {
+      queries.push(query);
+      return value === undefined ? Promise.reject(Object.assign(new Error(`${query} ENOTFOUND`), { code: 'ENOTFOUND' })) : Promise.resolve(value);
+    };
+    const dns: DnsResolver = {
+      lookup: (host) => {
+        const address = records.addresses?.[host];
+        return answer(`A/AAAA ${host}`, address === undefined ? undefined : [{ address, family: isIP(address) }]);
+      },
+      resolveSrv: (name) => answer(`SRV ${name}`, name === `_mongodb._tcp.${CLUSTER}` ? records.targets.map((target) => ({ name: target, port: 27017, priority: 0, weight: 5 })) : undefined),
+      resolveTxt: (name) => answer(`TXT ${name}`, name === CLUSTER ? records.txt : undefined),
+    };
+    return { dns, queries };
+  };
+  const publicShards = { [`shard-00.${CLUSTER}`]: '93.184.215.14', [`shard-01.${CLUSTER}`]: '93.184.215.15' };
+  /** A driver maker that notes the options the driver parsed from what it was handed, then fails: TLS cannot reach a stand-in. */
+  const parsing = (parsed: MongoClient['options'][]): MongoClientFactory => (uri, options) => {
+    parsed.push(new MongoClient(uri, options).options);
+    throw new Error('not connected: the stand-in speaks no TLS');
+  };
+
+  it('pulls from a mongodb+srv:// URI through its SRV targets, each resolved and checked first, with the TXT record replicaSet', async () => {
+    const seed = await member(() => SHARD_0, SHARD_1);
+    seed.documents.push({ title: 'Atlas anvil' });
+    const { dns, queries } = dnsStandIn({ targets: [`shard-00.${CLUSTER}.`, `shard-01.${CLUSTER}`], txt: [['replicaSet=rs0&', 'authSource=admin']], addresses: publicShards });
+    const made: Made = [];
+    // tls=false: the stand-in speaks no TLS (the default, on, is the next test's).
+    const result = await mongoPull({ mongodb: routed({ [SHARD_0]: seed }, made), dns }, `mongodb+srv://${CLUSTER}/?tls=false`);
+    expect(result).toMatchObject({ status: 'completed', records_pulled: 1 });
+    expect(made.map((m) => m.uri)).toEqual([`mongodb://${SHARD_0}/?tls=false&replicaSet=rs0&authSource=admin`]);
+    expect(made[0]!.options.directConnection).toBe(true);
+    expect(queries).toEqual([`SRV _mongodb._tcp.${CLUSTER}`, `TXT ${CLUSTER}`, `A/AAAA shard-00.${CLUSTER}`, `A/AAAA shard-01.${CLUSTER}`]);
+  });
+
+  it('applies the TXT record options under the URI options, and turns TLS on unless the URI turns it off', async () => {
+    const { dns } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`], txt: [['replicaSet=rs0&authSource=admin']], addresses: publicShards });
+    const parsed: MongoClient['options'][] = [];
+    for (const uri of [`mongodb+srv://reader:pw@${CLUSTER}/shop`, `mongodb+srv://reader:pw@${CLUSTER}/shop?authSource=users&replicaSet=rs1&ssl=false`]) {
+      expect(await mongoPull({ mongodb: parsing(parsed), dns }, uri)).toMatchObject({ status: 'failed', error: expect.stringContaining('speaks no TLS') });
+    }
+    expect(parsed.map((o) => ({ tls: o.tls, replicaSet: o.replicaSet, authSource: o.credentials?.source, hosts: o.hosts.map(String) }))).toEqual([
+      { tls: true, replicaSet: 'rs0', authSource: 'admin', hosts: [SHARD_0] },
+      { tls: false, replicaSet: 'rs1', authSource: 'users', hosts: [SHARD_0] },
+    ]);
+  });
+
+  it.each(['db.attacker.example.net', 'shard-00.cluster0.example.com.attacker.net', 'example.com', 'shard-00.notexample.com'])(
+    'refuses a mongodb+srv:// URI whose SRV record names %s, outside the host domain, and resolves or connects to none of its targets',
+    async (outside) => {
+      const { dns, queries } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`, outside], addresses: { ...publicShards, [outside]: '93.184.215.16' } });
+      const made: Made = [];
+      const result = await mongoPull({ mongodb: routed({}, made), dns }, `mongodb+srv://${CLUSTER}/`);
+      expect(result).toMatchObject({ status: 'failed', records_pulled: 0, error: expect.stringContaining(`names ${outside}, which is not within example.com`) });
+      expect(queries.filter((q) => q.startsWith('A/AAAA'))).toEqual([]);
+      expect(made).toEqual([]);
+    },
+  );
+
+  it('fails the pull with the address guard error when an SRV target resolves to a loopback address, and connects to no target', async () => {
+    const internal = await member((address) => address, SHARD_0);
+    internal.documents.push({ title: 'Internal secret' });
+    const seed = await member(() => SHARD_0, SHARD_1);
+    const { dns } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`, `shard-01.${CLUSTER}`], addresses: { ...publicShards, [`shard-01.${CLUSTER}`]: '127.0.0.1' } });
+    const result = await mongoPull({ mongodb: routed({ [SHARD_0]: seed, [SHARD_1]: internal }), dns }, `mongodb+srv://${CLUSTER}/?tls=false`);
+    expect(result).toMatchObject({
+      status: 'failed',
+      records_pulled: 0,
+      error: expect.stringMatching(/connector host shard-01\.cluster0\.example\.com \(it resolves to 127\.0\.0\.1\) is a loopback address/),
+    });
+    expect(internal.connections()).toBe(0);
+    expect(seed.connections()).toBe(0);
+  });
+
+  it.each([
+    [[['replicaSet=rs0&tls=false']], 'sets tls: it may set only authSource, replicaSet, loadBalanced'],
+    [[['proxyHost=10.0.0.1']], 'sets proxyHost: it may set only authSource, replicaSet, loadBalanced'],
+    [[['replicaSet=rs0'], ['authSource=admin']], `${CLUSTER} has more than one TXT record`],
+  ])('refuses a mongodb+srv:// URI whose TXT records are %j, before any connection', async (txt, error) => {
+    const { dns } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`], txt, addresses: publicShards });
+    const made: Made = [];
+    const result = await mongoPull({ mongodb: routed({}, made), dns }, `mongodb+srv://${CLUSTER}/`);
+    expect(result).toMatchObject({ status: 'failed', records_pulled: 0, error: expect.stringContaining(error) });
+    expect(made).toEqual([]);
+  });
+
+  it.each([`mongodb+srv://${CLUSTER}:27017/`, `mongodb+srv://${CLUSTER},cluster1.example.com/`])('refuses %s (a port or a second host) without querying DNS', async (uri) => {
+    const { dns, queries } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`], addresses: publicShards });
+    const result = await mongoPull({ mongodb: routed({}), dns }, uri);
+    expect(result).toMatchObject({ status: 'failed', error: expect.stringContaining('names one host name, without a port') });
+    expect(queries).toEqual([]);
+  });
+
+  it('hands a mongodb+srv:// URI to the driver unresolved when self-hosted', async () => {
+    const { dns, queries } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`] });
+    const made: Made = [];
+    const makeClient: MongoClientFactory = (uri, options) => {
+      made.push({ uri, options });
+      throw new Error('not connected');
+    };
+    await mongoPull({ mongodb: makeClient, dns }, `mongodb+srv://${CLUSTER}/?retryWrites=true`, false);
+    expect(made.map((m) => [m.uri, m.options.directConnection])).toEqual([[`mongodb+srv://${CLUSTER}/?retryWrites=true`, undefined]]);
+    expect(queries).toEqual([]);
   });
 });

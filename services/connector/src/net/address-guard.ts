@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
-import { lookup } from 'node:dns/promises';
+import { lookup, resolveSrv, resolveTxt } from 'node:dns/promises';
+import type { SrvRecord } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -45,11 +46,28 @@ export function checkLiteralHost(host: string): void {
 }
 
 /**
+ * The DNS queries the connector makes itself before it connects: the addresses of a name (A/AAAA, as getaddrinfo
+ * answers them) and the SRV and TXT records of a mongodb+srv:// URI. DNS is a third party: tests may pass another.
+ */
+export interface DnsResolver {
+  lookup(host: string): Promise<LookupAddress[]>;
+  resolveSrv(name: string): Promise<SrvRecord[]>;
+  resolveTxt(name: string): Promise<string[][]>;
+}
+
+/** Node's: getaddrinfo for addresses (as the drivers resolve names), the configured DNS servers for SRV and TXT. */
+export const systemDns: DnsResolver = {
+  lookup: (host) => lookup(host, { all: true, verbatim: true }),
+  resolveSrv,
+  resolveTxt,
+};
+
+/**
  * The address to connect to for `host`, checked: every address the name resolves to must pass (so a name with one
  * good and one private record is refused whichever the driver would pick), and the caller connects to the checked
  * address, not the name, so a second resolution cannot answer differently (DNS rebinding).
  */
-export async function resolveHost(host: string): Promise<string> {
+export async function resolveHost(host: string, dns: DnsResolver = systemDns): Promise<string> {
   const literal = literalAddress(host);
   if (literal !== undefined) {
     checkLiteralHost(host);
@@ -57,7 +75,7 @@ export async function resolveHost(host: string): Promise<string> {
   }
   let addresses: LookupAddress[];
   try {
-    addresses = await lookup(host, { all: true, verbatim: true });
+    addresses = await dns.lookup(host);
   } catch {
     throw new RefusedHostError(`connector host ${host} could not be resolved`);
   }

@@ -1,4 +1,5 @@
 import type { ConnectionConfig } from '../domain/connector-input';
+import type { DnsResolver } from '../net/address-guard';
 import type { ConnectorType } from '../store/schema';
 import { mongodbPages, type MongoClientFactory } from './mongodb';
 import { mysqlPages } from './mysql';
@@ -11,8 +12,11 @@ export type { Pages, PullOptions, Row } from './types';
 /** Opens a connector's source; the settings were checked by connector type when the connector was created. */
 export type OpenSource = (type: ConnectorType, config: ConnectionConfig, query: string, opts: PullOptions) => Pages;
 
-/** The real drivers; tests may stand in for the MongoDB and Neo4j drivers, whose servers cannot run here. */
-export function sourceOpener(drivers: { mongodb?: MongoClientFactory; neo4j?: Neo4jDriverFactory } = {}): OpenSource {
+/**
+ * The real drivers and DNS; tests may stand in for the MongoDB and Neo4j drivers, whose servers cannot run here, and
+ * for the DNS records a mongodb+srv:// URI is resolved through in cloud mode.
+ */
+export function sourceOpener(drivers: { mongodb?: MongoClientFactory; neo4j?: Neo4jDriverFactory; dns?: DnsResolver } = {}): OpenSource {
   return (type, config, query, opts) => {
     const settings = config as never;
     switch (type) {
@@ -21,7 +25,7 @@ export function sourceOpener(drivers: { mongodb?: MongoClientFactory; neo4j?: Ne
       case 'mysql':
         return mysqlPages(settings, query, opts);
       case 'mongodb':
-        return mongodbPages(settings, query, opts, drivers.mongodb);
+        return mongodbPages(settings, query, opts, drivers.mongodb, drivers.dns);
       case 'neo4j':
         return neo4jPages(settings, query, opts, drivers.neo4j);
     }
