@@ -140,8 +140,17 @@ export interface PublicCollectionsAnswer {
  * that are public, active and of the active generation, in the order asked.
  */
 export const PUBLIC_RECORDS_PATH = '/internal/records/public';
-/** One page of Open search results, or one lookup. */
+/** One page of Open search results, or one lookup (PUBLIC_RECORDS_PATH and PUBLIC_VISIBLE_PATH alike). */
 export const PUBLIC_RECORDS_MAX_IDS = 100;
+/**
+ * Where the Open API checks which search hits anyone may see right now, without loading them: answers
+ * PublicVisibleAnswer, the ids among those asked that are public, active and of the active generation, each with its
+ * tenant, in the order asked.
+ */
+export const PUBLIC_VISIBLE_PATH = '/internal/records/public/visible';
+export interface PublicVisibleAnswer {
+  visible: Array<{ id: string; tenant_id: string }>;
+}
 
 export type FilterOp = 'eq' | 'in' | 'gte' | 'lte' | 'gt' | 'lt';
 

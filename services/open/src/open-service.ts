@@ -18,9 +18,10 @@ export interface OpenSearchBody {
 const SCHEMA_SAMPLE = 100;
 
 /**
- * The Open API over the shared public index. Hits come from the search service and are loaded from the records
- * service, which answers only records that are public and searchable at that moment: a record made private is gone
- * from every answer at once, even while an index still holds it.
+ * The Open API over the shared public index. Hits come from the search service as the index holds them, and only those
+ * the records service says are public and searchable at that moment are shown (one batched check of their ids): a
+ * record made private is gone from every answer at once, even while an index still holds it. A lookup loads the record
+ * itself from the records service.
  */
 export class OpenService {
   constructor(private readonly deps: { upstreams: Upstreams; counter: SearchCounter }) {}
@@ -29,13 +30,13 @@ export class OpenService {
     const started = performance.now();
     const { upstreams, counter } = this.deps;
     const answer = await upstreams.search(req, requestId);
-    const records = await upstreams.publicRecords(
+    const tenants = await upstreams.publicVisible(
       answer.results.map((h) => h.record_id),
       requestId,
     );
-    const visible = answer.results.filter((h) => records.has(h.record_id));
-    const results = visible.map((h) => resultItem(records.get(h.record_id)!, h.score));
-    counter.count(visible.map((h) => records.get(h.record_id)!));
+    const visible = answer.results.filter((h) => tenants.has(h.record_id));
+    const results = visible.map(({ description: _description, ...item }): OpenResultItem => item);
+    counter.count(visible.map((h) => ({ tenant_id: tenants.get(h.record_id)!, collection: h.collection })));
     const hidden = answer.results.length - visible.length;
     return {
       results,
@@ -71,12 +72,13 @@ export class OpenService {
       upstreams.search({ collection, limit: SCHEMA_SAMPLE, offset: 0 }, requestId),
     ]);
     if (types.total === 0) throw ERRORS.notFound(`Collection '${collection}' not found or has no public records`);
-    const records = await upstreams.publicRecords(
+    const visible = await upstreams.publicVisible(
       sample.results.map((h) => h.record_id),
       requestId,
     );
     const recordTypes = types.groups.map((g) => String(g.value)).sort();
-    return { ...openCollection(collection, types.total, recordTypes), filterable_fields: filterableFields([...records.values()].map((r) => r.collection_data)) };
+    const sampled = sample.results.filter((h) => visible.has(h.record_id)).map((h) => h.collection_data);
+    return { ...openCollection(collection, types.total, recordTypes), filterable_fields: filterableFields(sampled) };
   }
 
   /** The full public record; a private, archived or missing one is the same 404. */
@@ -90,18 +92,4 @@ export class OpenService {
 
 function openCollection(collection: string, recordCount: number, recordTypes: string[]): OpenCollection {
   return { collection, record_types: recordTypes, record_count: recordCount, description: generatedDescription(collection, recordCount, recordTypes) };
-}
-
-function resultItem(r: RecordDto, score: number): OpenResultItem {
-  return {
-    record_id: r.id,
-    name: r.name,
-    score,
-    collection: r.collection,
-    record_type: r.record_type,
-    collection_data: r.collection_data,
-    description_llm: r.description_llm,
-    source_type: r.source_type,
-    updated_at: r.updated_at,
-  };
 }

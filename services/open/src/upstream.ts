@@ -4,6 +4,7 @@ import {
   PUBLIC_RECORDS_MAX_IDS,
   PUBLIC_RECORDS_PATH,
   PUBLIC_SEARCH_PATH,
+  PUBLIC_VISIBLE_PATH,
   RECORDS_COLLECTION_STATS_PATH,
   type AggregateAnswer,
   type CollectionStatsAnswer,
@@ -11,6 +12,7 @@ import {
   type PublicCollection,
   type PublicCollectionsAnswer,
   type PublicSearchRequest,
+  type PublicVisibleAnswer,
   type RecordDto,
   type SearchAnswer,
 } from '@trove/contracts';
@@ -43,12 +45,28 @@ export class Upstreams {
   /** The records among `ids` that are public and searchable right now, by id. */
   async publicRecords(ids: string[], requestId?: string): Promise<Map<string, RecordDto>> {
     const out = new Map<string, RecordDto>();
-    for (let i = 0; i < ids.length; i += PUBLIC_RECORDS_MAX_IDS) {
-      const chunk = ids.slice(i, i + PUBLIC_RECORDS_MAX_IDS);
-      const answer = await this.call<{ records: RecordDto[] }>(this.clients.records, 'records', PUBLIC_RECORDS_PATH, { ids: chunk }, requestId);
+    for (const answer of await this.byChunks<{ records: RecordDto[] }>(PUBLIC_RECORDS_PATH, ids, requestId)) {
       for (const r of answer.records) out.set(r.id, r);
     }
     return out;
+  }
+
+  /** Which of `ids` are public and searchable right now, each with its tenant (the records themselves not loaded). */
+  async publicVisible(ids: string[], requestId?: string): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const answer of await this.byChunks<PublicVisibleAnswer>(PUBLIC_VISIBLE_PATH, ids, requestId)) {
+      for (const r of answer.visible) out.set(r.id, r.tenant_id);
+    }
+    return out;
+  }
+
+  /** Records' answers to `ids` asked PUBLIC_RECORDS_MAX_IDS at a time, one call after the other. */
+  private async byChunks<T>(path: string, ids: string[], requestId?: string): Promise<T[]> {
+    const answers: T[] = [];
+    for (let i = 0; i < ids.length; i += PUBLIC_RECORDS_MAX_IDS) {
+      answers.push(await this.call<T>(this.clients.records, 'records', path, { ids: ids.slice(i, i + PUBLIC_RECORDS_MAX_IDS) }, requestId));
+    }
+    return answers;
   }
 
   /** The tenant's collections with their record and public counts, as records counts them now. */

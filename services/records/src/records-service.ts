@@ -22,7 +22,7 @@ import { activeGenerations, ensureCollection, listCollections, setDefaultVisibil
 import { archiveGeneration, setCollectionVisibility } from './store/collection-records';
 import { collectionStats } from './store/collection-stats';
 import { countIndexingBacklog, countIndexingStatuses } from './store/indexing';
-import { publicRecords } from './store/public';
+import { publicRecords, publicVisible } from './store/public';
 import { lockTenantQuota, tenantHoldings } from './store/quota';
 import {
   archiveRecords,
@@ -266,6 +266,11 @@ export class RecordsService {
   /** The records among `ids` that anyone may see (public, active, of the active generation), of any tenant. */
   publicRecords(ids: string[]) {
     return publicRecords(this.db, ids);
+  }
+
+  /** Which of `ids` anyone may see, each with its tenant, the records themselves not read. */
+  publicVisible(ids: string[]) {
+    return publicVisible(this.db, ids);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { prepared } from '@trove/db';
 import { RECORD_COLUMNS, toDto, type RecordRow } from './records';
 import type { Executor } from './schema';
 
@@ -20,4 +21,19 @@ export async function publicRecords(db: Executor, ids: string[]) {
     .where(sql<boolean>`r.generation = c.active_generation`)
     .execute();
   return rows.map((row) => toDto(row as RecordRow));
+}
+
+/**
+ * Which of `ids` anyone may see right now (as publicRecords decides), each with its tenant, without reading the
+ * records themselves. `ids` are UUIDs (the route validates them). Each id is looked up by the primary key: written as
+ * `id = any(...)`, the planner could also read the tenants' whole active-records index and intersect the two.
+ */
+export async function publicVisible(db: Executor, ids: string[]): Promise<Array<{ id: string; tenant_id: string }>> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<{ id: string; tenant_id: string }>`${prepared}
+    select r.id, r.tenant_id from unnest(${`{${ids.join(',')}}`}::uuid[]) as asked(id)
+    join records.records r on r.id = asked.id
+    join records.collections c on c.tenant_id = r.tenant_id and c.name = r.collection
+    where r.visibility = 'public' and r.status = 'active' and r.generation = c.active_generation`.execute(db);
+  return rows;
 }
