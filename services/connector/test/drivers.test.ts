@@ -393,6 +393,17 @@ describe('MongoDB in cloud mode: only checked addresses are connected to', () =>
     expect(made).toEqual([]);
   });
 
+  it('fails the pull within the connect timeout when DNS never answers the SRV query, connecting to nothing', async () => {
+    const { dns } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`], addresses: publicShards });
+    const silent: DnsResolver = { ...dns, resolveSrv: () => new Promise(() => undefined) };
+    const made: Made = [];
+    const started = Date.now();
+    const result = await mongoPull({ mongodb: routed({}, made), dns: silent }, `mongodb+srv://${CLUSTER}/`);
+    expect(result).toMatchObject({ status: 'failed', records_pulled: 0, error: expect.stringContaining(`DNS did not answer for _mongodb._tcp.${CLUSTER} within 2000 ms`) });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(made).toEqual([]);
+  });
+
   it.each([`mongodb+srv://${CLUSTER}:27017/`, `mongodb+srv://${CLUSTER},cluster1.example.com/`])('refuses %s (a port or a second host) without querying DNS', async (uri) => {
     const { dns, queries } = dnsStandIn({ targets: [`shard-00.${CLUSTER}`], addresses: publicShards });
     const result = await mongoPull({ mongodb: routed({}), dns }, uri);

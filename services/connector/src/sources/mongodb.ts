@@ -52,6 +52,19 @@ function dnsName(name: string): string | undefined {
 /** The only options a mongodb+srv:// URI's TXT record may set. */
 const TXT_OPTIONS = ['authSource', 'replicaSet', 'loadBalanced'];
 
+/** What `work` settles with, or a failure naming `what` once `ms` have passed without it. */
+async function withinMs<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The mongodb:// URI that a mongodb+srv:// URI stands for, by the Initial DNS Seedlist Discovery specification: its
  * hosts are the targets of the SRV records of `_{srvServiceName}._tcp.{host}`, each of which must lie within the
@@ -60,7 +73,7 @@ const TXT_OPTIONS = ['authSource', 'replicaSet', 'loadBalanced'];
  * loadBalanced, under the URI's own options; TLS is on unless the URI turns it off; srvMaxHosts picks that many
  * targets at random. The caller checks the targets' addresses before connecting, as for any URI's hosts.
  */
-async function seedlistUri(uri: string, dns: DnsResolver): Promise<string> {
+async function seedlistUri(uri: string, dns: DnsResolver, timeoutMs: number): Promise<string> {
   const m = URI.exec(uri);
   const entries = m ? hostEntries(m[3]!) : [];
   const entry = entries.length === 1 ? decodeURIComponent(entries[0]!) : '';
@@ -68,7 +81,8 @@ async function seedlistUri(uri: string, dns: DnsResolver): Promise<string> {
   if (!m || host === undefined) throw new Error('a mongodb+srv:// URI names one host name, without a port');
   const params = uriParams(m[4]!);
   const srvName = `_${optionOf(params, 'srvServiceName') ?? 'mongodb'}._tcp.${host}`;
-  const [records, txt] = await Promise.all([
+  // Within the connect timeout, as the connection itself: a DNS server that never answers must not hold the pull.
+  const [records, txt] = await withinMs(timeoutMs, `DNS did not answer for ${srvName} within ${timeoutMs} ms`, Promise.all([
     dns.resolveSrv(srvName).catch((err: NodeJS.ErrnoException) => {
       throw new Error(`the SRV records ${srvName} could not be resolved (${err.code ?? err.message})`);
     }),
@@ -76,7 +90,7 @@ async function seedlistUri(uri: string, dns: DnsResolver): Promise<string> {
       if (err.code === 'ENODATA' || err.code === 'ENOTFOUND') return [];
       throw new Error(`the TXT record of ${host} could not be resolved (${err.code ?? err.message})`);
     }),
-  ]);
+  ]));
   if (records.length === 0) throw new Error(`${srvName} has no SRV records`);
   const labels = host.split('.');
   const domain = labels.length >= 3 ? labels.slice(1).join('.') : host;
@@ -181,7 +195,7 @@ async function connected(client: Client): Promise<Client> {
 async function primaryClient(uri: string, options: MongoClientOptions, makeClient: MongoClientFactory, dns: DnsResolver): Promise<Client> {
   const m = URI.exec(uri);
   if (!m) throw new RefusedHostError('the MongoDB URI names no host');
-  if (m[2]) return primaryClient(await seedlistUri(uri, dns), options, makeClient, dns);
+  if (m[2]) return primaryClient(await seedlistUri(uri, dns, options.connectTimeoutMS ?? 30_000), options, makeClient, dns);
   const params = uriParams(m[4]!);
   const proxy = optionOf(params, 'proxyHost');
   for (const host of [...mongoHosts(uri).hosts, ...(proxy ? [proxy] : [])]) {
