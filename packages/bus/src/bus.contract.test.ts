@@ -351,6 +351,26 @@ function describeContract(adapter: Adapter, describeFn: jest.Describe): void {
       expect(cache.ids()).toEqual(later.map(idOf));
     });
 
+    it('starts an ephemeral subscription with `since` at the first event published since then', async () => {
+      const topic = uniqueTopic('ephemeral-since');
+      const before = makeEvents(topic, 3, { label: 'before' });
+      const since = makeEvents(topic, 2, { label: 'since' });
+      const later = makeEvents(topic, 2, { label: 'later' });
+      await publishAndSettle(topic, before);
+      await sleep(50);
+      const from = new Date();
+      await sleep(50);
+      await publishCommitted(since);
+      const cache = new Recorder();
+      await subscribe({ group: 'plans', topics: [topic], handler: cache.handler, ephemeral: true, since: from });
+
+      await publishCommitted(later);
+
+      await wait('the subscription saw the events since then and the later ones', () => cache.has([...since, ...later].map(idOf)));
+      await sleep(200);
+      expect(cache.ids()).toEqual([...since, ...later].map(idOf));
+    });
+
     it('gives every ephemeral subscription every event, even when they share a group name', async () => {
       const topic = uniqueTopic('replicas');
       const replicaA = new Recorder();

@@ -90,7 +90,7 @@ export class EmbeddedEventBus implements EventBus {
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const group = opts.ephemeral ? await this.createEphemeralGroup(opts.group) : await this.joinGroup(opts.group);
+    const group = opts.ephemeral ? await this.createEphemeralGroup(opts.group, opts.topics, opts.since) : await this.joinGroup(opts.group);
     const sub = new EmbeddedSubscription(this.database, this.logger.child({ consumerGroup: group }), { ...opts, group }, this.member, () =>
       this.subscriptions.delete(sub),
     );
@@ -111,9 +111,10 @@ export class EmbeddedEventBus implements EventBus {
   /**
    * Every ephemeral subscription is its own group, so replicas that pass the same group name each see every event.
    * It starts at the end of what is readable now; an event committed behind a transaction still running may arrive
-   * as well, which is the safe side of at least once.
+   * as well, which is the safe side of at least once. With `since`, it starts just before the topics' first event
+   * published at or after that moment, in the order the group reads (transaction id, then position).
    */
-  private async createEphemeralGroup(name: string): Promise<string> {
+  private async createEphemeralGroup(name: string, topics: string[], since?: Date): Promise<string> {
     const db = this.database.db;
     const group = `${EPHEMERAL_PREFIX}${name}:${randomUUID()}`;
     await sql`
@@ -122,6 +123,18 @@ export class EmbeddedEventBus implements EventBus {
         and updated_at < now() - ${EPHEMERAL_ABANDONED}::interval
         and (lease_until is null or lease_until < now() - ${EPHEMERAL_ABANDONED}::interval)
     `.execute(db);
+    if (since) {
+      const { rows } = await sql<{ txid: string; position: number }>`
+        select e.txid::text as txid, e.position from bus.events e
+        where e.topic = any(${topics}::text[]) and e.published_at >= ${since.toISOString()}::timestamptz
+        order by e.txid, e.position limit 1
+      `.execute(db);
+      const first = rows[0];
+      if (first) {
+        await sql`insert into bus.consumer_offsets (grp, txid, position) values (${group}, ${first.txid}::xid8, ${Number(first.position) - 1})`.execute(db);
+        return group;
+      }
+    }
     await sql`
       insert into bus.consumer_offsets (grp, txid, position)
       select ${group}, coalesce(max(txid), '0'::xid8), coalesce(max(position), 0)

@@ -48,6 +48,8 @@ class FakeKafka {
   createTopicsCalls: Array<Array<{ topic: string; numPartitions?: number }>> = [];
   createTopicsError?: unknown;
   committedOffsets: Array<{ groupId: string; topic: string; partitions: Array<{ partition: number; offset: string }> }> = [];
+  /** The timestamps fetchTopicOffsetsByTimestamp was asked for. */
+  offsetsAskedAt: Array<number | undefined> = [];
   deletedGroups: string[] = [];
   consumers: FakeConsumer[] = [];
 
@@ -79,6 +81,14 @@ class FakeKafka {
         { partition: 0, offset: '7', high: '7', low: '0' },
         { partition: 1, offset: '3', high: '3', low: '0' },
       ],
+      // As kafkajs answers it: each partition's first offset at or after the timestamp (the end when there is none).
+      fetchTopicOffsetsByTimestamp: async (_topic: string, timestamp?: number) => {
+        this.offsetsAskedAt.push(timestamp);
+        return [
+          { partition: 0, offset: '5' },
+          { partition: 1, offset: '3' },
+        ];
+      },
       setOffsets: async (o: FakeKafka['committedOffsets'][number]) => void this.committedOffsets.push(o),
       deleteGroups: async (ids: string[]) => {
         this.deletedGroups.push(...ids);
@@ -145,7 +155,7 @@ function fetchedBatch(topic: string, partition: number, messages: KafkaMessage[]
 async function subscribeAndGetRun(
   fake: FakeKafka,
   handler: (events: DeliveredEvent[]) => Promise<void>,
-  extra: { maxBatchSize?: number; ephemeral?: boolean } = {},
+  extra: { maxBatchSize?: number; ephemeral?: boolean; since?: Date } = {},
 ) {
   const bus = createBus(fake);
   const sub = await bus.subscribe({ group: 'search', topics: ['records.changed'], handler, ...extra });
@@ -325,6 +335,24 @@ describe('Kafka adapter: consuming', () => {
     await sub.stop();
     expect(consumer.connected).toBe(false);
     expect(fake.deletedGroups).toEqual([consumer.config.groupId]);
+  });
+
+  it('starts an ephemeral subscription with `since` at the offsets of that moment', async () => {
+    const fake = new FakeKafka();
+    const since = new Date('2026-11-27T01:00:00.000Z');
+    const { consumer } = await subscribeAndGetRun(fake, async () => undefined, { ephemeral: true, since });
+
+    expect(fake.offsetsAskedAt).toEqual([since.getTime()]);
+    expect(fake.committedOffsets).toEqual([
+      {
+        groupId: consumer.config.groupId,
+        topic: 'records.changed',
+        partitions: [
+          { partition: 0, offset: '5' },
+          { partition: 1, offset: '3' },
+        ],
+      },
+    ]);
   });
 
   it('stops every consumer and disconnects the producer on close', async () => {

@@ -94,7 +94,7 @@ export class KafkaEventBus implements EventBus {
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     await this.ensureTopics(opts.topics);
     const groupId = opts.ephemeral ? `${opts.group}.${randomUUID()}` : opts.group;
-    if (opts.ephemeral) await this.startAtEnd(groupId, opts.topics);
+    if (opts.ephemeral) await this.startAtEnd(groupId, opts.topics, opts.since);
     const sub = new KafkaSubscription({
       consumer: this.kafka.consumer({ groupId, allowAutoTopicCreation: false }),
       logger: this.logger.child({ consumerGroup: groupId }),
@@ -196,13 +196,16 @@ export class KafkaEventBus implements EventBus {
   /**
    * Commits the topics' current end offsets for a new group, so it sees exactly what is published from now on. A new
    * group's own default ("latest") would only be looked up at its first fetch, missing what is published in between.
-   * kafkajs joins the group briefly to commit, so an ephemeral subscribe takes a few seconds.
+   * kafkajs joins the group briefly to commit, so an ephemeral subscribe takes a few seconds. With `since`, each
+   * partition starts at its first message of that moment or later (Kafka's offsets by timestamp; the end when none).
    */
-  private async startAtEnd(groupId: string, topics: string[]): Promise<void> {
+  private async startAtEnd(groupId: string, topics: string[], since?: Date): Promise<void> {
     await this.connectAdmin();
     for (const topic of topics) {
-      const ends = await this.admin.fetchTopicOffsets(topic);
-      await this.admin.setOffsets({ groupId, topic, partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })) });
+      const partitions = since
+        ? (await this.admin.fetchTopicOffsetsByTimestamp(topic, since.getTime())).map((p) => ({ partition: p.partition, offset: p.offset }))
+        : (await this.admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, offset: p.high }));
+      await this.admin.setOffsets({ groupId, topic, partitions });
     }
   }
 

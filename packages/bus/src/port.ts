@@ -34,6 +34,13 @@ export interface SubscribeOptions {
    * when it stops: for per-instance state such as a gateway's key cache, where every replica needs every event.
    */
   ephemeral?: boolean;
+  /**
+   * With `ephemeral`: starts at the topics' first event published at or after this moment instead of at the end, for
+   * per-instance state that recent events can still change (a gateway's plan changes, which matter while a token
+   * signed before them is valid). Events published before it are not delivered; the log's retention bounds how far
+   * back this reaches.
+   */
+  since?: Date;
 }
 
 export interface Subscription {

@@ -63,7 +63,7 @@ export const gatewayModule: ServiceModule = {
       app: createGatewayApp({ config, logger, local, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests }),
       async start() {
         subscription = await subscribeToKeyChanges(bus, keys, logger);
-        planChanges = await subscribeToPlanChanges(bus, plans, keys, logger);
+        planChanges = await subscribeToPlanChanges(bus, plans, keys, logger, config.JWT_TTL_SECONDS);
         keys.enableCache();
         requests.start();
       },

@@ -33,6 +33,15 @@ async function adminKey(tenant: string): Promise<string> {
   return res.body.key;
 }
 
+/** A new portal account: its sign-in token (as a credential) and its tenant. */
+async function signUp(): Promise<{ token: Record<string, string>; tenant: string }> {
+  const signup = await request(stack.gateway.instance.app)
+    .post('/api/v1/portal/auth/signup')
+    .send({ email: `p-${randomUUID()}@example.com`, password: 'a long enough password' });
+  expect(signup.status).toBe(201);
+  return { token: bearer(signup.body.token), tenant: signup.body.account.tenant_id as string };
+}
+
 async function announce(tenant: string, plan: Plan, changedAt = new Date()): Promise<void> {
   const payload: BillingEvent = { kind: 'plan_changed', tenant_id: tenant, plan, changed_at: changedAt.toISOString() };
   await stack.auth.bus.publish([{ topic: TOPICS.billingEvents, key: tenant, payload }]);
@@ -58,16 +67,20 @@ describe('plan changes from billing.events at the gateway', () => {
   });
 
   it("applies it over a portal token's plan claim, which names the plan of its sign-in", async () => {
-    const signup = await request(stack.gateway.instance.app)
-      .post('/api/v1/portal/auth/signup')
-      .send({ email: `p-${randomUUID()}@example.com`, password: 'a long enough password' });
-    expect(signup.status).toBe(201);
-    const token = bearer(signup.body.token);
-    const tenant = signup.body.account.tenant_id as string;
+    const { token, tenant } = await signUp();
     expect(await forwarded(stack.gateway, token, '/api/v1/portal/collections')).toMatchObject({ tenantId: tenant, plan: 'enterprise' });
 
     await announce(tenant, 'scale');
     await planBecomes(stack.gateway, token, 'scale', '/api/v1/portal/collections');
+  });
+
+  it('applies a change made before it started to a portal token signed before the change (a gateway restarted)', async () => {
+    const { token, tenant } = await signUp();
+    await announce(tenant, 'scale');
+    await planBecomes(stack.gateway, token, 'scale', '/api/v1/portal/collections');
+
+    const restarted = await stack.startGateway();
+    await planBecomes(restarted, token, 'scale', '/api/v1/portal/collections');
   });
 
   it('keeps the latest change when an older one arrives after it', async () => {
