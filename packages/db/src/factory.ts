@@ -7,6 +7,8 @@ export interface OpenDatabaseOptions {
   url?: string;
   dataDir?: string;
   poolSize?: number;
+  /** PostgreSQL server: run statements marked `prepared` by name (default true; see prepared.ts). */
+  preparedStatements?: boolean;
   /** Use an in-memory PGlite (tests). */
   inMemory?: boolean;
   onError?: (err: Error) => void;

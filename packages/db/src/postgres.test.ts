@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { sql } from 'kysely';
+import { openPostgres } from './postgres';
 import { prepared } from './prepared';
 import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '@trove/testing';
 
@@ -63,5 +64,22 @@ describe('PostgreSQL database', () => {
     });
     expect(counts).toEqual([100, 900, 100, 900, 100, 900, 100, 900]);
     expect(statements).toEqual([{ name: expect.stringMatching(/^trove_[0-9a-f]{24}$/), generic_plans: 0, custom_plans: 8 }]);
+  });
+
+  it('runs a statement marked prepared unnamed, with no startup option, when prepared statements are off', async () => {
+    const unprepared = await openPostgres(test.url, { poolSize: 1, preparedStatements: false });
+    try {
+      const { n, statements, mode } = await unprepared.db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ n: number }>`${prepared} select count(*)::int as n from generate_series(1, ${5}) i`.execute(trx);
+        const statements = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(trx);
+        const mode = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(trx);
+        return { n: rows[0]!.n, statements: statements.rows, mode: mode.rows[0]!.plan_cache_mode };
+      });
+      expect(n).toBe(5);
+      expect(statements).toEqual([]);
+      expect(mode).toBe('auto');
+    } finally {
+      await unprepared.close();
+    }
   });
 });

@@ -14,6 +14,12 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export interface PostgresOptions {
   /** Most connections the pool opens (the LISTEN connection is one more). */
   poolSize?: number;
+  /**
+   * Whether statements marked `prepared` run by name (default true). Off for a connection pooler that cannot keep
+   * named statements per client (PgBouncer in transaction mode before 1.21): then every statement runs unnamed, and no
+   * startup option is sent.
+   */
+  preparedStatements?: boolean;
   /** Where an idle connection's error or a dropped LISTEN connection is reported. */
   onError?: (err: Error) => void;
 }
@@ -25,9 +31,9 @@ async function copyOnClient(client: pg.PoolClient, copy: CopyRows): Promise<Post
   return { command: 'INSERT', rowCount: stream.rowCount, rows: [] };
 }
 
-/** Runs a statement, by name when it is marked as prepared (prepared.ts). */
-function run(client: pg.PoolClient, text: string, values: unknown[] | undefined): Promise<pg.QueryResult> {
-  const name = preparedName(text);
+/** Runs a statement, by name when it is marked as prepared (prepared.ts) and `prepare` allows. */
+function run(client: pg.PoolClient, text: string, values: unknown[] | undefined, prepare: boolean): Promise<pg.QueryResult> {
+  const name = prepare ? preparedName(text) : undefined;
   return name === undefined ? client.query(text, values) : client.query({ name, text, values });
 }
 
@@ -35,7 +41,7 @@ function run(client: pg.PoolClient, text: string, values: unknown[] | undefined)
  * A pg pool whose clients run a query whose one parameter is CopyRows (copyInto) as a COPY. Each pg client keeps one
  * wrapper, since Kysely keeps its connection object per client.
  */
-function copyingPool(pool: pg.Pool): PostgresPool {
+function copyingPool(pool: pg.Pool, prepare: boolean): PostgresPool {
   const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
     async connect() {
@@ -46,7 +52,7 @@ function copyingPool(pool: pg.Pool): PostgresPool {
           query: ((text: unknown, parameters?: readonly unknown[]) =>
             parameters?.length === 1 && parameters[0] instanceof CopyRows
               ? copyOnClient(client, parameters[0])
-              : run(client, text as string, parameters as unknown[])) as unknown as PostgresPoolClient['query'],
+              : run(client, text as string, parameters as unknown[], prepare)) as unknown as PostgresPoolClient['query'],
           release: () => client.release(),
         };
         clients.set(client, wrapped);
@@ -61,9 +67,15 @@ function copyingPool(pool: pg.Pool): PostgresPool {
 export async function openPostgres(url: string, opts: PostgresOptions = {}): Promise<Database> {
   // Every plan is made for the values it runs with, prepared statements' too (prepared.ts): a plan made once for any
   // value would pick its index from estimates for an unknown tenant, the wrong one for a large tenant.
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000, options: '-c plan_cache_mode=force_custom_plan' });
+  const prepare = opts.preparedStatements ?? true;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    idleTimeoutMillis: 30_000,
+    ...(prepare ? { options: '-c plan_cache_mode=force_custom_plan' } : {}),
+  });
   pool.on('error', (err) => opts.onError?.(err));
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: copyingPool(pool) }) });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: copyingPool(pool, prepare) }) });
   const listener = new PostgresListener(url, opts.onError);
   return {
     kind: 'postgres',

@@ -136,6 +136,7 @@ export const configSchema = z
     BILLING_DATABASE_URL: optionalUrl,
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    DATABASE_PREPARED_STATEMENTS: bool(true),
     KAFKA_BROKERS: z
       .string()
       .trim()

@@ -59,6 +59,7 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
         url,
         dataDir: config.DATA_DIR,
         poolSize: config.DATABASE_POOL_SIZE,
+        preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
         onError: (err) => logger.error({ err }, 'database connection error'),
       });
       const bus = await createEventBus({
