@@ -175,7 +175,6 @@ export function bindRequestLog(req: Request, bindings: Record<string, unknown>):
   lazyLog(req, () => (before?.get ? (before.get.call(req) as Logger) : (before?.value as Logger)), () => bindings);
 }
 
-/** Rejects when the check has not settled in time, so one hung dependency cannot hang the readiness probe. */
 /**
  * Gives the request its logger (`req.log`) with these bindings, made the first time something logs: most requests
  * never do, and a pino child costs its bindings' serialisation on every request. Assigning `req.log` replaces it.
@@ -192,6 +191,7 @@ function lazyLog(req: Request, logger: Logger | (() => Logger), bindings: () => 
   });
 }
 
+/** Rejects when the check has not settled in time, so one hung dependency cannot hang the readiness probe. */
 function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
