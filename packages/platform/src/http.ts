@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
 import { bodyEncodingOf, undecodableBody, type BodyEncoding } from './body';
+import { withinMs } from './deadline';
 import { ERRORS, HttpError } from './errors';
 import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
 import type { Logger } from './logger';
@@ -191,15 +192,6 @@ function lazyLog(req: Request, logger: Logger | (() => Logger), bindings: () => 
   });
 }
 
-/** Rejects when the check has not settled in time, so one hung dependency cannot hang the readiness probe. */
-function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([Promise.resolve().then(check), timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Renders any error as `{detail}`; unexpected ones are logged with the request id and answer 500 without internals. */
 export function errorHandler(): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -261,7 +253,9 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     await Promise.all(
       Object.entries(opts.readiness ?? {}).map(async ([name, check]) => {
         try {
-          await withTimeout(check, opts.readinessTimeoutMs ?? 5_000);
+          // Within the timeout, so one hung dependency cannot hang the readiness probe.
+          const ms = opts.readinessTimeoutMs ?? 5_000;
+          await withinMs(Promise.resolve().then(check), ms, `no answer within ${ms} ms`);
           dependencies[name] = 'up';
         } catch {
           dependencies[name] = 'down';

@@ -13,3 +13,4 @@ export * from './client-address';
 export * from './rate-decision';
 export * from './tally';
 export * from './in-process';
+export * from './deadline';

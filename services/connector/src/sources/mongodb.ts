@@ -2,8 +2,9 @@ import { randomInt } from 'node:crypto';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { BSON, MongoClient, type MongoClientOptions } from 'mongodb';
+import { withinMs } from '@trove/platform';
 import { bindMongoFilter } from '../domain/last-pull';
-import { checkLiteralHost, guardedLookup, literalAddress, RefusedHostError, resolveHost, systemDns, type DnsResolver } from '../net/address-guard';
+import { guardedLookup, literalAddress, RefusedHostError, resolveHost, systemDns, type DnsResolver } from '../net/address-guard';
 import type { Pages, PullOptions, Row } from './types';
 
 interface MongoConfig {
@@ -52,19 +53,6 @@ function dnsName(name: string): string | undefined {
 /** The only options a mongodb+srv:// URI's TXT record may set. */
 const TXT_OPTIONS = ['authSource', 'replicaSet', 'loadBalanced'];
 
-/** What `work` settles with, or a failure naming `what` once `ms` have passed without it. */
-async function withinMs<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(what)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * The mongodb:// URI that a mongodb+srv:// URI stands for, by the Initial DNS Seedlist Discovery specification: its
  * hosts are the targets of the SRV records of `_{srvServiceName}._tcp.{host}`, each of which must lie within the
@@ -82,7 +70,8 @@ async function seedlistUri(uri: string, dns: DnsResolver, timeoutMs: number): Pr
   const params = uriParams(m[4]!);
   const srvName = `_${optionOf(params, 'srvServiceName') ?? 'mongodb'}._tcp.${host}`;
   // Within the connect timeout, as the connection itself: a DNS server that never answers must not hold the pull.
-  const [records, txt] = await withinMs(timeoutMs, `DNS did not answer for ${srvName} within ${timeoutMs} ms`, Promise.all([
+  const [records, txt] = await withinMs(
+    Promise.all([
     dns.resolveSrv(srvName).catch((err: NodeJS.ErrnoException) => {
       throw new Error(`the SRV records ${srvName} could not be resolved (${err.code ?? err.message})`);
     }),
@@ -90,7 +79,10 @@ async function seedlistUri(uri: string, dns: DnsResolver, timeoutMs: number): Pr
       if (err.code === 'ENODATA' || err.code === 'ENOTFOUND') return [];
       throw new Error(`the TXT record of ${host} could not be resolved (${err.code ?? err.message})`);
     }),
-  ]));
+    ]),
+    timeoutMs,
+    `DNS did not answer for ${srvName} within ${timeoutMs} ms`,
+  );
   if (records.length === 0) throw new Error(`${srvName} has no SRV records`);
   const labels = host.split('.');
   const domain = labels.length >= 3 ? labels.slice(1).join('.') : host;
@@ -198,10 +190,8 @@ async function primaryClient(uri: string, options: MongoClientOptions, makeClien
   if (m[2]) return primaryClient(await seedlistUri(uri, dns, options.connectTimeoutMS ?? 30_000), options, makeClient, dns);
   const params = uriParams(m[4]!);
   const proxy = optionOf(params, 'proxyHost');
-  for (const host of [...mongoHosts(uri).hosts, ...(proxy ? [proxy] : [])]) {
-    checkLiteralHost(host);
-    await resolveHost(host, dns);
-  }
+  // resolveHost checks a literal address as it is and every address a name resolves to.
+  for (const host of [...mongoHosts(uri).hosts, ...(proxy ? [proxy] : [])]) await resolveHost(host, dns);
   const guarded: MongoClientOptions = { ...options, lookup: guardedLookup as unknown as MongoClientOptions['lookup'] };
   // A load balancer is the only server a load-balanced client talks to: it discovers nothing (and refuses directConnection).
   if (optionOf(params, 'loadBalanced') === 'true') return connected(makeClient(uri, guarded));
@@ -224,7 +214,6 @@ async function primaryClient(uri: string, options: MongoClientOptions, makeClien
     const { client, primary } = await attempt(entry);
     if (client) return client;
     if (primary === undefined || tried.has(primary)) continue;
-    checkLiteralHost(hostOf(primary));
     await resolveHost(hostOf(primary), dns);
     const next = await attempt(primary);
     if (next.client) return next.client;
