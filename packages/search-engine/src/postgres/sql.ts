@@ -173,7 +173,6 @@ function range(field: string, op: keyof typeof RANGE_OPERATORS, value: Scalar | 
 export function filterCondition(filter: Filter, indexed = true): Fragment {
   switch (filter.op) {
     case 'eq':
-      return equalsAny(filter.field, Array.isArray(filter.value) ? filter.value : [filter.value], indexed);
     case 'in':
       return equalsAny(filter.field, Array.isArray(filter.value) ? filter.value : [filter.value], indexed);
     case 'gte':
