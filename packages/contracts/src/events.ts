@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PLANS } from './plans';
 import { recordSchema, visibility } from './records';
+import { collectionVocabulary } from './vocabulary';
 
 /** What every records.changed event names: the tenant, the record (its partition key) and the version announced. */
 const change = { tenant_id: z.string(), record_id: z.string(), version: z.number().int() };
@@ -8,16 +9,28 @@ const change = { tenant_id: z.string(), record_id: z.string(), version: z.number
 /**
  * A change that leaves the record in place carries its full state, and the collection's active generation when the
  * change was written, so search can tell a staging record from a live one without asking records. Absent in events
- * written before it existed: the record's own generation is then taken.
+ * written before it existed: the record's own generation is then taken. `collection_vocabulary` is `older` for a
+ * collection first created through the older vocabulary (its search results carry the older names too), absent
+ * otherwise.
  */
-const recordState = { ...change, record: recordSchema, active_generation: z.number().int().optional() };
+const recordState = {
+  ...change,
+  record: recordSchema,
+  active_generation: z.number().int().optional(),
+  collection_vocabulary: collectionVocabulary.optional(),
+};
 
 /**
  * records.changed: one event per record change, keyed by record id. `version` increases with every change of the
  * record, so a consumer ignores any version not newer than the one it has.
  */
 export const recordChangedEvent = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('upserted'), ...recordState }),
+  /**
+   * `pipeline`: the write came through the older vocabulary's asynchronous pipeline (spec, Older pipeline): search
+   * queues it as a job (pending, processing, then indexed or failed after its retries) instead of indexing it with
+   * the batch.
+   */
+  z.object({ kind: z.literal('upserted'), ...recordState, pipeline: z.literal(true).optional() }),
   z.object({ kind: z.literal('archived'), ...recordState }),
   z.object({ kind: z.literal('visibility'), ...recordState, visibility }),
   z.object({ kind: z.literal('deleted'), ...change, collection: z.string(), generation: z.number().int() }),
@@ -31,10 +44,13 @@ export const recordChangedEvent = z.discriminatedUnion('kind', [
 ]);
 export type RecordChangedEvent = z.infer<typeof recordChangedEvent>;
 
-/** One acknowledgement: search indexed a version of a record, or failed to. */
+/**
+ * One acknowledgement: search indexed a version of a record, or failed to; or a pipeline job started indexing it
+ * (`processing`, which only moves a pending record).
+ */
 export const recordIndexedEvent = z.object({
   ...change,
-  status: z.enum(['indexed', 'failed']),
+  status: z.enum(['processing', 'indexed', 'failed']),
   error: z.string().optional(),
 });
 export type RecordIndexedEvent = z.infer<typeof recordIndexedEvent>;

@@ -12,3 +12,4 @@ export * from './replace';
 export * from './billing';
 export * from './usage-counts';
 export * from './connector';
+export * from './vocabulary';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { collectionVocabulary } from './vocabulary';
 import { collectionData, collectionName, recordDescription, recordName, recordType, sourceId, sourceName, sourceType, sourceUrl } from './records';
 
 /**
@@ -42,6 +43,13 @@ export const bulkUpsertRequest = z.strictObject({
    * generation and its upload is not finished.
    */
   generation: z.number().int().min(1).optional(),
+  /**
+   * Index the written records through the older vocabulary's asynchronous pipeline (records.changed `pipeline`): they
+   * stay pending until a pipeline job takes them.
+   */
+  pipeline: z.boolean().optional(),
+  /** The vocabulary a collection this chunk creates names itself in (default current); an existing one keeps its own. */
+  vocabulary: collectionVocabulary.optional(),
 });
 export type BulkUpsertRequest = z.input<typeof bulkUpsertRequest>;
 

@@ -5,11 +5,18 @@ export const RECORD_STATUSES = ['active', 'archived', 'draft'] as const;
 export const INDEXING_STATUSES = ['pending', 'processing', 'indexed', 'failed'] as const;
 export const VISIBILITIES = ['private', 'public'] as const;
 export const SOURCE_TYPES = ['api', 'file_upload', 'webhook', 'connector'] as const;
+/**
+ * Where an entity stands in being claimed by its owner (spec, Entity): the older vocabulary's field, set by its
+ * clients (README, "Older vocabulary"); Trove runs no claim workflow of its own.
+ */
+export const CLAIM_STATUSES = ['unclaimed', 'pending', 'claimed'] as const;
 
 export const recordStatus = z.enum(RECORD_STATUSES);
 export const indexingStatus = z.enum(INDEXING_STATUSES);
 export const visibility = z.enum(VISIBILITIES);
 export const sourceType = z.enum(SOURCE_TYPES);
+export const claimStatus = z.enum(CLAIM_STATUSES);
+export type ClaimStatus = z.infer<typeof claimStatus>;
 
 /** The longest collection name. */
 export const COLLECTION_NAME_MAX = 50;
@@ -102,6 +109,8 @@ export const recordSchema = z.object({
   source_url: z.string().nullable(),
   source_type: sourceType,
   version: z.number().int(),
+  /** Present once a client of the older vocabulary has set it; unclaimed until then. */
+  claim_status: claimStatus.optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -9,6 +9,7 @@ import { adminReindexRoutes } from './routes/admin-reindex';
 import { adminStatsRoutes } from './routes/admin-stats';
 import { bulkUpsertRoutes } from './routes/bulk-upsert';
 import { collectionRoutes } from './routes/collections';
+import { entityRoutes } from './routes/entities';
 import { exportRoutes } from './routes/export';
 import { internalCollectionStatsRoutes } from './routes/internal-collection-stats';
 import { internalPublicRecordRoutes } from './routes/internal-public';
@@ -19,7 +20,6 @@ import { portalReplaceRoutes } from './routes/portal-replace';
 import { recordBulkRoutes } from './routes/records-bulk';
 import { recordRoutes } from './routes/records';
 import { replaceInternalRoutes } from './routes/replace-internal';
-import { retryResetRoutes } from './routes/retry-reset';
 import { visibilityRoutes } from './routes/visibility';
 
 export interface AppDeps {
@@ -49,7 +49,6 @@ export function buildApp({ config, logger, readiness, records, portal, replace, 
       // Fixed paths first: /records/bulk and friends would otherwise be taken for a record id.
       bulkUpsertRoutes(router, records);
       recordBulkRoutes(router, records);
-      retryResetRoutes(router, records);
       adminReindexRoutes(router, records);
       adminStatsRoutes(router, admin);
       if (exports) exportRoutes(router, exports);
@@ -60,6 +59,7 @@ export function buildApp({ config, logger, readiness, records, portal, replace, 
       replaceInternalRoutes(router, replace);
       portalReplaceRoutes(router, replace);
       recordRoutes(router, records);
+      entityRoutes(router, records);
       portalRecordRoutes(router, records, portal);
       portalCollectionRoutes(router, records, portal);
       portalEntityRoutes(router, records);

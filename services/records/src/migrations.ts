@@ -198,4 +198,16 @@ export const migrations: Migration[] = [
       alter table records.export_parts alter column data set storage external;
     `,
   },
+  {
+    version: 7,
+    name: 'older vocabulary: a collection\'s vocabulary, an entity\'s claim status',
+    // A collection first created through the older vocabulary answers search with the older names too, so it says
+    // which vocabulary created it. claim_status is null until a client of the older vocabulary sets it (unclaimed).
+    // Both columns are added without rewriting the tables.
+    up: `
+      alter table records.collections add column vocabulary text not null default 'current'
+        check (vocabulary in ('current', 'older'));
+      alter table records.records add column claim_status text check (claim_status in ('unclaimed', 'pending', 'claimed'));
+    `,
+  },
 ];

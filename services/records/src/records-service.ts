@@ -3,11 +3,13 @@ import type { EventBus, OutgoingEvent } from '@trove/bus';
 import {
   COLLECTION_DATA_MAX_FIELDS,
   fieldLimitProblem,
+  type ClaimStatus,
   type CollectionStats,
   type CollectionSummary,
   type IndexingSummary,
   type Plan,
   type RecordDto,
+  type VocabularyName,
 } from '@trove/contracts';
 import { ERRORS, validationError } from '@trove/platform';
 import { contentHash } from './domain/content-hash';
@@ -63,7 +65,24 @@ export interface CreateRecordInput {
   source_name?: string;
   source_id?: string;
   source_url?: string;
+  /** The older vocabulary's field (POST /entities). */
+  claim_status?: ClaimStatus;
 }
+
+/**
+ * Which vocabulary a write comes through: the vocabulary a collection it creates names itself in, and whether its
+ * records are indexed through the older pipeline's jobs (they then stay pending until a job takes them, and the
+ * write answers without waiting for search).
+ */
+export interface WriteOrigin {
+  vocabulary: VocabularyName;
+  pipeline: boolean;
+}
+
+/** A write through the current vocabulary: answered once search has the change. */
+export const CURRENT_WRITE: WriteOrigin = { vocabulary: 'current', pipeline: false };
+/** A write through the older vocabulary that queues its records for the pipeline (spec, Indexing status, older rows). */
+export const PIPELINE_WRITE: WriteOrigin = { vocabulary: 'older', pipeline: true };
 
 /** A chunk of records from one source for one collection and record type (the bulk upsert contract, parsed). */
 export interface BulkUpsertInput {
@@ -74,6 +93,8 @@ export interface BulkUpsertInput {
   backlog_count_limit?: number;
   /** A replace's staging generation to write into; the active one when absent. */
   generation?: number;
+  /** Absent: CURRENT_WRITE. */
+  origin?: WriteOrigin;
   records: Array<{
     name: string;
     source_id?: string | null;
@@ -129,7 +150,10 @@ export class RecordsService {
     if (dtos.length <= SETTLE_LIMIT) await Promise.all(dtos.map((dto) => this.searchable(dto)));
   }
 
-  private async write<T>(work: (trx: Trx, announce: (kind: ChangeKind, rows: RecordRow[]) => RecordDto[]) => Promise<T>): Promise<T> {
+  private async write<T>(
+    work: (trx: Trx, announce: (kind: ChangeKind, rows: RecordRow[]) => RecordDto[]) => Promise<T>,
+    origin: WriteOrigin = CURRENT_WRITE,
+  ): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
       const changes: Array<{ kind: ChangeKind; dto: RecordDto }> = [];
       const announce = (kind: ChangeKind, rows: RecordRow[]) =>
@@ -142,10 +166,12 @@ export class RecordsService {
       if (changes.length > 0) {
         // Every change of one write belongs to one tenant; read in the same transaction as the change.
         const tenantId = changes[0]!.dto.tenant_id;
-        const generations = await activeGenerations(trx, tenantId, [...new Set(changes.map((c) => c.dto.collection))]);
-        const events: OutgoingEvent[] = changes.map(({ kind, dto }) =>
-          recordChanged(kind, dto, generations.get(dto.collection) ?? dto.generation),
-        );
+        const collections = await activeGenerations(trx, tenantId, [...new Set(changes.map((c) => c.dto.collection))]);
+        const events: OutgoingEvent[] = changes.map(({ kind, dto }) => {
+          const collection = collections.get(dto.collection);
+          const state = { activeGeneration: collection?.active_generation ?? dto.generation, vocabulary: collection?.vocabulary ?? 'current' };
+          return recordChanged(kind, dto, state, origin.pipeline);
+        });
         // A record's first version is its creation (insertRecords writes version 1, every later change raises it).
         const usage = recordsCreated(changes.filter((c) => c.kind === 'upserted' && c.dto.version === 1).map((c) => c.dto), new Date());
         if (usage) events.push(usage);
@@ -157,17 +183,19 @@ export class RecordsService {
 
   /**
    * Creates one record; a source_id may name only one live record of a collection (409 otherwise). An active record
-   * beyond the plan's record or collection limit is refused with 402 and nothing is written.
+   * beyond the plan's record or collection limit is refused with 402 and nothing is written. Answers once search has
+   * it, or at once (pending) for a write queued for the pipeline.
    */
-  async create(tenantId: string, plan: Plan, input: CreateRecordInput): Promise<RecordDto> {
-    return this.searchable(await this.createUnacknowledged(tenantId, plan, input));
+  async create(tenantId: string, plan: Plan, input: CreateRecordInput, origin: WriteOrigin = CURRENT_WRITE): Promise<RecordDto> {
+    const dto = await this.createUnacknowledged(tenantId, plan, input, origin);
+    return origin.pipeline ? dto : this.searchable(dto);
   }
 
-  private async createUnacknowledged(tenantId: string, plan: Plan, input: CreateRecordInput): Promise<RecordDto> {
+  private async createUnacknowledged(tenantId: string, plan: Plan, input: CreateRecordInput, origin: WriteOrigin): Promise<RecordDto> {
     const taken = () => ERRORS.conflict(`A record with source_id ${input.source_id} already exists in collection ${input.collection}`);
     return this.write(async (trx, announce) => {
       if (input.source_id !== undefined) await lockCollectionWrites(trx, tenantId, input.collection);
-      const settings = await ensureCollection(trx, tenantId, input.collection);
+      const settings = await ensureCollection(trx, tenantId, input.collection, origin.vocabulary);
       if (input.source_id !== undefined) {
         const matches = await findLiveBySourceIds(trx, tenantId, input.collection, settings.active_generation, [input.source_id]);
         if (matches.length > 0) throw taken();
@@ -181,7 +209,7 @@ export class RecordsService {
       ]);
       const rows = await insertRecords(trx, shared, records, await transactionTime(trx));
       return announce('upserted', rows)[0]!;
-    }).catch((err: unknown) => {
+    }, origin).catch((err: unknown) => {
       // An upload writing by source id takes no lock, so it may have created the record since the look above.
       throw isSourceIdTaken(err) ? taken() : err;
     });
@@ -212,6 +240,7 @@ export class RecordsService {
     sourceIds: string[],
     hashes: string[],
   ): Promise<ItemResult[]> {
+    const origin = input.origin ?? CURRENT_WRITE;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.write(async (trx, announce) => {
@@ -220,7 +249,7 @@ export class RecordsService {
           // creating one fail, and its chunk starts over and finds the record. It starts over holding the lock, so a
           // stream of API creates (which take it) cannot make it lose again and again.
           if (hashes.length > 0 || attempt > 1) await lockCollectionWrites(trx, tenantId, input.collection);
-          const settings = await ensureCollection(trx, tenantId, input.collection);
+          const settings = await ensureCollection(trx, tenantId, input.collection, origin.vocabulary);
           const generation = writtenGeneration(input.collection, settings, input.generation);
           const bySource = await findLiveBySourceIds(trx, tenantId, input.collection, generation, sourceIds);
           const byHash = await findLiveByContentHashes(trx, tenantId, input.collection, generation, input.record_type, hashes, items.length + 1);
@@ -244,7 +273,7 @@ export class RecordsService {
           announce('upserted', created);
           announce('upserted', updated);
           return plan.results;
-        });
+        }, origin);
       } catch (err) {
         if (attempt >= UPSERT_ATTEMPTS || !(err instanceof LostRace || isDeadlock(err) || isSourceIdTaken(err))) throw err;
       }
@@ -390,7 +419,7 @@ export class RecordsService {
    */
   async archiveCollection(tenantId: string, collection: string): Promise<number> {
     const archivedNow = await this.write(async (trx, announce) => {
-      const generation = (await activeGenerations(trx, tenantId, [collection])).get(collection);
+      const generation = (await activeGenerations(trx, tenantId, [collection])).get(collection)?.active_generation;
       if (generation === undefined) throw ERRORS.notFound(`Collection ${collection} not found`);
       return announce('archived', await archiveGeneration(trx, tenantId, collection, generation));
     });
@@ -414,20 +443,23 @@ export class RecordsService {
     return { total: counts.pending + counts.processing + counts.indexed + counts.failed, ...counts };
   }
 
-  /** Queues the tenant's live pending or failed records among `ids` for indexing again; returns how many. */
+  /**
+   * Queues the tenant's live pending or failed records among `ids` for the older pipeline (POST /pipeline/trigger);
+   * returns how many.
+   */
   async requeue(tenantId: string, ids: string[]): Promise<number> {
-    return this.write(async (trx, announce) => announce('upserted', await requeueRecords(trx, tenantId, ids)).length);
+    return this.write(async (trx, announce) => announce('upserted', await requeueRecords(trx, tenantId, ids)).length, PIPELINE_WRITE);
   }
 
   /** Queues every live record of a collection for indexing again; 404 when the tenant has no such collection. */
-  async reindexCollection(tenantId: string, collection: string): Promise<number> {
+  async reindexCollection(tenantId: string, collection: string, origin: WriteOrigin = CURRENT_WRITE): Promise<number> {
     return this.write(async (trx, announce) => {
       const reset = announce('upserted', await resetForReindex(trx, tenantId, { collection }));
       if (reset.length === 0 && (await activeGenerations(trx, tenantId, [collection])).size === 0) {
         throw ERRORS.notFound(`Collection ${collection} not found`);
       }
       return reset.length;
-    });
+    }, origin);
   }
 
   /** Queues one record for indexing again; 404 when it does not exist, 409 when it is archived. */
@@ -441,8 +473,8 @@ export class RecordsService {
   }
 
   /** Sends records whose indexing failed back to pending, each with a new version, so the pipeline retries them. */
-  async retryFailed(tenantId: string): Promise<number> {
-    return this.write(async (trx, announce) => announce('upserted', await resetFailed(trx, tenantId)).length);
+  async retryFailed(tenantId: string, origin: WriteOrigin = CURRENT_WRITE): Promise<number> {
+    return this.write(async (trx, announce) => announce('upserted', await resetFailed(trx, tenantId)).length, origin);
   }
 }
 
@@ -458,6 +490,7 @@ interface NewRecordsTarget {
   generation?: number;
   source_name?: string | null;
   source_type: RecordRow['source_type'];
+  claim_status?: ClaimStatus;
 }
 
 /** What a new record has of its own; optional fields absent are stored as null. */
@@ -489,6 +522,7 @@ function newRecordRows(
     generation: target.generation ?? settings.active_generation,
     source_name: target.source_name ?? null,
     source_type: target.source_type,
+    claim_status: target.claim_status ?? null,
   };
   const described = (c: NewRecordContent) =>
     describeRecord({ name: c.name, record_type: target.record_type, collection: target.collection, collection_data: c.collection_data });

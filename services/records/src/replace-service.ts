@@ -136,7 +136,7 @@ export class ReplaceService {
       await closeStaging(trx, tenantId, collection, state.active_generation);
       await this.bus.publishInTransaction(
         trx,
-        archived.map((row) => recordChanged('archived', toDto(row), state.active_generation)),
+        archived.map((row) => recordChanged('archived', toDto(row), { activeGeneration: state.active_generation, vocabulary: state.vocabulary })),
       );
       return { collection, cancelled_generation: staging, records_archived: archived.length };
     });

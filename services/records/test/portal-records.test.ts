@@ -193,9 +193,10 @@ describe('older vocabulary: /portal/entities', () => {
       vertical: 'parts',
       entity_type: 'bolt',
       vertical_data: { material: 'steel' },
-      embedding_status: 'indexed',
+      embedding_status: 'completed',
       claim_status: 'unclaimed',
-      data_quality_score: null,
+      // name, three data fields of four fields and the description: 4 of 5 filled
+      data_quality_score: 0.8,
     });
     for (const field of ['collection', 'record_type', 'collection_data', 'indexing_status']) expect(res.body).not.toHaveProperty(field);
   });
@@ -204,10 +205,12 @@ describe('older vocabulary: /portal/entities', () => {
     const id = await create(api);
     const res = await portal.patch(`/portal/entities/${id}`, { name: 'Entity bolt', vertical_data: { grade: '8.8' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Entity bolt', vertical_data: { material: 'steel', grade: '8.8' }, embedding_status: 'indexed', version: 2 });
+    expect(res.body).toMatchObject({ name: 'Entity bolt', vertical_data: { material: 'steel', grade: '8.8' }, embedding_status: 'completed', version: 2 });
     const wrong = await portal.patch(`/portal/entities/${id}`, { collection_data: { grade: '10.9' } });
     expect(wrong.status).toBe(422);
-    expect(wrong.body.detail[0]).toMatchObject({ type: 'extra_forbidden' });
+    expect(wrong.body.detail[0]).toMatchObject({ loc: ['body', 'collection_data'], type: 'extra_forbidden' });
+    const claimed = await portal.patch(`/portal/entities/${id}`, { claim_status: 'claimed' });
+    expect(claimed.body).toMatchObject({ claim_status: 'claimed', version: 3 });
   });
 
   it("DELETE archives (204); another tenant's entity is 404", async () => {

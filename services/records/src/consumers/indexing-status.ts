@@ -18,7 +18,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Applies search's acknowledgements (records.indexed, a list of them per event) to indexing_status. Only an acknowledgement of the record's
- * current version counts: an older one describes a state the record has left. Applying one neither changes the
+ * current version counts: an older one describes a state the record has left; `processing` (a pipeline job started)
+ * only moves a pending record, never one already settled. Applying one neither changes the
  * version nor announces a change, so acknowledgements never loop back into the pipeline. Redelivery is harmless.
  */
 export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recordId: string, version: number, status: 'indexed' | 'failed') => void) {
@@ -37,7 +38,10 @@ export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recor
         if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
       }
     }
-    for (const applied of await acknowledgeIndexing(db, acks)) onApplied?.(applied.recordId, applied.version, applied.status);
+    for (const applied of await acknowledgeIndexing(db, acks)) {
+      // A pipeline job that started is not yet an answer for whoever waits on the version.
+      if (applied.status !== 'processing') onApplied?.(applied.recordId, applied.version, applied.status);
+    }
   };
 }
 

@@ -1,29 +1,30 @@
-import type { RecordDto } from '@trove/contracts';
+import type { ClaimStatus, RecordDto } from '@trove/contracts';
 
 /**
- * A record in the older vocabulary (spec, Entity): `vertical`, `entity_type`, `vertical_data` and `embedding_status`
- * in place of collection, record_type, collection_data and indexing_status, plus the two fields the older API had.
- * Trove has no claiming of entities, so every entity is `unclaimed`, and it computes no quality score, so
- * `data_quality_score` is null rather than a made-up number.
+ * How complete an entity's data is, 0..1 (README, "Older vocabulary"): the share of its fields that are filled, over
+ * the name, the description and each top-level field of its data; data without any field counts as one empty
+ * field. Rounded to two decimals.
  */
-export interface EntityDto extends Omit<RecordDto, 'collection' | 'record_type' | 'collection_data' | 'indexing_status'> {
-  vertical: string;
-  entity_type: string;
-  vertical_data: Record<string, unknown>;
-  embedding_status: RecordDto['indexing_status'];
-  claim_status: 'unclaimed';
-  data_quality_score: null;
+export function dataQualityScore(record: Pick<RecordDto, 'name' | 'description' | 'collection_data'>): number {
+  const data = Object.values(record.collection_data);
+  const fields = [record.name, record.description, ...(data.length > 0 ? data : [undefined])];
+  const filled = fields.filter(isFilled).length;
+  return Math.round((filled / fields.length) * 100) / 100;
 }
 
-export function toEntity(record: RecordDto): EntityDto {
-  const { collection, record_type, collection_data, indexing_status, ...rest } = record;
-  return {
-    ...rest,
-    vertical: collection,
-    entity_type: record_type,
-    vertical_data: collection_data,
-    embedding_status: indexing_status,
-    claim_status: 'unclaimed',
-    data_quality_score: null,
-  };
+/** A value that says something: not null, not blank text, not an empty list or object. */
+function isFilled(value: unknown): boolean {
+  if (value === null || value === undefined) return false;
+  if (typeof value === 'string') return value.trim() !== '';
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}
+
+/**
+ * What an entity (spec, Entity) has besides a record's fields under their older names: the older API's claim_status
+ * (unclaimed until a client sets it) and data_quality_score.
+ */
+export function entityExtras(record: RecordDto): { claim_status: ClaimStatus; data_quality_score: number } {
+  return { claim_status: record.claim_status ?? 'unclaimed', data_quality_score: dataQualityScore(record) };
 }

@@ -1,3 +1,4 @@
+import type { ClaimStatus } from '@trove/contracts';
 import { describeRecord } from './description';
 
 /** The fields of a record a client may change (PATCH /records/{id} and PATCH /records/bulk). */
@@ -11,6 +12,8 @@ export interface RecordUpdate {
   status?: 'active' | 'draft';
   source_name?: string | null;
   source_url?: string | null;
+  /** The older vocabulary's field (PATCH /entities/{id}); the current routes do not take it. */
+  claim_status?: ClaimStatus;
 }
 
 /** The record's editable state, before or after an update. */
@@ -25,6 +28,7 @@ export interface EditableRecord {
   status: 'active' | 'archived' | 'draft';
   source_name: string | null;
   source_url: string | null;
+  claim_status: ClaimStatus | null;
 }
 
 /** Top-level merge: keys given replace the stored ones, keys given as null are removed, the others stay. */
@@ -65,6 +69,7 @@ export function applyUpdate<R extends EditableRecord>(record: R, update: RecordU
     ...(update.status !== undefined && { status: update.status }),
     ...(update.source_name !== undefined && { source_name: update.source_name }),
     ...(update.source_url !== undefined && { source_url: update.source_url }),
+    ...(update.claim_status !== undefined && { claim_status: update.claim_status }),
     collection_data: update.collection_data ? mergeCollectionData(record.collection_data, update.collection_data) : record.collection_data,
   };
   const fields: Array<keyof EditableRecord> = [
@@ -76,6 +81,7 @@ export function applyUpdate<R extends EditableRecord>(record: R, update: RecordU
     'status',
     'source_name',
     'source_url',
+    'claim_status',
   ];
   if (fields.every((f) => sameJson(record[f], next[f]))) return undefined;
   return { ...next, description_llm: describeRecord(next) };

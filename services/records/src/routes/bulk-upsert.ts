@@ -18,8 +18,9 @@ import type { RecordsService } from '../records-service';
  */
 export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
   router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(`${BULK_UPSERT_MAX_BYTES}b`), async (req, res) => {
-    const body = parseInput(bulkUpsertRequest, req.body, 'body');
-    const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), planOfRequest(req), body);
+    const { pipeline, vocabulary, ...body } = parseInput(bulkUpsertRequest, req.body, 'body');
+    const origin = { vocabulary: vocabulary ?? 'current', pipeline: pipeline ?? false };
+    const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), planOfRequest(req), { ...body, origin });
     res.json(outcome);
   });
 

@@ -3,7 +3,7 @@ import { collectionName, planOf, visibility } from '@trove/contracts';
 import { identityOf, parseInput, requirePortalUser, tenantOf } from '@trove/platform';
 import type { Handler, Router } from '../http';
 import type { PortalService } from '../portal-service';
-import type { RecordsService } from '../records-service';
+import { CURRENT_WRITE, type RecordsService, type WriteOrigin } from '../records-service';
 
 const nameParams = z.object({ name: collectionName });
 const defaultVisibilityBody = z.strictObject({ default_visibility: visibility });
@@ -15,7 +15,7 @@ interface CountAnswers {
 }
 
 /** The handlers the portal's collection routes share with the older vocabulary's (/portal/verticals). */
-export function collectionHandlers(records: RecordsService, answer: CountAnswers): Record<'archive' | 'reindex', Handler> {
+export function collectionHandlers(records: RecordsService, reindexing: WriteOrigin, answer: CountAnswers): Record<'archive' | 'reindex', Handler> {
   /** Archives every record of the collection: gone from private search and the Open API once this answers. */
   const archive: Handler = async (req, res) => {
     const { name } = parseInput(nameParams, req.params, 'path');
@@ -23,7 +23,7 @@ export function collectionHandlers(records: RecordsService, answer: CountAnswers
   };
   const reindex: Handler = async (req, res) => {
     const { name } = parseInput(nameParams, req.params, 'path');
-    res.json(answer.queued(name, await records.reindexCollection(tenantOf(req), name)));
+    res.json(answer.queued(name, await records.reindexCollection(tenantOf(req), name, reindexing)));
   };
   return { archive, reindex };
 }
@@ -36,7 +36,7 @@ export function portalCollectionRoutes(router: Router, records: RecordsService, 
     res.json(await portal.collections(tenantOf(req), planOf(identityOf(req).plan)));
   });
 
-  const handlers = collectionHandlers(records, {
+  const handlers = collectionHandlers(records, CURRENT_WRITE, {
     archived: (name, n) => ({ collection: name, records_archived: n }),
     queued: (name, n) => ({ collection: name, records_queued: n }),
   });

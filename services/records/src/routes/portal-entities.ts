@@ -1,33 +1,24 @@
-import { z } from 'zod';
-import { parseInput, requirePortalUser } from '@trove/platform';
-import { toEntity } from '../domain/entity';
+import { requirePortalUser } from '@trove/platform';
 import type { Router } from '../http';
-import type { RecordsService } from '../records-service';
+import { PIPELINE_WRITE, type RecordsService } from '../records-service';
 import { collectionHandlers } from './portal-collections';
-import { portalRecordUpdate, recordHandlers } from './portal-records';
-
-/** The portal's record update in the older vocabulary: vertical_data for collection_data. */
-const entityUpdate = z.strictObject({
-  ...portalRecordUpdate.omit({ collection_data: true }).shape,
-  vertical_data: portalRecordUpdate.shape.collection_data,
-});
+import { portalRecordUpdate } from './portal-records';
+import { recordHandlers } from './records';
+import { OLDER } from './vocabulary';
 
 /**
  * The older portal vocabulary (spec, Older portal): entities and verticals, served by the portal's record and
- * collection handlers with entity names in and out.
+ * collection handlers in the older vocabulary. A vertical's reindex queues its entities for the pipeline's jobs.
  */
 export function portalEntityRoutes(router: Router, records: RecordsService): void {
   const signedIn = requirePortalUser();
 
-  const entities = recordHandlers(records, toEntity, (body) => {
-    const { vertical_data, ...rest } = parseInput(entityUpdate, body, 'body');
-    return { ...rest, collection_data: vertical_data };
-  });
+  const entities = recordHandlers(records, OLDER, portalRecordUpdate);
   router.get('/portal/entities/:id', signedIn, entities.read);
   router.patch('/portal/entities/:id', signedIn, entities.update);
   router.delete('/portal/entities/:id', signedIn, entities.archive);
 
-  const verticals = collectionHandlers(records, {
+  const verticals = collectionHandlers(records, PIPELINE_WRITE, {
     archived: (name, n) => ({ vertical: name, entities_archived: n }),
     queued: (name, n) => ({ vertical: name, entities_queued: n }),
   });

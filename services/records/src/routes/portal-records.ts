@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { collectionName, recordType, visibility, type RecordDto } from '@trove/contracts';
+import { collectionName, recordType, visibility } from '@trove/contracts';
 import { parseInput, requirePortalUser, tenantOf } from '@trove/platform';
-import type { RecordUpdate } from '../domain/update';
-import { planOfRequest, type Handler, type Router } from '../http';
+import type { Router } from '../http';
 import type { PortalService } from '../portal-service';
 import type { RecordsService } from '../records-service';
+import { recordHandlers } from './records';
 import { idParams, recordUpdate } from './request-schemas';
+import { CURRENT } from './vocabulary';
 
 /** A whole number in a query string, within bounds. */
 function queryInteger(min: number, max: number, fallback: number) {
@@ -30,29 +31,6 @@ export const portalRecordUpdate = recordUpdate.pick({ name: true, collection_dat
 
 const visibilityBody = z.strictObject({ visibility });
 
-/**
- * The handlers the portal's record routes share with the older vocabulary's (/portal/entities): `show` writes a
- * record in the route's vocabulary, `updateOf` reads an update from the route's body.
- */
-export function recordHandlers(records: RecordsService, show: (record: RecordDto) => unknown, updateOf: (body: unknown) => RecordUpdate): Record<'read' | 'update' | 'archive', Handler> {
-  const read: Handler = async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
-    res.json(show(await records.get(tenantOf(req), id)));
-  };
-  /** Answers once the search text is rebuilt (indexing_status indexed), as PATCH /records/{id} does. */
-  const update: Handler = async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
-    const changes = updateOf(req.body);
-    res.json(show(await records.update(tenantOf(req), planOfRequest(req), id, changes)));
-  };
-  const archive: Handler = async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
-    await records.archive(tenantOf(req), id);
-    res.status(204).end();
-  };
-  return { read, update, archive };
-}
-
 /** The portal's record routes: a signed-in person's view of their tenant's records (keys are refused with 401). */
 export function portalRecordRoutes(router: Router, records: RecordsService, portal: PortalService): void {
   const signedIn = requirePortalUser();
@@ -64,11 +42,7 @@ export function portalRecordRoutes(router: Router, records: RecordsService, port
     );
   });
 
-  const handlers = recordHandlers(
-    records,
-    (record) => record,
-    (body) => parseInput(portalRecordUpdate, body, 'body'),
-  );
+  const handlers = recordHandlers(records, CURRENT, portalRecordUpdate);
   router.get('/portal/records/:id', signedIn, handlers.read);
   router.patch('/portal/records/:id', signedIn, handlers.update);
   router.delete('/portal/records/:id', signedIn, handlers.archive);

@@ -20,9 +20,10 @@ import {
 import { ERRORS, parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { nameQuery } from '../domain/search-terms';
-import { planOfRequest, type Router } from '../http';
+import { planOfRequest, type Handler, type Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { idParams, recordUpdate } from './request-schemas';
+import { CURRENT, type RecordFields, type RecordVocabulary } from './vocabulary';
 
 /** Unknown fields are refused (422 extra_forbidden) so a misspelt field never silently falls back to a default. */
 const createBody = z.strictObject({
@@ -91,8 +92,8 @@ function filtersParameter(text: string | undefined): Record<string, FilterValue>
   return parseInput(z.object({ filters: searchFilters }), { filters: raw }, 'query').filters;
 }
 
-/** One page of the tenant's records, newest first, as GET /records answers it. */
-async function listPage(records: RecordsService, tenantId: string, query: ListInput, data: Filter[] | undefined, source: 'query' | 'body') {
+/** One page of the tenant's records, newest first, as GET /records answers it (items in the route's vocabulary). */
+async function listPage(records: RecordsService, tenantId: string, query: ListInput, data: Filter[] | undefined, source: 'query' | 'body', v: RecordVocabulary = CURRENT) {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   if (query.cursor !== undefined && !after) {
     throw validationError([source, 'cursor'], 'Input should be a cursor returned by a previous page', 'value_error', query.cursor);
@@ -112,61 +113,87 @@ async function listPage(records: RecordsService, tenantId: string, query: ListIn
   });
   const last = page.items.at(-1);
   return {
-    items: page.items.map((r) => ({
-      id: r.id,
-      name: r.name,
-      collection: r.collection,
-      record_type: r.record_type,
-      indexing_status: r.indexing_status,
-      created_at: r.created_at.toISOString(),
-      updated_at: r.updated_at.toISOString(),
-    })),
+    items: page.items.map((r) =>
+      v.names({
+        id: r.id,
+        name: r.name,
+        collection: r.collection,
+        record_type: r.record_type,
+        indexing_status: r.indexing_status,
+        created_at: r.created_at.toISOString(),
+        updated_at: r.updated_at.toISOString(),
+      }),
+    ),
     cursor: page.hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
     has_more: page.hasMore,
   };
 }
 
-export function recordRoutes(router: Router, records: RecordsService): void {
-  router.post('/records', requireScope('records'), async (req, res) => {
-    const body = parseInput(createBody, req.body, 'body');
-    const record = await records.create(tenantOf(req), planOfRequest(req), body);
-    res.status(201).json({
-      id: record.id,
-      name: record.name,
-      collection: record.collection,
-      record_type: record.record_type,
-      visibility: record.visibility,
-      collection_data: record.collection_data,
-      indexing_status: record.indexing_status,
-      created_at: record.created_at,
-    });
-  });
+/**
+ * The key-authenticated record handlers in one vocabulary: /records routes them with CURRENT, /entities (routes/
+ * entities.ts) with OLDER. A record created through the older vocabulary answers at once, pending, and is indexed by
+ * the pipeline's jobs; one created through the current vocabulary answers once search has it.
+ */
+export function recordHandlers(
+  records: RecordsService,
+  v: RecordVocabulary,
+  /** What an update may change (the portal's is a part of it). */
+  updates: z.ZodObject = recordUpdate,
+): Record<'create' | 'list' | 'read' | 'update' | 'archive', Handler> {
+  // A field the vocabulary does not add is refused like any unknown one; typed as added, it is optional either way.
+  const fields = v.recordFields as RecordFields;
+  const createSchema = createBody.extend(fields);
+  const updateSchema = (updates as typeof recordUpdate).extend(fields);
+  return {
+    create: v.handler(async (req, res) => {
+      const body = v.parse(createSchema, req.body, 'body');
+      const record = await records.create(tenantOf(req), planOfRequest(req), body, v.queues);
+      const answer = {
+        id: record.id,
+        name: record.name,
+        collection: record.collection,
+        record_type: record.record_type,
+        visibility: record.visibility,
+        collection_data: record.collection_data,
+        indexing_status: record.indexing_status,
+        created_at: record.created_at,
+      };
+      res.status(201).json({ ...v.names(answer), ...v.extras(record) });
+    }),
+    list: v.handler(async (req, res) => {
+      const query = v.parse(listQuery, req.query, 'query');
+      const data = dataFiltersOf(filtersParameter(query.filters), 'query');
+      res.json(await listPage(records, tenantOf(req), query, data, 'query', v));
+    }),
+    read: v.handler(async (req, res) => {
+      const { id } = parseInput(idParams, req.params, 'path');
+      res.json(v.record(await records.get(tenantOf(req), id)));
+    }),
+    /** Answers once the search representation is rebuilt (indexed), in both vocabularies (spec, Indexing status). */
+    update: v.handler(async (req, res) => {
+      const { id } = parseInput(idParams, req.params, 'path');
+      const update = v.parse(updateSchema, req.body, 'body');
+      res.json(v.record(await records.update(tenantOf(req), planOfRequest(req), id, update)));
+    }),
+    archive: v.handler(async (req, res) => {
+      const { id } = parseInput(idParams, req.params, 'path');
+      await records.archive(tenantOf(req), id);
+      res.status(204).end();
+    }),
+  };
+}
 
-  router.get('/records', requireScope('records'), async (req, res) => {
-    const query = parseInput(listQuery, req.query, 'query');
-    const data = dataFiltersOf(filtersParameter(query.filters), 'query');
-    res.json(await listPage(records, tenantOf(req), query, data, 'query'));
-  });
+export function recordRoutes(router: Router, records: RecordsService): void {
+  const handlers = recordHandlers(records, CURRENT);
+  router.post('/records', requireScope('records'), handlers.create);
+  router.get('/records', requireScope('records'), handlers.list);
 
   router.post(RECORDS_LIST_PATH, requireScope('records'), async (req, res) => {
     const body = parseInput(listBody, req.body ?? {}, 'body');
     res.json(await listPage(records, tenantOf(req), body, dataFiltersOf(body.filters, 'body'), 'body'));
   });
 
-  router.get('/records/:id', requireScope('records'), async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
-    res.json(await records.get(tenantOf(req), id));
-  });
-
-  router.patch('/records/:id', requireScope('records'), async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
-    const update = parseInput(recordUpdate, req.body, 'body');
-    res.json(await records.update(tenantOf(req), planOfRequest(req), id, update));
-  });
-
-  router.delete('/records/:id', requireScope('records'), async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
-    await records.archive(tenantOf(req), id);
-    res.status(204).end();
-  });
+  router.get('/records/:id', requireScope('records'), handlers.read);
+  router.patch('/records/:id', requireScope('records'), handlers.update);
+  router.delete('/records/:id', requireScope('records'), handlers.archive);
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { CollectionSummary } from '@trove/contracts';
+import type { CollectionSummary, VocabularyName } from '@trove/contracts';
 import type { Executor, IndexingStatus, Trx } from './schema';
 
 const TABLE = 'records.collections';
@@ -10,16 +10,18 @@ export interface CollectionSettings {
   /** A blue-green replace in progress (store/replace.ts), or null. */
   staging_generation: number | null;
   staging_status: 'uploading' | 'uploaded' | null;
+  /** The vocabulary that first created the collection. */
+  vocabulary: VocabularyName;
 }
 
-const SETTINGS = ['default_visibility', 'active_generation', 'staging_generation', 'staging_status'] as const;
+const SETTINGS = ['default_visibility', 'active_generation', 'staging_generation', 'staging_status', 'vocabulary'] as const;
 
 /**
- * The collection's settings, creating the collection on its first use. The row stays key-share locked until commit,
- * so a swap or cancel of a replace (which locks it for update) never runs while this write is putting records into a
- * generation it would delete or archive.
+ * The collection's settings, creating the collection on its first use (in `vocabulary`, which a collection keeps
+ * from then on). The row stays key-share locked until commit, so a swap or cancel of a replace (which locks it for
+ * update) never runs while this write is putting records into a generation it would delete or archive.
  */
-export async function ensureCollection(trx: Trx, tenantId: string, name: string): Promise<CollectionSettings> {
+export async function ensureCollection(trx: Trx, tenantId: string, name: string, vocabulary: VocabularyName = 'current'): Promise<CollectionSettings> {
   const existing = await trx
     .selectFrom(TABLE)
     .select(SETTINGS)
@@ -31,7 +33,7 @@ export async function ensureCollection(trx: Trx, tenantId: string, name: string)
   // A concurrent first use may win the insert; then the row it wrote is read back.
   await trx
     .insertInto(TABLE)
-    .values({ tenant_id: tenantId, name, default_visibility: 'private' })
+    .values({ tenant_id: tenantId, name, default_visibility: 'private', vocabulary })
     .onConflict((oc) => oc.columns(['tenant_id', 'name']).doNothing())
     .execute();
   return trx
@@ -52,16 +54,22 @@ export async function setDefaultVisibility(db: Executor, tenantId: string, name:
     .execute();
 }
 
-/** Active generation of each named collection of a tenant (collections never used have none). */
-export async function activeGenerations(db: Executor, tenantId: string, names: string[]): Promise<Map<string, number>> {
+/** What records.changed events say of a record's collection (collections never used have none). */
+export interface AnnouncedCollection {
+  active_generation: number;
+  vocabulary: VocabularyName;
+}
+
+/** Active generation and vocabulary of each named collection of a tenant (collections never used have none). */
+export async function activeGenerations(db: Executor, tenantId: string, names: string[]): Promise<Map<string, AnnouncedCollection>> {
   if (names.length === 0) return new Map();
   const rows = await db
     .selectFrom(TABLE)
-    .select(['name', 'active_generation'])
+    .select(['name', 'active_generation', 'vocabulary'])
     .where('tenant_id', '=', tenantId)
     .where('name', 'in', names)
     .execute();
-  return new Map(rows.map((r) => [r.name, r.active_generation]));
+  return new Map(rows.map((r) => [r.name, { active_generation: r.active_generation, vocabulary: r.vocabulary }]));
 }
 
 /**

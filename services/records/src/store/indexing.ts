@@ -42,7 +42,8 @@ export interface Acknowledgement {
   tenantId: string;
   recordId: string;
   version: number;
-  status: 'indexed' | 'failed';
+  /** processing: a pipeline job took the version (it moves only a pending record). */
+  status: 'processing' | 'indexed' | 'failed';
 }
 
 /**
@@ -52,14 +53,22 @@ export interface Acknowledgement {
  */
 export async function acknowledgeIndexing(db: Executor, acks: Acknowledgement[]): Promise<Acknowledgement[]> {
   if (acks.length === 0) return [];
+  // An update joins each row once: of a version's acknowledgements only the last settled one (a job's processing
+  // delivered with its outcome says nothing more) goes in.
+  const latest = new Map<string, Acknowledgement>();
+  for (const ack of acks) {
+    const key = `${ack.recordId}:${ack.version}`;
+    if (ack.status !== 'processing' || !latest.has(key)) latest.set(key, ack);
+  }
   // In id order, the order writes mark records pending in (markPending), so the two never wait on each other in a circle.
-  const rows = acks
+  const rows = [...latest.values()]
     .map((a) => ({ tenant_id: a.tenantId, id: a.recordId, version: a.version, status: a.status }))
     .sort(byId);
-  const result = await sql<{ record_id: string; version: number; status: 'indexed' | 'failed'; tenant_id: string }>`
+  const result = await sql<{ record_id: string; version: number; status: Acknowledgement['status']; tenant_id: string }>`
     update records.indexing i set status = a.status
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(tenant_id text, id uuid, version integer, status text)
     where i.record_id = a.id and i.tenant_id = a.tenant_id and i.version = a.version and i.status is distinct from a.status
+      and (a.status <> 'processing' or i.status = 'pending')
     returning i.tenant_id, i.record_id, i.version, i.status
   `.execute(db);
   return result.rows.map((r) => ({ tenantId: r.tenant_id, recordId: r.record_id, version: r.version, status: r.status }));

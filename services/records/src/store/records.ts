@@ -35,6 +35,7 @@ const COLUMNS = [
   'source_url',
   'source_type',
   'version',
+  'claim_status',
   'created_at',
   'updated_at',
 ] as const;
@@ -89,6 +90,7 @@ export function toDto(row: RecordRow): RecordDto {
     source_url: row.source_url,
     source_type: row.source_type,
     version: row.version,
+    ...(row.claim_status !== null && { claim_status: row.claim_status }),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
@@ -104,6 +106,8 @@ export interface NewRecordsShared {
   generation: number;
   source_name: string | null;
   source_type: RecordRow['source_type'];
+  /** Set by a client of the older vocabulary creating an entity; null otherwise. */
+  claim_status: RecordRow['claim_status'];
 }
 
 /** What each created record has of its own. */
@@ -128,7 +132,7 @@ export async function transactionTime(trx: Trx): Promise<Date> {
 const INSERTED = [
   'id', 'tenant_id', 'name', 'name_tsv', 'description', 'description_llm', 'collection', 'record_type', 'collection_data',
   'content_hash', 'status', 'visibility', 'generation', 'source_name', 'source_id', 'source_url', 'source_type',
-  'version', 'created_at', 'updated_at',
+  'version', 'claim_status', 'created_at', 'updated_at',
 ] as const;
 
 /** Source ids in one fixed order (code units), nulls last: see insertRecords. */
@@ -154,7 +158,7 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
     ordered.map((r) => [
       r.id, shared.tenant_id, r.name, nameVector(r.name), r.description, r.description_llm, shared.collection,
       shared.record_type, r.collection_data, r.content_hash, shared.status, shared.visibility, shared.generation,
-      shared.source_name, r.source_id, r.source_url, shared.source_type, 1, at, at,
+      shared.source_name, r.source_id, r.source_url, shared.source_type, 1, shared.claim_status, at, at,
     ]),
   );
   const created = records.map((r) => ({
@@ -175,6 +179,7 @@ export async function insertRecords(trx: Trx, shared: NewRecordsShared, records:
     source_url: r.source_url,
     source_type: shared.source_type,
     version: 1,
+    claim_status: shared.claim_status,
     created_at: now,
     updated_at: now,
   })) satisfies RecordRow[];
@@ -337,6 +342,7 @@ export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): 
     status: r.status,
     source_name: r.source_name,
     source_url: r.source_url,
+    claim_status: r.claim_status,
   }));
   const result = await sql<RecordRow>`
     update records.records as r set
@@ -351,11 +357,13 @@ export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): 
       status = x.status,
       source_name = x.source_name,
       source_url = x.source_url,
+      claim_status = x.claim_status,
       version = r.version + 1,
       updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x(
       id uuid, name text, name_tsv text, description text, description_llm text, record_type text,
-      collection_data jsonb, content_hash text, visibility text, status text, source_name text, source_url text
+      collection_data jsonb, content_hash text, visibility text, status text, source_name text, source_url text,
+      claim_status text
     )
     where r.tenant_id = ${tenantId} and r.id = x.id
     returning ${RETURNING}

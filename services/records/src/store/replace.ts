@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { IndexingSummary } from '@trove/contracts';
+import type { IndexingSummary, VocabularyName } from '@trove/contracts';
 import type { Executor, Trx } from './schema';
 
 const TABLE = 'records.collections';
@@ -9,9 +9,10 @@ export interface GenerationState {
   active_generation: number;
   staging_generation: number | null;
   staging_status: 'uploading' | 'uploaded' | null;
+  vocabulary: VocabularyName;
 }
 
-const STATE = ['active_generation', 'staging_generation', 'staging_status'] as const;
+const STATE = ['active_generation', 'staging_generation', 'staging_status', 'vocabulary'] as const;
 
 function collectionRow(db: Executor, tenantId: string, name: string) {
   return db.selectFrom(TABLE).select(STATE).where('tenant_id', '=', tenantId).where('name', '=', name);

@@ -1,4 +1,5 @@
 import type { ColumnType, Kysely, Transaction } from 'kysely';
+import type { ClaimStatus, VocabularyName } from '@trove/contracts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -19,6 +20,8 @@ export interface RecordsTable {
   source_url: string | null;
   source_type: 'api' | 'file_upload' | 'webhook' | 'connector';
   version: number;
+  /** Set by clients of the older vocabulary only; null reads as unclaimed. */
+  claim_status: ColumnType<ClaimStatus | null, ClaimStatus | null | undefined, ClaimStatus | null>;
   /** sha256 of the canonical JSON of name and collection_data (domain/content-hash), for dedup. */
   content_hash: string;
   name_tsv: ColumnType<string, unknown, unknown>;
@@ -50,6 +53,8 @@ export interface CollectionsTable {
   staging_started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** The upload result of the file written into staging, as ingestion reported it when the upload finished. */
   staging_summary: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The vocabulary that first created the collection: its search results carry the older names too when `older`. */
+  vocabulary: ColumnType<VocabularyName, VocabularyName | undefined, VocabularyName>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
