@@ -3,7 +3,8 @@ import { collectionName } from './records';
 
 /**
  * A search result item as the specification lists it; private results also carry `description`, Open results do
- * not. The search service answers it, and the Open API and MCP pass it on.
+ * not. The search service answers it, and the Open API and MCP pass it on. A record of a collection first created
+ * through the older vocabulary also carries the older names (entity_id, entity_type, vertical, vertical_data).
  */
 export interface SearchResultItem {
   record_id: string;
@@ -16,6 +17,10 @@ export interface SearchResultItem {
   description: string | null;
   source_type: string;
   updated_at: string;
+  entity_id?: string;
+  entity_type?: string;
+  vertical?: string;
+  vertical_data?: Record<string, unknown>;
 }
 
 /** The JSON answer of a search (private search, and the public search other services call). */

@@ -54,6 +54,19 @@ export function withOlderNames(value: Record<string, unknown>): Record<string, u
   return out;
 }
 
+/**
+ * An answer readable in both vocabularies: its fields under their current names and, for those the older vocabulary
+ * names otherwise, under the older names as well (the same values, not copies).
+ */
+export function withBothNames<T extends object>(value: T): T & Record<string, unknown> {
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [key, v] of Object.entries(value)) {
+    const older = TO_OLDER.get(key);
+    if (older !== undefined) out[older] = key === 'indexing_status' && typeof v === 'string' ? olderIndexingStatus(v) : v;
+  }
+  return out as T & Record<string, unknown>;
+}
+
 /** Fields whose keys are the tenant's own (data fields, filter fields): a 422's loc is never renamed past them. */
 const FREE_FORM = new Set(['collection_data', 'vertical_data', 'filters']);
 

@@ -183,6 +183,19 @@ export const configSchema = z
     INDEXING_BACKLOG_THRESHOLD: z.coerce.number().int().min(0).default(50_000),
     /** How long POST /records and PATCH wait for search to acknowledge the write before answering pending. */
     INDEXING_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
+    /**
+     * The older pipeline (spec, Limits): jobs of at most PIPELINE_BATCH_SIZE records, PIPELINE_WORKER_CONCURRENCY at
+     * once per search process, each given PIPELINE_JOB_TIMEOUT seconds and PIPELINE_MAX_RETRIES retries (the first
+     * after PIPELINE_RETRY_DELAY_MS, each next one twice as late) before its records are failed. After
+     * PIPELINE_BREAKER_FAILURES consecutive failed jobs no new job starts for PIPELINE_BREAKER_PAUSE_SECONDS.
+     */
+    PIPELINE_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
+    PIPELINE_MAX_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
+    PIPELINE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
+    PIPELINE_JOB_TIMEOUT: z.coerce.number().int().min(1).max(86_400).default(300),
+    PIPELINE_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+    PIPELINE_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+    PIPELINE_BREAKER_PAUSE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
     /** Selects the Elasticsearch engine; without it search uses PostgreSQL full-text search. */
     ELASTICSEARCH_URL: optionalUrl,
     ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, _ or -').default('trove'),

@@ -217,6 +217,18 @@ export function searchEngineContract(
       expect(found.hits[0]!.document).toEqual(d);
     });
 
+    it("gives back the older vocabulary of a document's collection, and nothing for the current one", async () => {
+      const t = tenant();
+      const older = doc(t, { name: 'Older vocabulary bolt', vocabulary: 'older' });
+      const current = doc(t, { name: 'Current vocabulary bolt' });
+      await index(older, current);
+      const found = await find(own(t), { text: 'vocabulary bolt' });
+      const byId = new Map(found.hits.map((h) => [h.document.record_id, h.document]));
+      expect(byId.get(older.record_id)).toEqual(older);
+      expect(byId.get(current.record_id)).toEqual(current);
+      expect(byId.get(current.record_id)).not.toHaveProperty('vocabulary');
+    });
+
     describe('public index', () => {
       it('finds public documents of every tenant and no private ones', async () => {
         const [a, b] = [tenant(), tenant()];

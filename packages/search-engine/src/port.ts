@@ -32,6 +32,11 @@ export interface IndexDocument {
   status: 'active' | 'archived' | 'draft';
   visibility: 'private' | 'public';
   updated_at: string;
+  /**
+   * `older` for a record of a collection first created through the older vocabulary (its search results also carry
+   * the older names); absent otherwise. Stored and given back, never searched.
+   */
+  vocabulary?: 'older';
 }
 
 export type IndexChange =

@@ -200,7 +200,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 7,
-    name: 'older vocabulary: a collection\'s vocabulary, an entity\'s claim status',
+    name: "older vocabulary: a collection's vocabulary, an entity's claim status",
     // A collection first created through the older vocabulary answers search with the older names too, so it says
     // which vocabulary created it. claim_status is null until a client of the older vocabulary sets it (unclaimed).
     // Both columns are added without rewriting the tables.

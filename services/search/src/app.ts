@@ -3,6 +3,7 @@ import { createServiceApp, type Config, type HttpMetrics, type Logger, type Read
 import type { SearchEngine } from '@trove/search-engine';
 import type { HealthWindow } from './domain/health-window';
 import type { MonthlyCap } from './monthly-cap';
+import type { PipelineWorker } from './pipeline-worker';
 import { aggregateRoutes } from './routes/aggregate';
 import { searchHealthRoutes } from './routes/health';
 import { internalPublicRoutes } from './routes/internal-public';
@@ -20,6 +21,7 @@ export interface AppDeps {
   search: SearchService;
   health: HealthWindow;
   monthlyCap: MonthlyCap;
+  pipeline: Pick<PipelineWorker, 'report'>;
 }
 
 /** Composes the search HTTP app from its dependencies; it never listens. */
@@ -36,7 +38,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
       cache: () => deps.cache.ping(),
     },
     routes: (router) => {
-      searchHealthRoutes(router, deps.health);
+      searchHealthRoutes(router, deps.health, deps.pipeline);
       searchRoutes(router, deps.search, deps.monthlyCap);
       aggregateRoutes(router, deps.search);
       internalPublicRoutes(router, deps.search);

@@ -1,6 +1,7 @@
 import { CountTally, type Subscription } from '@trove/bus';
 import { usageCountMessage } from '@trove/contracts';
 import { createCache } from '@trove/cache';
+import { migrate } from '@trove/db';
 import { createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createSearchEngine } from '@trove/search-engine';
@@ -8,7 +9,9 @@ import { Histogram } from 'prom-client';
 import { buildApp } from './app';
 import { subscribeIndexer } from './consumers/indexer';
 import { HealthWindow } from './domain/health-window';
+import { migrations } from './migrations';
 import { MonthlyCap } from './monthly-cap';
+import { PipelineWorker } from './pipeline-worker';
 import { SearchService } from './search-service';
 
 /** How often private search counts are published to usage.events. */
@@ -23,6 +26,7 @@ export const searchModule: ServiceModule = {
   dependsOn: [],
   async init(ctx) {
     const logger = ctx.logger;
+    await migrate(ctx.database, 'search', migrations);
     const engine = await createSearchEngine({
       database: ctx.database,
       elasticsearchUrl: ctx.config.ELASTICSEARCH_URL,
@@ -56,18 +60,33 @@ export const searchModule: ServiceModule = {
     // not wait on billing to start.
     const billing = ctx.client('billing');
     const monthlyCap = new MonthlyCap({ cache, billing, logger: logger.child({ component: 'monthly-cap' }) });
-    const app = buildApp({ config: ctx.config, logger, metrics, readiness: ctx.readiness, engine, cache, search, health, monthlyCap });
+    const config = ctx.config;
+    const pipeline = new PipelineWorker(
+      { db: ctx.database.db, engine, cache, bus: ctx.bus, logger: logger.child({ component: 'pipeline' }) },
+      {
+        batchSize: config.PIPELINE_BATCH_SIZE,
+        concurrency: config.PIPELINE_WORKER_CONCURRENCY,
+        maxRetries: config.PIPELINE_MAX_RETRIES,
+        jobTimeoutMs: config.PIPELINE_JOB_TIMEOUT * 1000,
+        retryDelayMs: config.PIPELINE_RETRY_DELAY_MS,
+        breakerFailures: config.PIPELINE_BREAKER_FAILURES,
+        breakerPauseMs: config.PIPELINE_BREAKER_PAUSE_SECONDS * 1000,
+      },
+    );
+    const app = buildApp({ config: ctx.config, logger, metrics, readiness: ctx.readiness, engine, cache, search, health, monthlyCap, pipeline });
     let subscription: Subscription | undefined;
     return {
       app,
       async start() {
-        subscription = await subscribeIndexer({ engine, cache, bus: ctx.bus, logger: logger.child({ consumer: 'indexer' }) });
+        subscription = await subscribeIndexer({ engine, cache, bus: ctx.bus, logger: logger.child({ consumer: 'indexer' }), pipeline });
+        pipeline.start();
         usage.start();
       },
       async stop() {
         await usage.stop();
         await subscription?.stop();
         subscription = undefined;
+        await pipeline.stop();
         await engine.close();
         billing.shutdown();
         await cache.close();

@@ -1,6 +1,6 @@
 import type { CountTally } from '@trove/bus';
 import type { Cache } from '@trove/cache';
-import { usagePeriodOf, type PublicCollection, type SearchAnswer } from '@trove/contracts';
+import { usagePeriodOf, withBothNames, type PublicCollection, type SearchAnswer, type SearchResultItem } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import {
   classifyQuery,
@@ -143,18 +143,22 @@ export class SearchService {
       return { value: errorBody(req, classified?.type), store: false };
     }
     const searched = performance.now();
-    const results = result.hits.map(({ score, document: d }) => ({
-      record_id: d.record_id,
-      name: d.name,
-      score: round(score, 4),
-      collection: d.collection,
-      record_type: d.record_type,
-      collection_data: d.collection_data,
-      description_llm: d.description_llm,
-      description: d.description,
-      source_type: d.source_type,
-      updated_at: d.updated_at,
-    }));
+    const results = result.hits.map(({ score, document: d }) => {
+      const item: SearchResultItem = {
+        record_id: d.record_id,
+        name: d.name,
+        score: round(score, 4),
+        collection: d.collection,
+        record_type: d.record_type,
+        collection_data: d.collection_data,
+        description_llm: d.description_llm,
+        description: d.description,
+        source_type: d.source_type,
+        updated_at: d.updated_at,
+      };
+      // A collection first created through the older vocabulary answers its clients in both (README, "Older vocabulary").
+      return d.vocabulary === 'older' ? withBothNames(item) : item;
+    });
     const body: SearchAnswer = {
       results,
       pagination: { offset: req.offset, limit: req.limit, has_more: req.offset + results.length < result.total_estimate },

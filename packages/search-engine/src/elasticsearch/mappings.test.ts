@@ -32,6 +32,7 @@ describe('Elasticsearch layout', () => {
         'updated_at',
         'version',
         'visibility',
+        'vocabulary',
       ].sort(),
     );
     expect(generationMappings.dynamic).toBe('strict');

@@ -83,6 +83,8 @@ export const documentMappings: estypes.MappingTypeMapping = {
     status: { type: 'keyword' },
     visibility: { type: 'keyword' },
     updated_at: { type: 'date' },
+    /** The vocabulary of the document's collection when it is the older one: given back, never searched. */
+    vocabulary: { type: 'keyword', index: false, doc_values: false },
     collection_data: { type: 'object', enabled: false },
     data: {
       type: 'nested',

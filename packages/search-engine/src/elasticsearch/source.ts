@@ -138,6 +138,7 @@ export function toStored(raw: IndexDocument): StoredDocument {
     status: document.status,
     visibility: document.visibility,
     updated_at: document.updated_at,
+    ...(document.vocabulary === 'older' && { vocabulary: document.vocabulary }),
     tombstone: false,
     identifiers: identifiersOf(document),
     name_key: queryWords(document.name).join(' '),
@@ -167,5 +168,6 @@ export function fromSource(source: Partial<StoredDocument>): IndexDocument {
     status: source.status ?? 'active',
     visibility: source.visibility ?? 'private',
     updated_at: source.updated_at ?? '',
+    ...(source.vocabulary === 'older' && { vocabulary: 'older' as const }),
   };
 }

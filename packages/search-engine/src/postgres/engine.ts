@@ -655,7 +655,11 @@ function exactly(n: number): Total {
 }
 
 /** A document as its row reads back: collection_data is stored as `data`, and a version may arrive as text. */
-type DocumentRow = Omit<IndexDocument, 'collection_data' | 'version'> & { data: Record<string, unknown>; version: number | string };
+type DocumentRow = Omit<IndexDocument, 'collection_data' | 'version' | 'vocabulary'> & {
+  data: Record<string, unknown>;
+  version: number | string;
+  vocabulary: string | null;
+};
 
 function rowToDocument(r: DocumentRow): IndexDocument {
   return {
@@ -673,6 +677,7 @@ function rowToDocument(r: DocumentRow): IndexDocument {
     status: r.status,
     visibility: r.visibility,
     updated_at: r.updated_at,
+    ...(r.vocabulary === 'older' && { vocabulary: 'older' as const }),
   };
 }
 

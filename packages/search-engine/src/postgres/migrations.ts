@@ -96,4 +96,12 @@ export const searchEngineMigrations: Migration[] = [
       alter table search_engine.documents drop column name_tsv;
     `,
   },
+  {
+    version: 4,
+    name: "the vocabulary a document's collection names itself in",
+    // Null for the current vocabulary, so nearly every row stores nothing for it.
+    up: `
+      alter table search_engine.documents add column vocabulary text;
+    `,
+  },
 ];

@@ -8,7 +8,7 @@ export type Fragment = RawBuilder<unknown>;
 
 /** The columns a hit is hydrated from, in the row shape `rowToDocument` reads. */
 export const DOCUMENT_COLUMNS = sql`d.tenant_id, d.record_id, d.version, d.collection, d.record_type, d.generation,
-  d.name, d.description, d.description_llm, d.data, d.source_type, d.status, d.visibility, d.updated_at`;
+  d.name, d.description, d.description_llm, d.data, d.source_type, d.status, d.visibility, d.updated_at, d.vocabulary`;
 
 /** Rank weights for D, C, B, A: collection_data text (C) counts a quarter of a description (B), a tenth of a name. */
 export const RANK_WEIGHTS = '{0.05, 0.1, 0.4, 1.0}';

@@ -85,15 +85,15 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
     await sql`
       insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable, collection,
         generation, record_type, name, description, description_llm, data, source_type, status, visibility,
-        updated_at, identifiers, name_key, tsv)
+        updated_at, vocabulary, identifiers, name_key, tsv)
       select x.tenant_id, x.record_id, x.version, false, x.status = 'active' and x.generation = c.active_generation,
         x.collection, x.generation, x.record_type, x.name, x.description, x.description_llm, x.data, x.source_type,
-        x.status, x.visibility, x.updated_at,
+        x.status, x.visibility, x.updated_at, x.vocabulary,
         array(select jsonb_array_elements_text(x.identifiers)), x.name_key,
         setweight(to_tsvector('simple', x.name_text), 'A') || setweight(to_tsvector('simple', x.body_text), 'B') || setweight(to_tsvector('simple', x.data_text), 'C')
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint,
           collection text, generation integer, record_type text, name text, description text, description_llm text,
-          data jsonb, source_type text, status text, visibility text, updated_at text, identifiers jsonb,
+          data jsonb, source_type text, status text, visibility text, updated_at text, vocabulary text, identifiers jsonb,
           name_key text, name_text text, body_text text, data_text text)
         join search_engine.collections c on c.tenant_id = x.tenant_id and c.collection = x.collection
       where x.generation >= c.active_generation
@@ -103,7 +103,8 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
         collection = excluded.collection, generation = excluded.generation, record_type = excluded.record_type,
         name = excluded.name, description = excluded.description, description_llm = excluded.description_llm,
         data = excluded.data, source_type = excluded.source_type, status = excluded.status,
-        visibility = excluded.visibility, updated_at = excluded.updated_at, identifiers = excluded.identifiers,
+        visibility = excluded.visibility, updated_at = excluded.updated_at, vocabulary = excluded.vocabulary,
+        identifiers = excluded.identifiers,
         name_key = excluded.name_key, tsv = excluded.tsv
       where d.version < excluded.version`.execute(trx);
     const words = vocabularyRows(rows);
@@ -129,7 +130,7 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
       on conflict (tenant_id, record_id) do update set
         version = excluded.version, removed = true, searchable = false, record_type = null, name = null,
         description = null, description_llm = null, data = null, source_type = null, status = null,
-        visibility = null, updated_at = null, identifiers = '{}', name_key = null, tsv = null
+        visibility = null, updated_at = null, vocabulary = null, identifiers = '{}', name_key = null, tsv = null
       where d.version <= excluded.version and not d.removed`.execute(trx);
   }
 }
@@ -187,6 +188,7 @@ function documentRow(document: IndexDocument) {
     status: document.status,
     visibility: document.visibility,
     updated_at: document.updated_at,
+    vocabulary: document.vocabulary ?? null,
     identifiers,
     name_key: searchText(document.name.slice(0, MAX_NAME_TEXT)),
     name_text: `${searchText(document.name.slice(0, MAX_NAME_TEXT))} ${identifiers.join(' ').toLowerCase()}`,

@@ -1,9 +1,19 @@
 import type { DeliveredEvent, EventBus, OutgoingEvent, Subscription } from '@trove/bus';
 import type { Cache } from '@trove/cache';
-import { SEARCH_INDEXER_GROUP, TOPICS, recordChangedEvent, type RecordChangedEvent, type RecordDto, type RecordIndexedEvent, type RecordsIndexedEvent } from '@trove/contracts';
+import {
+  SEARCH_INDEXER_GROUP,
+  TOPICS,
+  recordChangedEvent,
+  type RecordChangedEvent,
+  type RecordDto,
+  type RecordIndexedEvent,
+  type RecordsIndexedEvent,
+  type VocabularyName,
+} from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { IndexChange, IndexDocument, SearchEngine } from '@trove/search-engine';
 import { cacheNamespace } from '../response-cache';
+import type { UpsertChange } from '../store/pipeline-jobs';
 
 const BATCH_SIZE = 1_000;
 
@@ -12,30 +22,63 @@ export interface IndexerDeps {
   cache: Cache;
   bus: EventBus;
   logger: Logger;
+  /** Where upserts marked for the older pipeline go (PipelineWorker). */
+  pipeline: { enqueue(changes: UpsertChange[]): Promise<void> };
+}
+
+/**
+ * What a batch of applied changes leaves to do, in this order: raise the cache versions of every touched scope, then
+ * acknowledge the versions on records.indexed, one event per tenant. A write whose acknowledgement a client has seen
+ * is therefore searchable and no cached answer from before it is served.
+ */
+export async function settle(cache: Cache, bus: EventBus, namespaces: Iterable<string>, acks: RecordIndexedEvent[]): Promise<void> {
+  await Promise.all([...new Set(namespaces)].map((ns) => cache.bump(ns)));
+  await acknowledge(bus, acks);
+}
+
+/** Publishes acknowledgements on records.indexed, one event per tenant. */
+export async function acknowledge(bus: EventBus, acks: RecordIndexedEvent[]): Promise<void> {
+  if (acks.length === 0) return;
+  const byTenant = new Map<string, RecordIndexedEvent[]>();
+  for (const ack of acks) {
+    const list = byTenant.get(ack.tenant_id);
+    if (list) list.push(ack);
+    else byTenant.set(ack.tenant_id, [ack]);
+  }
+  const out: OutgoingEvent[] = [...byTenant].map(([tenant, list]) => ({ topic: TOPICS.recordsIndexed, key: tenant, payload: { acks: list } satisfies RecordsIndexedEvent }));
+  await bus.publish(out);
+}
+
+/** The cache namespaces an upsert touches: its collection's, and the public index's when the record is public. */
+export function upsertNamespaces(document: Pick<IndexDocument, 'tenant_id' | 'collection' | 'visibility'>): string[] {
+  const own = cacheNamespace({ kind: 'private', tenant_id: document.tenant_id, collection: document.collection });
+  return document.visibility === 'public' ? [own, cacheNamespace({ kind: 'public' })] : [own];
 }
 
 /**
  * Keeps the engine in step with records.changed. Per delivered batch: the changes go to the engine in one apply
- * (the newest version of each record only), generation swaps in their place in the order; then the cache versions
- * of every touched collection (and of the public index when a public record may have changed) are raised; only then
- * are the versions acknowledged on records.indexed. A write whose acknowledgement a client has seen is therefore
- * searchable and no cached answer from before it is served. The acknowledgements go out as one event per tenant of
- * the batch, not one per record. Redelivery is harmless: the engine ignores versions it already holds and reports them
- * indexed, so they are acknowledged again.
+ * (the newest version of each record only), generation swaps in their place in the order; then the batch settles
+ * (settle). Redelivery is harmless: the engine ignores versions it already holds and reports them indexed, so they
+ * are acknowledged again. An upsert marked for the older pipeline (the newest of its record in the batch) is queued
+ * as a job instead (pipeline-worker.ts), which acknowledges it itself.
  */
-export function indexerHandler({ engine, cache, bus, logger }: IndexerDeps) {
+export function indexerHandler({ engine, cache, bus, logger, pipeline }: IndexerDeps) {
   return async (events: DeliveredEvent[]): Promise<void> => {
     const namespaces = new Set<string>();
     const acks: RecordIndexedEvent[] = [];
-    let pending = new Map<string, { change: IndexChange; tenant: string }>();
+    let pending = new Map<string, { change: IndexChange; tenant: string; pipeline: boolean }>();
 
     const flush = async () => {
       if (pending.size === 0) return;
       const batch = [...pending.values()];
       pending = new Map();
-      const outcomes = await engine.apply(batch.map((b) => b.change));
+      const queued = batch.filter((b) => b.pipeline).map((b) => b.change as UpsertChange);
+      const applied = batch.filter((b) => !b.pipeline);
+      if (queued.length > 0) await pipeline.enqueue(queued);
+      if (applied.length === 0) return;
+      const outcomes = await engine.apply(applied.map((b) => b.change));
       outcomes.forEach((o, i) => {
-        const tenant = batch[i]!.tenant;
+        const tenant = applied[i]!.tenant;
         acks.push({ tenant_id: tenant, record_id: o.record_id, version: o.version, status: o.status, ...(o.error ? { error: o.error } : {}) });
         if (o.status === 'failed') logger.warn({ recordId: o.record_id, version: o.version, error: o.error }, 'indexing failed');
       });
@@ -58,24 +101,15 @@ export function indexerHandler({ engine, cache, bus, logger }: IndexerDeps) {
       }
       const change = toChange(e);
       const previous = pending.get(e.record_id);
-      if (!previous || versionOf(previous.change) < e.version) pending.set(e.record_id, { change, tenant: e.tenant_id });
+      const queued = e.kind === 'upserted' && e.pipeline === true;
+      if (!previous || versionOf(previous.change) < e.version) pending.set(e.record_id, { change, tenant: e.tenant_id, pipeline: queued });
+      if (queued) continue;
       const collection = e.kind === 'deleted' ? e.collection : e.record.collection;
       namespaces.add(cacheNamespace({ kind: 'private', tenant_id: e.tenant_id, collection }));
       if (mayTouchPublic(e)) namespaces.add(cacheNamespace({ kind: 'public' }));
     }
     await flush();
-
-    await Promise.all([...namespaces].map((ns) => cache.bump(ns)));
-    if (acks.length > 0) {
-      const byTenant = new Map<string, RecordIndexedEvent[]>();
-      for (const ack of acks) {
-        const list = byTenant.get(ack.tenant_id);
-        if (list) list.push(ack);
-        else byTenant.set(ack.tenant_id, [ack]);
-      }
-      const out: OutgoingEvent[] = [...byTenant].map(([tenant, list]) => ({ topic: TOPICS.recordsIndexed, key: tenant, payload: { acks: list } satisfies RecordsIndexedEvent }));
-      await bus.publish(out);
-    }
+    await settle(cache, bus, namespaces, acks);
   };
 }
 
@@ -85,10 +119,10 @@ export function subscribeIndexer(deps: IndexerDeps): Promise<Subscription> {
 
 function toChange(e: Exclude<RecordChangedEvent, { kind: 'generation_swapped' }>): IndexChange {
   if (e.kind === 'deleted') return { op: 'remove', tenant_id: e.tenant_id, record_id: e.record_id, version: e.version };
-  return { op: 'upsert', document: toDocument(e.record), active_generation: e.active_generation ?? e.record.generation };
+  return { op: 'upsert', document: toDocument(e.record, e.collection_vocabulary), active_generation: e.active_generation ?? e.record.generation };
 }
 
-export function toDocument(r: RecordDto): IndexDocument {
+export function toDocument(r: RecordDto, vocabulary?: VocabularyName): IndexDocument {
   return {
     tenant_id: r.tenant_id,
     record_id: r.id,
@@ -104,6 +138,7 @@ export function toDocument(r: RecordDto): IndexDocument {
     status: r.status,
     visibility: r.visibility,
     updated_at: r.updated_at,
+    ...(vocabulary === 'older' && { vocabulary }),
   };
 }
 
