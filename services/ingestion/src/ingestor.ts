@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BulkUpsertRequest } from '@trove/contracts';
+import type { BulkUpsertRequest, VocabularyName } from '@trove/contracts';
 import type { Identity, Logger } from '@trove/platform';
 import { ChunkScheduler, type Pending } from './chunk-scheduler';
 import { isPlainObject, mapRecord, type Mapped, type MappingOptions } from './domain/record-mapping';
@@ -23,6 +23,17 @@ export interface UploadTarget {
   startedAt?: number;
   /** A blue-green replace's staging generation to write into (records' active generation when absent). */
   generation?: number;
+  /**
+   * Through which vocabulary the upload came: the older one's records are indexed by the pipeline's jobs, and a
+   * collection it creates names itself in the older vocabulary too (records' bulk upsert, `pipeline`, `vocabulary`).
+   * The current vocabulary when absent.
+   */
+  origin?: UploadOrigin;
+}
+
+export interface UploadOrigin {
+  vocabulary: VocabularyName;
+  pipeline: boolean;
 }
 
 /** One submitted item: its position in the upload, what was sent, and the record made of it or why there is none. */
@@ -241,6 +252,8 @@ export class Ingestor {
       // Back-pressure only asks whether the backlog is above the threshold.
       backlog_count_limit: this.deps.backlogThreshold + 1,
       ...(target.generation !== undefined ? { generation: target.generation } : {}),
+      ...(target.origin?.pipeline && { pipeline: true }),
+      ...(target.origin?.vocabulary === 'older' && { vocabulary: 'older' as const }),
     };
     const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
     if (outcome.kind === 'failed') {

@@ -10,7 +10,8 @@ export interface StreamEntry {
   mapped: Mapped;
 }
 
-export type StreamTarget = Pick<UploadTarget, 'identity' | 'collection' | 'recordType'>;
+/** Where a stream writes; streams of the two vocabularies to one collection keep separate buffers. */
+export type StreamTarget = Pick<UploadTarget, 'identity' | 'collection' | 'recordType' | 'origin'>;
 
 interface TargetBuffer {
   key: string;
@@ -71,7 +72,7 @@ export class StreamBuffers {
   constructor(private readonly opts: StreamBuffersOptions) {}
 
   private keyOf(t: StreamTarget): string {
-    return JSON.stringify([t.identity.tenantId, t.collection, t.recordType]);
+    return JSON.stringify([t.identity.tenantId, t.collection, t.recordType, t.origin?.vocabulary ?? 'current']);
   }
 
   /** Adds a request's entries whole, unless its records would take the buffer over the limit. */

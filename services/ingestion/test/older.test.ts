@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { TOPICS } from '@trove/contracts';
+import { randomUUID } from 'node:crypto';
+import { TOPICS, recordChangedEvent, type RecordChangedEvent } from '@trove/contracts';
 import type { TestService } from '@trove/testing';
 import { fixtureBytes } from './fixtures/fixtures';
 import { as, byName, eventually, newTenant, recordsOf, startSystem, type Client, type System } from './helpers';
@@ -134,6 +135,33 @@ describe('older vocabulary: files, stream and webhook', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ record_count: 1, duplicate_count: 0 });
     expect((await recordsOf(system, tenant, 'hooks'))[0]).toMatchObject({ name: 'Hooked', source_type: 'webhook', collection_data: { n: 1 } });
+  });
+});
+
+describe('older uploads go through the pipeline', () => {
+  it('marks what they write for the pipeline in an older collection; current uploads are indexed directly', async () => {
+    const seen: RecordChangedEvent[] = [];
+    const subscription = await system.records.bus.subscribe({
+      group: `test.older-uploads.${randomUUID()}`,
+      topics: [TOPICS.recordsChanged],
+      handler: async (events) => {
+        for (const e of events) seen.push(recordChangedEvent.parse(e.payload));
+      },
+    });
+    try {
+      const batch = await json('/ingest/piped/part/batch', { records: [{ name: 'Piped bolt' }] });
+      const streamed = await api.post('/ingest/piped-stream/part/stream').set('content-type', 'application/x-ndjson').send(JSON.stringify({ name: 'Piped nut' }));
+      expect(streamed.status).toBe(200);
+      expect((await json('/upload/direct/part/batch', { records: [{ name: 'Direct bolt' }] })).status).toBe(201);
+      await eventually(async () => expect(seen.filter((e) => e.tenant_id === tenant)).toHaveLength(3));
+      const byName = (name: string) => seen.find((e) => e.kind === 'upserted' && e.record.name === name);
+      expect(byName('Piped bolt')).toMatchObject({ record_id: batch.body.entity_ids[0], pipeline: true, collection_vocabulary: 'older' });
+      expect(byName('Piped nut')).toMatchObject({ pipeline: true, collection_vocabulary: 'older' });
+      expect(byName('Direct bolt')).not.toHaveProperty('pipeline');
+      expect(byName('Direct bolt')).not.toHaveProperty('collection_vocabulary');
+    } finally {
+      await subscription.stop();
+    }
   });
 });
 

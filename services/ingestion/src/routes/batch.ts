@@ -57,6 +57,7 @@ export async function ingestBatch(ingestor: Ingestor, req: Request, res: Respons
       sourceName: query.source_name ?? null,
       requestId: req.id,
       startedAt,
+      origin: vocabulary.origin,
     },
     submitted(body.records, vocabulary),
     () => `sha256:${createHash('sha256').update(raw).digest('hex')}`,

@@ -114,6 +114,7 @@ export async function ingestFile(
           sourceName: opts.target?.source_name ?? sourceNameOf(file.fileName),
           requestId: req.id,
           startedAt,
+          origin: vocabulary.origin,
         },
         items: (content) =>
           submittedItems(parserFor(format)(content, { nameColumn: options.name_column, recordTag: options.record_tag, fileName: file.fileName }), {

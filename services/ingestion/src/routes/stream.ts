@@ -62,7 +62,7 @@ function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, vocabula
     if (!req.is(NDJSON_TYPES)) {
       throw ERRORS.unsupportedMediaType(`Content-Type must be application/x-ndjson, one JSON object per line`);
     }
-    const target = { identity: identityOf(req), collection: params.collection, recordType: params.record_type };
+    const target = { identity: identityOf(req), collection: params.collection, recordType: params.record_type, origin: vocabulary.origin };
 
     // The limit counts inflated bytes, so a compressed body cannot grow past it.
     const body = decodedBody(req, bodyEncodingOf(req));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseInput } from '@trove/platform';
 import type { MappingOptions } from '../domain/record-mapping';
-import type { UploadResult } from '../ingestor';
+import type { UploadOrigin, UploadResult } from '../ingestor';
 import type { DeadLetter } from '../domain/tally';
 import { targetParams } from './target';
 
@@ -17,12 +17,15 @@ export interface Vocabulary {
   /** The upload's collection and record type from the path parameters (422 naming this vocabulary's fields). */
   target(params: unknown): { collection: string; record_type: string };
   mapping: Pick<MappingOptions, 'dataField'>;
+  /** How its uploads write: the older vocabulary's records go through the pipeline's jobs (spec, Older pipeline). */
+  origin: UploadOrigin;
 }
 
 export const CURRENT: Vocabulary = {
   root: '/upload/{collection}/{record_type}',
   target: (params) => parseInput(targetParams, params, 'path'),
   mapping: { dataField: 'collection_data' },
+  origin: { vocabulary: 'current', pipeline: false },
 };
 
 const olderParams = z.object({ vertical: targetParams.shape.collection, entity_type: targetParams.shape.record_type });
@@ -34,6 +37,7 @@ export const OLDER: Vocabulary = {
     return { collection: vertical, record_type: entity_type };
   },
   mapping: { dataField: 'vertical_data' },
+  origin: { vocabulary: 'older', pipeline: true },
 };
 
 /** The ingestion status values of the older vocabulary: `completed` where the current one says `complete`. */
