@@ -145,6 +145,88 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   };
 }
 
+/** Every service of the system, each its own process in the shape started by startApart. */
+export const SERVICES = ['auth', 'records', 'ingestion', 'search', 'open', 'billing', 'connector', 'mcp'] as const;
+
+export interface ApartSystem {
+  baseUrl: string;
+  /** Where each service listens, by name. */
+  servicePorts: Record<string, number>;
+  /** Everything the processes wrote so far, each line prefixed with its service. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The shape with a process per service, as a platform team runs it: the gateway and each service started alone
+ * (`--target=<service>`) on ports of their own, sharing one PostgreSQL database (`databaseUrl`; its schemas per
+ * service, the embedded event log in it) and the secrets the processes of one system share. Resolves once every
+ * process answers ready.
+ */
+export async function startApart(opts: { databaseUrl: string; env?: Record<string, string> }): Promise<ApartSystem> {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ENV: 'development',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: opts.databaseUrl,
+    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('hex'),
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    PORT: String(await freePort()),
+  };
+  delete env.KAFKA_BROKERS;
+  for (const s of SERVICES) env[`${s.toUpperCase()}_PORT`] = String(await freePort());
+  Object.assign(env, opts.env ?? {});
+
+  let output = '';
+  const children = ['gateway', ...SERVICES].map((target) => {
+    const child = spawn(process.execPath, [LAUNCHER, `--target=${target}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((res) => child.once('exit', () => res()));
+    const log = (d: Buffer) => (output += d.toString().replace(/^(?=.)/gm, `[${target}] `));
+    child.stdout!.on('data', log);
+    child.stderr!.on('data', log);
+    return { target, child, exited };
+  });
+  const stop = async () => {
+    for (const { child } of children) if (child.exitCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => children.forEach(({ child }) => child.exitCode === null && child.kill('SIGKILL')), 15_000);
+    await Promise.all(children.map((c) => c.exited));
+    clearTimeout(timer);
+  };
+
+  const urls = [`http://127.0.0.1:${env.PORT}`, ...SERVICES.map((s) => `http://127.0.0.1:${env[`${s.toUpperCase()}_PORT`]}`)];
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const dead = children.find((c) => c.child.exitCode !== null);
+    if (dead) {
+      await stop();
+      throw new Error(`${dead.target} exited with ${dead.child.exitCode} during start:\n${output}`);
+    }
+    const statuses = await Promise.all(
+      urls.map(async (url) => {
+        try {
+          const res = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+          await res.arrayBuffer();
+          return res.status;
+        } catch {
+          return 0;
+        }
+      }),
+    );
+    if (statuses.every((status) => status === 200)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the processes did not all become ready in 90 s (${statuses.join(', ')}):\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    baseUrl: urls[0]!,
+    servicePorts: Object.fromEntries(SERVICES.map((s) => [s, Number(env[`${s.toUpperCase()}_PORT`])])),
+    output: () => output,
+    stop,
+  };
+}
+
 /** The TCP ports process `pid` listens on, read from the kernel's tables (Linux; no traffic sent). */
 export function listeningPorts(pid: number): number[] {
   const sockets = new Set<string>();
