@@ -83,6 +83,11 @@ describe.each(shapes)('the older vocabulary, $name', (shape) => {
     expect(post.body.results[0]).toMatchObject({ entity_id: entityId, entity_type: 'bolt', vertical: 'fasteners', vertical_data: { finish: 'zinc' }, name: 'Hex bolt M8x40' });
     const identifier = await api('POST', '/api/v1/search/fasteners', { headers: key, body: { query: 'DIN 933' } });
     expect(identifier.body.results[0]).toMatchObject({ entity_id: entityId, score: 1 });
+    // The older search's filter note: entity_type filters on the entity's type.
+    const typed = await api('POST', '/api/v1/search/fasteners', { headers: key, body: { query: 'hex bolt', filters: { entity_type: 'bolt' } } });
+    expect(typed.body.results.map((r: { entity_id: string }) => r.entity_id)).toEqual([entityId]);
+    const otherType = await api('POST', '/api/v1/search/fasteners', { headers: key, body: { filters: { entity_type: 'nut' } } });
+    expect(otherType.body.results).toEqual([]);
     const get = await api('GET', '/api/v1/search/fasteners?q=hex', { headers: key });
     expect(get.body.results.map((r: { entity_id: string }) => r.entity_id)).toEqual([entityId]);
   });

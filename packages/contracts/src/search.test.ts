@@ -1,4 +1,4 @@
-import { formatFilters, parseFilters } from './search';
+import { formatFilters, parseFilters, withRecordTypeFilters } from './search';
 
 describe('formatFilters', () => {
   it('writes filters that parseFilters reads back as the same filters', () => {
@@ -19,5 +19,17 @@ describe('formatFilters', () => {
     expect(filters).toHaveLength(10);
     expect(parseFilters(formatFilters(filters))).toEqual({ filters: expect.arrayContaining(filters), issues: [] });
     expect(parseFilters(formatFilters(filters)).filters).toHaveLength(10);
+  });
+});
+
+describe('withRecordTypeFilters', () => {
+  it('puts entity_type equality on the record type and refuses a range on it', () => {
+    const { filters } = parseFilters({ entity_type: 'bolt,nut', material: 'steel', entity_type_min: 3 });
+    const typed = withRecordTypeFilters(filters);
+    expect(typed.filters).toEqual([
+      { field: 'entity_type', op: 'in', value: ['bolt', 'nut'], on: 'record_type' },
+      { field: 'material', op: 'eq', value: 'steel' },
+    ]);
+    expect(typed.issues).toEqual([expect.objectContaining({ key: 'entity_type_min', type: 'value_error' })]);
   });
 });

@@ -164,6 +164,29 @@ export interface Filter {
   field: string;
   op: FilterOp;
   value: Scalar | Scalar[];
+  /**
+   * `record_type`: the filter is on the record's type, not on a collection_data field (the older vocabulary's
+   * `entity_type` filter; eq and in only, values compared as text).
+   */
+  on?: 'record_type';
+}
+
+/** The filter key the older vocabulary's search takes for the record's type (spec, Search: "a filter entity_type is accepted"). */
+export const RECORD_TYPE_FILTER = 'entity_type';
+
+/**
+ * Filters as search applies them: a RECORD_TYPE_FILTER equality is on the record's type; any other operator on it is
+ * an issue (a type has no range).
+ */
+export function withRecordTypeFilters(filters: Filter[]): { filters: Filter[]; issues: FilterIssue[] } {
+  const out: Filter[] = [];
+  const issues: FilterIssue[] = [];
+  for (const f of filters) {
+    if (f.field !== RECORD_TYPE_FILTER) out.push(f);
+    else if (f.op === 'eq' || f.op === 'in') out.push({ ...f, on: 'record_type' });
+    else issues.push({ key: `${f.field}${SUFFIX_OF[f.op]}`, problem: 'not_a_bound', msg: `${RECORD_TYPE_FILTER} takes one value or a list of values, not a range`, type: 'value_error', input: f.value });
+  }
+  return { filters: out, issues };
 }
 
 /** Why a filter cannot be applied. */

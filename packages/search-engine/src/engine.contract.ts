@@ -680,6 +680,20 @@ export function searchEngineContract(
         expect(await names(t, [{ field: 'material', op: 'eq', value: 'steel' }, { field: 'in_stock', op: 'eq', value: true }])).toEqual(['A', 'C']);
         expect(await names(t, [{ field: 'price', op: 'lt', value: 20 }], 'steel')).toEqual(['A', 'Steel F']);
       });
+
+      it("filters on the record's type, not on a collection_data field of the same name, with and without text", async () => {
+        const t = tenant();
+        await index(
+          doc(t, { name: 'Steel bolt', record_type: 'bolt', collection_data: { entity_type: 'nut' } }),
+          doc(t, { name: 'Steel nut', record_type: 'nut' }),
+          doc(t, { name: 'Steel washer', record_type: 'washer' }),
+        );
+        const byType = (value: string | string[]): Filter => ({ field: 'entity_type', op: Array.isArray(value) ? 'in' : 'eq', value, on: 'record_type' });
+        expect(await names(t, [byType('nut')])).toEqual(['Steel nut']);
+        expect(await names(t, [byType(['bolt', 'washer'])], 'steel')).toEqual(['Steel bolt', 'Steel washer']);
+        expect(await names(t, [byType('Nut')])).toEqual([]);
+        expect(await names(t, [{ field: 'entity_type', op: 'eq', value: 'nut' }])).toEqual(['Steel bolt']);
+      });
     });
 
     describe('order and pages', () => {

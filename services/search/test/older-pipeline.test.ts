@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Subscription } from '@trove/bus';
 import { RECORDS_BULK_UPSERT_PATH, TOPICS, acknowledgementsIn, recordIndexedEvent, type RecordIndexedEvent } from '@trove/contracts';
-import { openDatabase, sql, type Database } from '@trove/db';
+import { openDatabase, sql } from '@trove/db';
 import { eventually } from '@trove/testing';
 import { product, startSystem, type System } from './helpers';
 
@@ -35,6 +35,26 @@ async function watchAcks(sys: System): Promise<{ acks: RecordIndexedEvent[]; eve
     },
   });
   return { acks, events, stop: () => subscription.stop() };
+}
+
+/**
+ * Holds the engine's documents table from a connection of its own: writers to it wait until `release`, searches may
+ * still read. `released` settles once the lock is gone.
+ */
+async function holdEngine(sys: System): Promise<{ release(): void; released: Promise<void> }> {
+  const holder = await openDatabase({ url: sys.db.url, poolSize: 1 });
+  let release!: () => void;
+  const releasing = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const held = holder.db.transaction().execute(async (trx) => {
+    await sql`lock table search_engine.documents in share mode`.execute(trx);
+    locked();
+    await releasing;
+  });
+  await Promise.race([isLocked, held]);
+  const released = held.finally(() => holder.close());
+  return { release, released };
 }
 
 /** Writes `n` records in one chunk through records' internal bulk upsert, as an older-vocabulary upload does. */
@@ -98,31 +118,16 @@ describe('entities are indexed asynchronously', () => {
 
 describe('jobs of PIPELINE_BATCH_SIZE, PIPELINE_WORKER_CONCURRENCY at a time', () => {
   let sys: System;
-  let lockHolder: Database;
   beforeAll(async () => {
     sys = await startSystem({ PIPELINE_BATCH_SIZE: '5', PIPELINE_WORKER_CONCURRENCY: '2', PIPELINE_JOB_TIMEOUT: '30' });
-    lockHolder = await openDatabase({ url: sys.db.url, poolSize: 1 });
   });
-  afterAll(async () => {
-    await lockHolder.close();
-    await sys.stop();
-  });
+  afterAll(() => sys.stop());
 
   it('runs two jobs of five while the engine is held, the rest waiting queued, and finishes all once it is free', async () => {
     const t = sys.tenant();
     const watch = await watchAcks(sys);
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    // Writers to the engine's documents wait for this transaction; searches may still read.
-    const holder = lockHolder.db.transaction().execute(async (trx) => {
-      await sql`lock table search_engine.documents in share mode`.execute(trx);
-      locked();
-      await released;
-    });
+    const engine = await holdEngine(sys);
     try {
-      await isLocked;
       const ids = await olderUpload(sys, t.id, 'batched', 12);
       // Acknowledgements published while an apply waits reach nobody before it ends (the embedded event log delivers
       // in commit order): the pipeline's own report says what runs.
@@ -131,16 +136,16 @@ describe('jobs of PIPELINE_BATCH_SIZE, PIPELINE_WORKER_CONCURRENCY at a time', (
       await sleep(500);
       expect((await searchHealth(sys)).body.pipeline).toEqual(report);
 
-      release();
-      await holder;
+      engine.release();
+      await engine.released;
       await eventually(async () => {
         for (const id of ids) expect((await t.records.get(`/entities/${id}`)).body.embedding_status).toBe('completed');
       });
       const jobSizes = watch.events.filter((list) => list.every((a) => a.status === 'processing')).map((list) => list.length);
       expect(jobSizes.sort()).toEqual([2, 5, 5]);
     } finally {
-      release();
-      await holder.catch(() => undefined);
+      engine.release();
+      await engine.released.catch(() => undefined);
       await watch.stop();
     }
   });
@@ -218,31 +223,20 @@ describe('retries, failure and the breaker', () => {
   it('a job that outlives PIPELINE_JOB_TIMEOUT fails and is retried', async () => {
     const t = sys.tenant();
     const watch = await watchAcks(sys);
-    const holder = await openDatabase({ url: sys.db.url, poolSize: 1 });
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const held = holder.db.transaction().execute(async (trx) => {
-      await sql`lock table search_engine.documents in share mode`.execute(trx);
-      locked();
-      await released;
-    });
+    const engine = await holdEngine(sys);
     try {
-      await isLocked;
       const { id } = (await t.records.post('/entities', { name: 'Slow bolt', vertical: 'timeouts', entity_type: 'bolt' })).body;
       await eventually(async () => expect((await pipelineOf()).consecutive_failures).toBeGreaterThanOrEqual(1));
-      release();
-      await held;
+      engine.release();
+      await engine.released;
       await eventually(async () => expect((await t.records.get(`/entities/${id}`)).body.embedding_status).toBe('completed'));
       // In the embedded event log, acknowledgements published while the timed-out apply waited are delivered once it
       // ends: by now every attempt's has arrived.
       await eventually(async () => expect(watch.acks.filter((a) => a.record_id === id && a.status === 'processing').length).toBeGreaterThanOrEqual(2));
       expect((await pipelineOf()).consecutive_failures).toBe(0);
     } finally {
-      release();
-      await held.catch(() => undefined);
-      await holder.close();
+      engine.release();
+      await engine.released.catch(() => undefined);
       await watch.stop();
     }
   });

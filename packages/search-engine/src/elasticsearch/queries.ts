@@ -91,6 +91,7 @@ function values(value: Scalar | Scalar[]): Scalar[] {
  */
 export function filterQuery(filter: Filter): Query {
   const { field, op } = filter;
+  if (filter.on === 'record_type') return { terms: { record_type: values(filter.value).map(String) } };
   switch (op) {
     case 'eq':
     case 'in':

@@ -171,6 +171,7 @@ function range(field: string, op: keyof typeof RANGE_OPERATORS, value: Scalar | 
 }
 
 export function filterCondition(filter: Filter, indexed = true): Fragment {
+  if (filter.on === 'record_type') return sql`d.record_type = any(${(Array.isArray(filter.value) ? filter.value : [filter.value]).map(String)}::text[])`;
   switch (filter.op) {
     case 'eq':
     case 'in':

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchRequest, searchText, type FilterValue } from '@trove/contracts';
+import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchRequest, searchText, withRecordTypeFilters, type FilterValue } from '@trove/contracts';
 import { ERRORS, identityOf, parseInput, requirePortalUser, requireScope, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { MonthlyCap } from '../monthly-cap';
@@ -16,7 +16,10 @@ const collectionParams = z.object({ collection: collectionName });
 
 /** Engine filters from the request's filter object; a filter that cannot apply is a 422 naming it. */
 export function filtersOf(raw: Record<string, FilterValue>) {
-  const { filters, issues } = parseFilters(raw);
+  const parsed = parseFilters(raw);
+  const typed = withRecordTypeFilters(parsed.filters);
+  const filters = typed.filters;
+  const issues = [...parsed.issues, ...typed.issues];
   if (issues.length > 0) {
     throw ERRORS.validation(issues.map((i) => ({ loc: ['body', 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
   }
