@@ -103,4 +103,15 @@ describe('mapRecord', () => {
     expect(Object.keys(r.collection_data)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it("rejects the other vocabulary's data object rather than keep it as one loose field", () => {
+    expect(rejection({ name: 'x', vertical_data: { size: 'M8' } })).toBe("vertical_data is not a field of this route's vocabulary; send the data as collection_data");
+    expect(mapRecord({ name: 'x', collection_data: { size: 'M8' } }, { dataField: 'vertical_data' })).toEqual({
+      ok: false,
+      error: "collection_data is not a field of this route's vocabulary; send the data as vertical_data",
+    });
+    expect(mapRecord({ name: 'x', vertical_data: { size: 'M8' } }, { dataField: 'vertical_data' })).toMatchObject({ ok: true, record: { collection_data: { size: 'M8' } } });
+    // A CSV column of that name holds text: data like any other column.
+    expect(record({ name: 'x', vertical_data: 'plain' }).collection_data).toEqual({ vertical_data: 'plain' });
+  });
 });

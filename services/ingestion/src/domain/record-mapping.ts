@@ -1,4 +1,4 @@
-import { DESCRIPTION_MAX, RECORD_NAME_MAX, SOURCE_ID_MAX, SOURCE_URL_MAX, bulkUpsertItem, isStorableText } from '@trove/contracts';
+import { DESCRIPTION_MAX, RECORD_NAME_MAX, SOURCE_ID_MAX, SOURCE_URL_MAX, bulkUpsertItem, currentName, isStorableText, olderName } from '@trove/contracts';
 import { fieldLimitBreach, unstorablePart } from './storable';
 
 /** A record as ingestion sends it to records' bulk upsert. */
@@ -85,6 +85,9 @@ export function mapRecord(raw: unknown, opts: MappingOptions = {}): Mapped {
   }
 
   const dataField = opts.dataField ?? 'collection_data';
+  // The other vocabulary's data object would otherwise be kept as one loose field of that name.
+  const otherField = dataField === 'collection_data' ? olderName(dataField) : currentName(dataField);
+  if (isPlainObject(raw[otherField])) return { ok: false, error: `${otherField} is not a field of this route's vocabulary; send the data as ${dataField}` };
   const explicit = raw[dataField];
   if (explicit !== undefined && explicit !== null && !isPlainObject(explicit)) {
     return { ok: false, error: `${dataField} must be an object` };
