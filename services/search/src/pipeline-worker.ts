@@ -6,7 +6,7 @@ import type { Kysely } from '@trove/db';
 import type { Logger } from '@trove/platform';
 import type { ApplyOutcome, SearchEngine } from '@trove/search-engine';
 import { acknowledge, settle, upsertNamespaces } from './consumers/indexer';
-import { claimJobs, countJobs, enqueueJobs, finishJobs, requeueJobs, type PipelineJob, type UpsertChange } from './store/pipeline-jobs';
+import { claimJobs, countJobs, enqueueJobs, finishJobs, requeueJobs, vacuumJobs, type PipelineJob, type UpsertChange } from './store/pipeline-jobs';
 
 export interface PipelineOptions {
   /** Records per job (PIPELINE_BATCH_SIZE). */
@@ -25,6 +25,8 @@ export interface PipelineOptions {
   breakerPauseMs: number;
   /** How often an idle worker looks for due jobs (retries come due without anyone telling it). */
   pollMs?: number;
+  /** Finished records after which an idle worker vacuums the jobs table (default 10,000; see vacuumJobs). */
+  vacuumEvery?: number;
 }
 
 export interface PipelineDeps {
@@ -43,6 +45,7 @@ class EveryRecordFailed extends Error {
 }
 
 const DEFAULT_POLL_MS = 500;
+const VACUUM_EVERY = 10_000;
 /** The report counts queued and running records up to this many each. */
 const REPORT_COUNT_LIMIT = 10_000;
 
@@ -73,6 +76,7 @@ const ORPHAN_GRACE_SECONDS = 30;
 export class PipelineWorker {
   private readonly breaker: CircuitBreaker<[UpsertChange[]], ApplyOutcome[]>;
   private consecutiveFailures = 0;
+  private finishedSinceVacuum = 0;
   private running = new Set<Promise<void>>();
   private stopped = true;
   private loop: Promise<void> | undefined;
@@ -181,6 +185,10 @@ export class PipelineWorker {
         continue;
       }
       if (jobs.length === 0) {
+        if (this.finishedSinceVacuum >= (this.opts.vacuumEvery ?? VACUUM_EVERY) && this.running.size === 0) {
+          this.finishedSinceVacuum = 0;
+          await vacuumJobs(this.deps.db).catch((err: unknown) => this.deps.logger.warn({ err }, 'pipeline: vacuuming the jobs table failed'));
+        }
         await this.sleep(pollMs);
         continue;
       }
@@ -235,5 +243,6 @@ export class PipelineWorker {
     const namespaces = done.filter((j) => byRecord.get(j.record_id)?.status === 'indexed').flatMap((j) => upsertNamespaces(j.change.document));
     await settle(cache, bus, namespaces, acks);
     await finishJobs(db, done);
+    this.finishedSinceVacuum += jobs.length;
   }
 }

@@ -90,6 +90,14 @@ export async function requeueJobs(db: Kysely<any>, jobs: JobVersion[], delayMs: 
   `.execute(db);
 }
 
+/**
+ * Reclaims the space of finished jobs. Every job leaves dead row versions behind (claimed, requeued, deleted); a
+ * server's autovacuum would reclaim them, but PGlite has none and a server may run with it off.
+ */
+export async function vacuumJobs(db: Kysely<any>): Promise<void> {
+  await sql`vacuum search.pipeline_jobs`.execute(db);
+}
+
 /** Records of jobs waiting and running, each counted up to `limit` (the search health report is not authenticated). */
 export async function countJobs(db: Kysely<any>, limit: number): Promise<{ queued: number; running: number }> {
   const result = await sql<{ queued: number; running: number }>`
