@@ -59,8 +59,18 @@ export type RecordIndexedEvent = z.infer<typeof recordIndexedEvent>;
  * records.indexed: search's acknowledgements of one indexed batch for one tenant, keyed by tenant id: a few events for
  * an upload instead of one per record. Before, each event was one acknowledgement; acknowledgementsIn reads both.
  */
-export const recordsIndexedEvent = z.object({ acks: z.array(recordIndexedEvent) });
-export type RecordsIndexedEvent = z.infer<typeof recordsIndexedEvent>;
+export const recordsIndexedEvent = z.object({ acks: z.array(recordIndexedEvent), swaps: z.array(z.unknown()).optional() });
+export type RecordsIndexedEvent = z.input<typeof recordsIndexedEvent>;
+
+/** Search serves `generation` as the collection's active generation from now on (a blue-green swap it applied). */
+export const swapAcknowledgement = z.object({ tenant_id: z.string(), collection: z.string(), generation: z.number().int() });
+export type SwapAcknowledgement = z.infer<typeof swapAcknowledgement>;
+
+/** The swap acknowledgements a records.indexed payload holds (none in events written before they existed), unparsed. */
+export function swapsIn(payload: unknown): unknown[] {
+  const swaps = (payload as { swaps?: unknown } | null)?.swaps;
+  return Array.isArray(swaps) ? swaps : [];
+}
 
 const acknowledgementList = z.object({ acks: z.array(z.unknown()) });
 

@@ -196,6 +196,15 @@ export const configSchema = z
     PIPELINE_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
     PIPELINE_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
     PIPELINE_BREAKER_PAUSE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
+    /**
+     * Fair shares between tenants (fair-scheduler.ts): how many searches and aggregations each search process runs at
+     * once (one tenant at most one fewer), how many of a tenant's requests may wait, how many may wait in all, and how
+     * long one may wait before it is refused.
+     */
+    SCHEDULER_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(3),
+    SCHEDULER_QUEUE_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
+    SCHEDULER_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+    SCHEDULER_MAX_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(8000),
     /** Selects the Elasticsearch engine; without it search uses PostgreSQL full-text search. */
     ELASTICSEARCH_URL: optionalUrl,
     ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, _ or -').default('trove'),

@@ -88,7 +88,7 @@ export const ERRORS = {
   tooManyRequests: (detail: string, headers: Record<string, string> = {}) =>
     new HttpError(429, 'too_many_requests', detail, headers),
   internal: () => new HttpError(500, 'internal', 'Internal server error'),
-  unavailable: (detail: string) => new HttpError(503, 'service_unavailable', detail),
+  unavailable: (detail: string, headers: Record<string, string> = {}) => new HttpError(503, 'service_unavailable', detail, headers),
 } as const;
 
 /** A single 422 issue, for checks that are not a zod schema. */

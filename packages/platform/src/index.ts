@@ -14,3 +14,4 @@ export * from './rate-decision';
 export * from './tally';
 export * from './in-process';
 export * from './deadline';
+export * from './fair-scheduler';

@@ -210,4 +210,13 @@ export const migrations: Migration[] = [
       alter table records.records add column claim_status text check (claim_status in ('unclaimed', 'pending', 'claimed'));
     `,
   },
+  {
+    version: 8,
+    name: 'the generation search serves',
+    // Set from search's acknowledgement of a swap: a swap answers once search serves the new generation, so the next
+    // search finds it whichever process answers it (null: no swap acknowledged yet).
+    up: `
+      alter table records.collections add column searched_generation integer;
+    `,
+  },
 ];

@@ -34,7 +34,7 @@ export const recordsModule: ServiceModule = {
       staleSeconds: ctx.config.EXPORT_STALE_SECONDS,
     });
     const exports = new ExportService(exportDb, exportRunner);
-    const app = buildApp({ config: ctx.config, logger: ctx.logger, readiness: ctx.readiness, records, portal, replace: new ReplaceService(db, ctx.bus), admin: new AdminService(db, ctx.bus), exports });
+    const app = buildApp({ config: ctx.config, logger: ctx.logger, readiness: ctx.readiness, records, portal, replace: new ReplaceService(db, ctx.bus, ctx.config.INDEXING_WAIT_MS), admin: new AdminService(db, ctx.bus), exports });
     let subscription: Subscription | undefined;
     return {
       app,

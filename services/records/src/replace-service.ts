@@ -22,11 +22,15 @@ import {
   generationStateUnlessBusy,
   lockGenerations,
   openStaging,
+  searchedGeneration,
   type GenerationState,
 } from './store/replace';
 import { tenantHoldings } from './store/quota';
 import { toDto } from './store/records';
 import type { Db, Trx } from './store/schema';
+
+/** How often a swap looks whether search serves the new generation yet. */
+const SWAP_POLL_MS = 50;
 
 /**
  * Blue-green replace of a collection (interface.md, "Blue-green replace"). A staging generation lives beside the
@@ -39,6 +43,8 @@ export class ReplaceService {
   constructor(
     private readonly db: Db,
     private readonly bus: EventBus,
+    /** How long a swap waits for search to serve the new generation (INDEXING_WAIT_MS); 0 answers at commit. */
+    private readonly searchWaitMs = 0,
   ) {}
 
   /**
@@ -89,9 +95,20 @@ export class ReplaceService {
   /**
    * Makes the staging generation active, hard-deletes every other generation of the collection and announces the swap,
    * in one transaction holding the collection's row, which every writer of its records shares: none writes meanwhile.
-   * 409 without staging or before it is ready to swap.
+   * 409 without staging or before it is ready to swap. Answers once search serves the new generation (its
+   * acknowledgement of the swap), so the next search finds it in every shape; or after the bounded wait, when search
+   * is slow or down (it serves it when it recovers).
    */
   async swap(tenantId: string, collection: string): Promise<SwapResult> {
+    const result = await this.swapNow(tenantId, collection);
+    const deadline = Date.now() + this.searchWaitMs;
+    while (Date.now() < deadline && (await searchedGeneration(this.db, tenantId, collection)) < result.new_generation) {
+      await new Promise((r) => setTimeout(r, SWAP_POLL_MS));
+    }
+    return result;
+  }
+
+  private async swapNow(tenantId: string, collection: string): Promise<SwapResult> {
     return this.db.transaction().execute(async (trx) => {
       const { state, staging } = await lockStaging(trx, tenantId, collection);
       const counts = await countGeneration(trx, tenantId, collection, staging);

@@ -2,7 +2,7 @@ import { CountTally, type Subscription } from '@trove/bus';
 import { usageCountMessage } from '@trove/contracts';
 import { createCache } from '@trove/cache';
 import { migrate } from '@trove/db';
-import { createMetrics } from '@trove/platform';
+import { FairScheduler, createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createSearchEngine } from '@trove/search-engine';
 import { Histogram } from 'prom-client';
@@ -55,7 +55,15 @@ export const searchModule: ServiceModule = {
       what: 'search usage',
       event: (c) => usageCountMessage('searches', c),
     });
-    const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger, usage });
+    const scheduler = new FairScheduler({
+      name: 'search',
+      concurrency: ctx.config.SCHEDULER_SEARCH_CONCURRENCY,
+      maxQueuePerKey: ctx.config.SCHEDULER_QUEUE_PER_TENANT,
+      maxQueue: ctx.config.SCHEDULER_QUEUE_MAX,
+      maxWaitMs: ctx.config.SCHEDULER_MAX_WAIT_MS,
+      registry: metrics.registry,
+    });
+    const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger, usage, scheduler });
     // Billing seeds each tenant's month count; while it is unreachable the count starts from 0 (logged), so search does
     // not wait on billing to start.
     const billing = ctx.client('billing');

@@ -1,7 +1,7 @@
 import type { CountTally } from '@trove/bus';
 import type { Cache } from '@trove/cache';
 import { usagePeriodOf, withBothNames, type PublicCollection, type SearchAnswer, type SearchResultItem } from '@trove/contracts';
-import type { Logger } from '@trove/platform';
+import type { FairScheduler, Logger } from '@trove/platform';
 import {
   classifyQuery,
   type AggregateResult,
@@ -51,6 +51,16 @@ export interface SearchServiceOptions {
   logger: Logger;
   /** Counts each answered private search (usage.events); Open's public searches are counted by open. */
   usage: Pick<CountTally, 'count'>;
+  /**
+   * Shares the engine between tenants: what a cached answer cannot give runs as a job of the scope's tenant (the
+   * public index's as one key: the Open API shares it out by client address itself).
+   */
+  scheduler: Pick<FairScheduler, 'run'>;
+}
+
+/** Whose turn an engine call of the scope takes. */
+function shareOf(scope: SearchScope): string {
+  return scope.kind === 'private' ? scope.tenant_id : 'public';
 }
 
 /** Sort values that mean "by relevance", the default order. */
@@ -71,7 +81,12 @@ export class SearchService {
 
   async search(req: SearchRequest): Promise<Rendered> {
     const started = performance.now();
-    const found = await this.responses.answer(req.scope, { op: 'search', ...req }, () => this.searchUncached(req, started), summaryOf);
+    const found = await this.responses.answer(
+      req.scope,
+      { op: 'search', ...req },
+      () => this.opts.scheduler.run(shareOf(req.scope), () => this.searchUncached(req, started)),
+      summaryOf,
+    );
     if (found.text !== undefined && req.format === 'json') {
       // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten (an answer
       // just computed and stored is not serialised again; one that was stored answered a search, not an error).
@@ -92,7 +107,9 @@ export class SearchService {
 
   async aggregate(req: AggregateRequest): Promise<AggregateResult> {
     const found = await this.responses.answer(req.scope, { op: 'aggregate', ...req }, async () => ({
-      value: await this.opts.engine.aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats }),
+      value: await this.opts.scheduler.run(shareOf(req.scope), () =>
+        this.opts.engine.aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats }),
+      ),
       store: true,
     }));
     return found.hit ? (JSON.parse(found.text) as AggregateResult) : found.value;
@@ -102,7 +119,7 @@ export class SearchService {
   async publicCollections(): Promise<PublicCollection[]> {
     const scope: SearchScope = { kind: 'public' };
     const found = await this.responses.answer(scope, { op: 'collections' }, async () => ({
-      value: (await this.opts.engine.publicCollections([])).map((c) => ({
+      value: (await this.opts.scheduler.run(shareOf(scope), () => this.opts.engine.publicCollections([]))).map((c) => ({
         collection: c.collection,
         record_count: c.count,
         record_types: c.record_types.map((t) => t.value).sort(),

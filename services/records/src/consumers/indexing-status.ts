@@ -1,7 +1,8 @@
 import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
-import { TOPICS, acknowledgementsIn, recordIndexedEvent } from '@trove/contracts';
+import { TOPICS, acknowledgementsIn, recordIndexedEvent, swapAcknowledgement, swapsIn } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { acknowledgeIndexing, type Acknowledgement } from '../store/indexing';
+import { acknowledgeSwaps } from '../store/replace';
 import type { IndexingWaiter } from '../indexing-waiter';
 import type { Db } from '../store/schema';
 
@@ -25,7 +26,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recordId: string, version: number, status: 'indexed' | 'failed') => void) {
   return async (events: DeliveredEvent[]): Promise<void> => {
     const acks: Acknowledgement[] = [];
+    const swaps: Array<{ tenantId: string; collection: string; generation: number }> = [];
     for (const event of events) {
+      for (const item of swapsIn(event.payload)) {
+        const parsed = swapAcknowledgement.safeParse(item);
+        if (parsed.success) swaps.push({ tenantId: parsed.data.tenant_id, collection: parsed.data.collection, generation: parsed.data.generation });
+        else logger.warn({ offset: event.offset, key: event.key, issues: parsed.error.issues }, 'skipping malformed swap acknowledgement');
+      }
       for (const item of acknowledgementsIn(event.payload)) {
         const parsed = recordIndexedEvent.safeParse(item);
         if (!parsed.success || !UUID.test(parsed.data.record_id)) {
@@ -38,6 +45,7 @@ export function indexingStatusHandler(db: Db, logger: Logger, onApplied?: (recor
         if (ack.status === 'failed') logger.warn({ recordId: ack.record_id, version: ack.version, error: ack.error }, 'search failed to index record');
       }
     }
+    await acknowledgeSwaps(db, swaps);
     for (const applied of await acknowledgeIndexing(db, acks)) {
       // A pipeline job that started is not yet an answer for whoever waits on the version.
       if (applied.status !== 'processing') onApplied?.(applied.recordId, applied.version, applied.status);

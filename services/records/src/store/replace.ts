@@ -43,6 +43,22 @@ export async function lockGenerations(trx: Trx, tenantId: string, name: string):
   return collectionRow(trx, tenantId, name).forUpdate().executeTakeFirst();
 }
 
+/** Records search's acknowledgement that it serves `generation` of the collection (it only ever rises). */
+export async function acknowledgeSwaps(db: Executor, swaps: Array<{ tenantId: string; collection: string; generation: number }>): Promise<void> {
+  if (swaps.length === 0) return;
+  await sql`
+    update records.collections c set searched_generation = greatest(coalesce(c.searched_generation, 0), x.generation)
+    from jsonb_to_recordset(${JSON.stringify(swaps)}::jsonb) as x("tenantId" text, collection text, generation integer)
+    where c.tenant_id = x."tenantId" and c.name = x.collection
+  `.execute(db);
+}
+
+/** The generation search serves of the collection, as last acknowledged (0 before any swap). */
+export async function searchedGeneration(db: Executor, tenantId: string, name: string): Promise<number> {
+  const row = await db.selectFrom(TABLE).select('searched_generation').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
+  return row?.searched_generation ?? 0;
+}
+
 /**
  * Opens staging generation active + 1 when none is open. One conditional update: of two concurrent replaces, the
  * second waits for the first's row lock, then finds staging_generation set and updates nothing. Returns the new

@@ -53,6 +53,8 @@ export interface CollectionsTable {
   staging_started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** The upload result of the file written into staging, as ingestion reported it when the upload finished. */
   staging_summary: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The generation search has acknowledged serving (a swap it applied); null before any swap. */
+  searched_generation: ColumnType<number | null, number | null | undefined, number | null>;
   /** The vocabulary that first created the collection: its search results carry the older names too when `older`. */
   vocabulary: ColumnType<VocabularyName, VocabularyName | undefined, VocabularyName>;
   created_at: Timestamp;

@@ -8,6 +8,7 @@ import {
   type RecordDto,
   type RecordIndexedEvent,
   type RecordsIndexedEvent,
+  type SwapAcknowledgement,
   type VocabularyName,
 } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
@@ -31,21 +32,27 @@ export interface IndexerDeps {
  * acknowledge the versions on records.indexed, one event per tenant. A write whose acknowledgement a client has seen
  * is therefore searchable and no cached answer from before it is served.
  */
-export async function settle(cache: Cache, bus: EventBus, namespaces: Iterable<string>, acks: RecordIndexedEvent[]): Promise<void> {
+export async function settle(cache: Cache, bus: EventBus, namespaces: Iterable<string>, acks: RecordIndexedEvent[], swaps: SwapAcknowledgement[] = []): Promise<void> {
   await Promise.all([...new Set(namespaces)].map((ns) => cache.bump(ns)));
-  await acknowledge(bus, acks);
+  await acknowledge(bus, acks, swaps);
 }
 
-/** Publishes acknowledgements on records.indexed, one event per tenant. */
-export async function acknowledge(bus: EventBus, acks: RecordIndexedEvent[]): Promise<void> {
-  if (acks.length === 0) return;
-  const byTenant = new Map<string, RecordIndexedEvent[]>();
-  for (const ack of acks) {
-    const list = byTenant.get(ack.tenant_id);
-    if (list) list.push(ack);
-    else byTenant.set(ack.tenant_id, [ack]);
-  }
-  const out: OutgoingEvent[] = [...byTenant].map(([tenant, list]) => ({ topic: TOPICS.recordsIndexed, key: tenant, payload: { acks: list } satisfies RecordsIndexedEvent }));
+/** Publishes acknowledgements (and swaps applied) on records.indexed, one event per tenant. */
+export async function acknowledge(bus: EventBus, acks: RecordIndexedEvent[], swaps: SwapAcknowledgement[] = []): Promise<void> {
+  if (acks.length === 0 && swaps.length === 0) return;
+  const byTenant = new Map<string, { acks: RecordIndexedEvent[]; swaps: SwapAcknowledgement[] }>();
+  const of = (tenant: string) => {
+    let entry = byTenant.get(tenant);
+    if (!entry) byTenant.set(tenant, (entry = { acks: [], swaps: [] }));
+    return entry;
+  };
+  for (const ack of acks) of(ack.tenant_id).acks.push(ack);
+  for (const swap of swaps) of(swap.tenant_id).swaps.push(swap);
+  const out: OutgoingEvent[] = [...byTenant].map(([tenant, entry]) => ({
+    topic: TOPICS.recordsIndexed,
+    key: tenant,
+    payload: (entry.swaps.length > 0 ? entry : { acks: entry.acks }) satisfies RecordsIndexedEvent,
+  }));
   await bus.publish(out);
 }
 
@@ -58,7 +65,7 @@ export function upsertNamespaces(document: Pick<IndexDocument, 'tenant_id' | 'co
 /**
  * Keeps the engine in step with records.changed. Per delivered batch: the changes go to the engine in one apply
  * (the newest version of each record only), generation swaps in their place in the order; then the batch settles
- * (settle). Redelivery is harmless: the engine ignores versions it already holds and reports them indexed, so they
+ * (settle), the swaps acknowledged too (records answers a swap once search serves it). Redelivery is harmless: the engine ignores versions it already holds and reports them indexed, so they
  * are acknowledged again. An upsert marked for the older pipeline (the newest of its record in the batch) is queued
  * as a job instead (pipeline-worker.ts), which acknowledges it itself.
  */
@@ -66,6 +73,7 @@ export function indexerHandler({ engine, cache, bus, logger, pipeline }: Indexer
   return async (events: DeliveredEvent[]): Promise<void> => {
     const namespaces = new Set<string>();
     const acks: RecordIndexedEvent[] = [];
+    const swaps: SwapAcknowledgement[] = [];
     let pending = new Map<string, { change: IndexChange; tenant: string; pipeline: boolean }>();
 
     const flush = async () => {
@@ -97,6 +105,7 @@ export function indexerHandler({ engine, cache, bus, logger, pipeline }: Indexer
         await engine.swapGeneration(e.tenant_id, e.collection, e.new_generation);
         namespaces.add(cacheNamespace({ kind: 'private', tenant_id: e.tenant_id, collection: e.collection }));
         namespaces.add(cacheNamespace({ kind: 'public' }));
+        swaps.push({ tenant_id: e.tenant_id, collection: e.collection, generation: e.new_generation });
         continue;
       }
       const change = toChange(e);
@@ -109,7 +118,7 @@ export function indexerHandler({ engine, cache, bus, logger, pipeline }: Indexer
       if (mayTouchPublic(e)) namespaces.add(cacheNamespace({ kind: 'public' }));
     }
     await flush();
-    await settle(cache, bus, namespaces, acks);
+    await settle(cache, bus, namespaces, acks, swaps);
   };
 }
 
