@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { openDatabase, sql } from '@trove/db';
 import type { Scope } from '@trove/platform';
 import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
 import { recordsModule } from '@trove/records-service';
@@ -64,6 +65,27 @@ export async function startSystem(config: Record<string, string> = {}): Promise<
     },
   };
   return system;
+}
+
+/**
+ * Holds the engine's documents table from a connection of its own until `release`: in `share` mode writers to it
+ * wait, searches may still read; in `access exclusive` mode searches wait too. `released` settles once the lock is
+ * gone.
+ */
+export async function holdEngine(sys: System, mode: 'share' | 'access exclusive' = 'share'): Promise<{ release(): void; released: Promise<void> }> {
+  const holder = await openDatabase({ url: sys.db.url, poolSize: 1 });
+  let release!: () => void;
+  const releasing = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const held = holder.db.transaction().execute(async (trx) => {
+    await sql.raw(`lock table search_engine.documents in ${mode} mode`).execute(trx);
+    locked();
+    await releasing;
+  });
+  await Promise.race([isLocked, held]);
+  const released = held.finally(() => holder.close());
+  return { release, released };
 }
 
 export { product } from './product';

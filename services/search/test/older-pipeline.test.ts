@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Subscription } from '@trove/bus';
 import { RECORDS_BULK_UPSERT_PATH, TOPICS, acknowledgementsIn, recordIndexedEvent, type RecordIndexedEvent } from '@trove/contracts';
-import { openDatabase, sql } from '@trove/db';
+import { sql } from '@trove/db';
 import { eventually } from '@trove/testing';
-import { product, startSystem, type System } from './helpers';
+import { holdEngine, product, startSystem, type System } from './helpers';
 
 jest.setTimeout(60_000);
 
@@ -35,26 +35,6 @@ async function watchAcks(sys: System): Promise<{ acks: RecordIndexedEvent[]; eve
     },
   });
   return { acks, events, stop: () => subscription.stop() };
-}
-
-/**
- * Holds the engine's documents table from a connection of its own: writers to it wait until `release`, searches may
- * still read. `released` settles once the lock is gone.
- */
-async function holdEngine(sys: System): Promise<{ release(): void; released: Promise<void> }> {
-  const holder = await openDatabase({ url: sys.db.url, poolSize: 1 });
-  let release!: () => void;
-  const releasing = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  const held = holder.db.transaction().execute(async (trx) => {
-    await sql`lock table search_engine.documents in share mode`.execute(trx);
-    locked();
-    await releasing;
-  });
-  await Promise.race([isLocked, held]);
-  const released = held.finally(() => holder.close());
-  return { release, released };
 }
 
 /** Writes `n` records in one chunk through records' internal bulk upsert, as an older-vocabulary upload does. */
