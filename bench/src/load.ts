@@ -3,6 +3,7 @@ import http from 'node:http';
 
 export interface Reply {
   status: number;
+  headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
 
@@ -15,7 +16,8 @@ export class HttpClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
   }
 
-  post(path: string, body: string, headers: Record<string, string> = {}): Promise<Reply> {
+  /** A POST of `body`, JSON unless `headers` name another content-type (a multipart upload's, say). */
+  post(path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -24,12 +26,12 @@ export class HttpClient {
           port: this.url.port,
           method: 'POST',
           path,
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: { 'content-type': 'application/json', ...headers, 'content-length': Buffer.byteLength(body) },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
           res.on('error', reject);
         },
       );
@@ -57,6 +59,10 @@ export interface ThroughputResult {
   n: number;
   rps: number;
   p50: number;
+  p95: number;
+  p99: number;
+  /** The longest a request waited for its answer, in ms. */
+  max: number;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -97,5 +103,5 @@ export async function throughputPass(next: () => Op, concurrency: number, second
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   ms.sort((a, b) => a - b);
-  return { n: ms.length, rps: ms.length / elapsed, p50: percentile(ms, 50) };
+  return { n: ms.length, rps: ms.length / elapsed, p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99), max: ms.at(-1) ?? NaN };
 }

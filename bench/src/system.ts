@@ -1,10 +1,13 @@
 /**
  * Starting the whole system (--target=all) on a fresh PostgreSQL database for a benchmark run, and tearing it down.
  *
+ * A bench asks for other shapes with startSystem's `processes` (PROCESS_PER_SERVICE: the gateway and every service each a
+ * process of its own on the one database, as a platform team runs them).
+ *
  * For finding where time goes, not for reported figures:
  * - BENCH_TARGET: another --target, e.g. `auth,records,ingestion,gateway` to store without indexing; groups separated by
  *   `;` run as processes of their own, e.g. `search;records;auth,ingestion,gateway,open,mcp` (the scaled shape's
- *   process per service, on one machine);
+ *   process per service, on one machine); a bench's `processes` wins over it;
  * - BENCH_NODE_FLAGS: flags for the system's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
  * - BENCH_PG_LOG=1: PostgreSQL logs every statement of the bench database with its duration.
  */
@@ -29,10 +32,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Every service other than the gateway, each with its `<NAME>_PORT` (the gateway listens on PORT). */
+const SERVICES = ['auth', 'records', 'ingestion', 'search', 'open', 'billing', 'connector', 'mcp'] as const;
+
+/**
+ * One process per service (`--target=gateway`, `--target=auth`, …), as the scaled shape runs them: pass as startSystem's
+ * `processes`. Every process gets the ports of all the others and the secrets they share.
+ */
+export const PROCESS_PER_SERVICE: readonly string[] = ['gateway', ...SERVICES];
+
 export interface RunningSystem {
   /** The process running ingestion (or every service), whose memory a benchmark watches. */
   child: ChildProcess;
-  /** Every process of the system, one per `;`-separated group of BENCH_TARGET. */
+  /** Every process of the system, one per entry of `processes` (or `;`-separated group of BENCH_TARGET). */
   children: ChildProcess[];
   /** The gateway, e.g. http://127.0.0.1:PORT. */
   base: string;
@@ -47,9 +59,16 @@ export interface RunningSystem {
 /**
  * Creates a fresh database on the local server, starts `--target=all` on it in a child process (ENV=development),
  * waits until the gateway is ready and creates an admin key for a new tenant (development bootstrap via X-Tenant-Id).
- * `keepDatabase` leaves the database in place after stop(), for looking at query plans afterwards.
+ * `keepDatabase` leaves the database in place after stop(), for looking at query plans afterwards. `embedded` runs the
+ * system on PGlite in a fresh data folder instead. `processes` lists the `--target` of each process to start, in this
+ * order (e.g. PROCESS_PER_SERVICE); without it, BENCH_TARGET's `;`-separated groups, else one process of `all`.
  */
-export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase = false, embedded = false): Promise<RunningSystem> {
+export async function startSystem(
+  extraEnv: NodeJS.ProcessEnv = {},
+  keepDatabase = false,
+  embedded = false,
+  processes?: readonly string[],
+): Promise<RunningSystem> {
   const dbName = `trove_bench_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: SERVER_URL });
   await admin.connect();
@@ -85,12 +104,13 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, keepDatabase
       ...extraEnv,
     };
     if (embedded) delete env.DATABASE_URL;
-    for (const s of ['AUTH', 'RECORDS', 'INGESTION', 'SEARCH', 'OPEN', 'BILLING', 'CONNECTOR', 'MCP']) env[`${s}_PORT`] = String(await freePort());
-    const groups = (process.env.BENCH_TARGET ?? 'all').split(';');
-    for (const [i, group] of groups.entries()) {
+    // Every process knows where each of the others listens.
+    for (const s of SERVICES) env[`${s.toUpperCase()}_PORT`] = String(await freePort());
+    const groups = processes ? [...processes] : (process.env.BENCH_TARGET ?? 'all').split(';');
+    for (const group of groups) {
       children.push(spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), LAUNCHER, `--target=${group}`], { env, stdio: ['ignore', 'inherit', 'inherit'] }));
       // Each process runs its services' migrations; one after the other, they never wait on each other's locks.
-      if (i < groups.length - 1) await ready(`http://127.0.0.1:${env[`${group.split(',')[0]!.toUpperCase()}_PORT`] ?? port}/health`, children);
+      if (groups.length > 1) await ready(`http://127.0.0.1:${env[`${group.split(',')[0]!.toUpperCase()}_PORT`] ?? port}/health`, children);
     }
     const base = `http://127.0.0.1:${port}`;
     // The gateway is ready once search is; a system without search (search elsewhere) waits for the gateway alone.

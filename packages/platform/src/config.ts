@@ -202,6 +202,13 @@ export const configSchema = z
      * long one may wait before it is refused.
      */
     SCHEDULER_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(3),
+    /**
+     * The gateway's fair shares of whole requests, per gateway process: searches (private, portal, aggregation, MCP,
+     * and the Open API by client address), uploads and connector calls running at once; one tenant at most one fewer.
+     */
+    SCHEDULER_GATEWAY_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
+    SCHEDULER_GATEWAY_UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
+    SCHEDULER_GATEWAY_PULL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
     SCHEDULER_QUEUE_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
     SCHEDULER_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
     SCHEDULER_MAX_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(8000),

@@ -63,6 +63,7 @@ describe('FairScheduler', () => {
     const s = scheduler({ concurrency: 1, maxQueuePerKey: 3, maxQueue: 4 });
     const g = gate();
     const held = s.run('A', () => g.opened);
+    await tick();
     const outcomes: Record<string, string> = {};
     const track = (name: string, p: Promise<unknown>) =>
       p.then(
@@ -111,6 +112,19 @@ describe('FairScheduler', () => {
     expect(s.load).toEqual({ queued: 0, running: 0, waitingKeys: 0 });
   });
 
+  it('starts nothing before the event loop has taken in what arrived meanwhile, then serves in turn', async () => {
+    const s = scheduler({ concurrency: 2 });
+    const order: string[] = [];
+    // Jobs that never wait for I/O: each would finish before anything queued after it was seen.
+    const job = (name: string) => async () => {
+      order.push(name);
+    };
+    const runs = [s.run('A', job('a1')), s.run('A', job('a2')), s.run('A', job('a3')), s.run('B', job('b1'))];
+    expect(order).toEqual([]);
+    await Promise.all(runs);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'a3']);
+  });
+
   it('frees the slot of a job that failed, and passes its error on', async () => {
     const s = scheduler({ concurrency: 1 });
     await expect(s.run('A', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
@@ -124,6 +138,7 @@ describe('FairScheduler', () => {
     new FairScheduler({ name: 'exports', concurrency: 1, maxQueuePerKey: 1, maxQueue: 10, maxWaitMs: 1_000, registry });
     const g = gate();
     const held = s.run('A', () => g.opened);
+    await tick();
     const waiting = s.run('A', async () => undefined);
     await expect(s.run('A', async () => undefined)).rejects.toBeInstanceOf(SchedulerRefusal);
     const text = await registry.metrics();

@@ -108,6 +108,7 @@ export class FairScheduler {
   private readonly turn: string[] = [];
   private running = 0;
   private queued = 0;
+  private dispatching = false;
   private averageMs = 50;
   private readonly perKey: number;
   private readonly metrics?: SchedulerMetrics;
@@ -128,12 +129,7 @@ export class FairScheduler {
    * the job is refused, or with the signal's reason when it is aborted while waiting (it never runs then).
    */
   async run<T>(key: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const state = this.stateOf(key);
-    if (state.queue.length === 0 && state.running < this.perKey && this.running < this.opts.concurrency) {
-      this.started(state, 0);
-    } else {
-      await this.wait(key, state, signal);
-    }
+    await this.wait(key, this.stateOf(key), signal);
     const startedAt = performance.now();
     try {
       return await work();
@@ -195,6 +191,7 @@ export class FairScheduler {
       state.queue.push(waiting);
       this.queued++;
       this.metrics?.queued.set({ scheduler: this.opts.name }, this.queued);
+      this.dispatchSoon();
     });
   }
 
@@ -221,13 +218,29 @@ export class FairScheduler {
     state.running--;
     this.running--;
     this.metrics?.running.set({ scheduler: this.opts.name }, this.running);
-    this.dispatch();
     if (state.running === 0 && state.queue.length === 0) this.keys.delete(key);
+    this.dispatchSoon();
+  }
+
+  /**
+   * Hands out free slots once the event loop has taken in what arrived meanwhile (setImmediate runs after the poll
+   * phase): a job that never waits for I/O (the embedded engine answers in the same thread) would otherwise start,
+   * and finish, before any request that arrived during it was even read, and requests would be served in the order
+   * the sockets are read, whoever sent them.
+   */
+  private dispatchSoon(): void {
+    if (this.dispatching) return;
+    this.dispatching = true;
+    setImmediate(() => {
+      this.dispatching = false;
+      this.dispatch();
+    });
   }
 
   /** Gives free slots to waiting jobs, one key after the other in turn. */
   private dispatch(): void {
     let passes = 0;
+    if (this.turn.length === 0) return;
     while (this.running < this.opts.concurrency && this.turn.length > 0 && passes < this.turn.length) {
       const key = this.turn.shift()!;
       const state = this.keys.get(key)!;

@@ -1,5 +1,15 @@
 import type { Express } from 'express';
-import { createServiceApp, requestInProcess, serviceUrl, type Config, type Logger, type ReadinessCheck, type ServiceName } from '@trove/platform';
+import {
+  createServiceApp,
+  requestInProcess,
+  serviceUrl,
+  trustProxySetting,
+  type Config,
+  type HttpMetrics,
+  type Logger,
+  type ReadinessCheck,
+  type ServiceName,
+} from '@trove/platform';
 import type { ServiceContext } from '@trove/runtime';
 import { VERSIONED_ALIASES } from './routes/health';
 import { proxyRoutes, type ProxyDeps } from './routes/proxy';
@@ -11,9 +21,11 @@ export interface GatewayAppDeps extends ProxyDeps {
   readiness: Record<string, ReadinessCheck>;
   /** The services of this process, asked in process; the others at serviceUrl. */
   local?: ServiceContext['local'];
+  /** Where the gateway's own metrics go (its HTTP metrics and its fair schedulers'). */
+  metrics?: HttpMetrics;
 }
 
-export function createGatewayApp({ config, logger, readiness, local, ...proxy }: GatewayAppDeps): Express {
+export function createGatewayApp({ config, logger, readiness, local, metrics, ...proxy }: GatewayAppDeps): Express {
   /** Whether a service answers `path` with 2xx (its /health, or its /health/ready when its own dependencies matter). */
   const answers = async (service: ServiceName, path: string): Promise<void> => {
     const signal = AbortSignal.timeout(2_000);
@@ -30,9 +42,10 @@ export function createGatewayApp({ config, logger, readiness, local, ...proxy }:
     }
     if (status < 200 || status > 299) throw new Error(`${path} answered ${status}`);
   };
-  return createServiceApp({
+  const app = createServiceApp({
     name: 'gateway',
     logger,
+    metrics,
     // The gateway never parses or buffers a body: every request streams through to its service as it arrives.
     rawBodyPaths: [/.*/],
     // The system as a client sees it: storage, events and counters, auth (no key is checked without it), and the
@@ -46,4 +59,7 @@ export function createGatewayApp({ config, logger, readiness, local, ...proxy }:
     aliases: VERSIONED_ALIASES,
     routes: (router) => proxyRoutes(router, proxy),
   });
+  // The client address the Open API's fair shares go by is the socket's, or X-Forwarded-For's behind a trusted proxy.
+  app.set('trust proxy', trustProxySetting(config.TRUSTED_PROXIES));
+  return app;
 }

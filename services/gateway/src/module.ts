@@ -1,7 +1,7 @@
 import { CountTally, type Subscription } from '@trove/bus';
 import { createCache } from '@trove/cache';
 import { usageCountMessage } from '@trove/contracts';
-import { PortalTokens } from '@trove/platform';
+import { FairScheduler, PortalTokens, createMetrics, type Config } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createGatewayApp } from './app';
 import { Authenticator } from './authenticate';
@@ -9,6 +9,7 @@ import { subscribeToKeyChanges } from './consumers/auth-events';
 import { subscribeToPlanChanges } from './consumers/billing-events';
 import { keyChangedBy } from './domain/credentials';
 import { UPSTREAM_SERVICES } from './domain/route-table';
+import type { ShareClass } from './domain/shares';
 import { KeyVerifier } from './key-verifier';
 import { TenantLimits } from './tenant-limits';
 import { TenantPlans } from './tenant-plans';
@@ -16,6 +17,24 @@ import { Upstreams } from './upstreams';
 
 /** How often the tallied API calls leave as usage.events facts. */
 const USAGE_FLUSH_INTERVAL_MS = 5_000;
+
+/** The gateway's fair schedulers, one per kind of expensive work (domain/shares.ts), reporting in `metrics`. */
+function shareSchedulers(config: Config, metrics: ReturnType<typeof createMetrics>): Record<ShareClass, FairScheduler> {
+  const scheduler = (name: ShareClass, concurrency: number) =>
+    new FairScheduler({
+      name: `gateway_${name}`,
+      concurrency,
+      maxQueuePerKey: config.SCHEDULER_QUEUE_PER_TENANT,
+      maxQueue: config.SCHEDULER_QUEUE_MAX,
+      maxWaitMs: config.SCHEDULER_MAX_WAIT_MS,
+      registry: metrics.registry,
+    });
+  return {
+    search: scheduler('search', config.SCHEDULER_GATEWAY_SEARCH_CONCURRENCY),
+    upload: scheduler('upload', config.SCHEDULER_GATEWAY_UPLOAD_CONCURRENCY),
+    pull: scheduler('pull', config.SCHEDULER_GATEWAY_PULL_CONCURRENCY),
+  };
+}
 
 /** The only public entry. It depends on every other service so that it starts last and stops first. */
 export const gatewayModule: ServiceModule = {
@@ -57,10 +76,13 @@ export const gatewayModule: ServiceModule = {
       event: (c) => usageCountMessage('requests', c),
     });
 
+    const metrics = createMetrics('gateway');
+    const shares = shareSchedulers(config, metrics);
+
     let subscription: Subscription | undefined;
     let planChanges: Subscription | undefined;
     return {
-      app: createGatewayApp({ config, logger, local, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests }),
+      app: createGatewayApp({ config, logger, local, metrics, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests, shares }),
       async start() {
         subscription = await subscribeToKeyChanges(bus, keys, logger);
         planChanges = await subscribeToPlanChanges(bus, plans, keys, logger, config.JWT_TTL_SECONDS);
