@@ -30,6 +30,12 @@ export interface Database {
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** Resolves when the database answers a query; rejects when it cannot. */
   ping(): Promise<void>;
+  /**
+   * Another handle on the same database whose every statement is cancelled after `statementTimeoutMs` (SQLSTATE
+   * 57014), with a pool of its own; the caller closes it. Only a PostgreSQL server can cancel a running statement:
+   * PGlite has no such handle.
+   */
+  bounded?(statementTimeoutMs: number): Promise<Database>;
   /** Ends every connection (and, on PGlite, releases the data folder's lock). */
   close(): Promise<void>;
 }

@@ -23,6 +23,20 @@ describe('PostgreSQL database', () => {
     await test.drop();
   });
 
+  it('gives a bounded handle whose statements are cancelled at its timeout, the first handle unbounded', async () => {
+    const bounded = await test.database.bounded!(100);
+    try {
+      await expect(sql`select pg_sleep(1)`.execute(bounded.db)).rejects.toMatchObject({ code: '57014' });
+      await expect(sql`select pg_sleep(0.3)`.execute(test.database.db)).resolves.toBeDefined();
+      // Every connection of its pool, not only the first.
+      const many = await Promise.allSettled([1, 2, 3].map(() => sql`select pg_sleep(0.5)`.execute(bounded.db)));
+      expect(many.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect((await sql<{ one: number }>`select 1 as one`.execute(bounded.db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('keeps delivering notifications after its listening connection was dropped', async () => {
     const received: string[] = [];
     const unlisten = await test.database.listen('reconnect_channel', (payload) => received.push(payload));

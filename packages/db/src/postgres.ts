@@ -20,6 +20,8 @@ export interface PostgresOptions {
    * startup option is sent.
    */
   preparedStatements?: boolean;
+  /** Every statement on the pool is cancelled after this long (milliseconds). */
+  statementTimeoutMs?: number;
   /** Where an idle connection's error or a dropped LISTEN connection is reported. */
   onError?: (err: Error) => void;
 }
@@ -75,6 +77,14 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
     ...(prepare ? { options: '-c plan_cache_mode=force_custom_plan' } : {}),
   });
   pool.on('error', (err) => opts.onError?.(err));
+  const timeout = opts.statementTimeoutMs;
+  if (timeout !== undefined) {
+    // Set on each new connection before anything else runs on it (a client runs its queries in order); a SET, not a
+    // startup option, so a pooler that refuses startup options still takes it.
+    pool.on('connect', (client) => {
+      client.query(`set statement_timeout = ${Math.max(1, Math.round(timeout))}`).catch((err: Error) => opts.onError?.(err));
+    });
+  }
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: copyingPool(pool, prepare) }) });
   const listener = new PostgresListener(url, opts.onError);
   return {
@@ -84,6 +94,7 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
     async ping() {
       await sql`select 1`.execute(db);
     },
+    bounded: (statementTimeoutMs) => openPostgres(url, { ...opts, statementTimeoutMs }),
     async close() {
       await listener.close();
       await db.destroy();

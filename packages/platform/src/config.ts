@@ -218,6 +218,8 @@ export const configSchema = z
     /** Selects the Redis cache and counters; without it they are in-process. */
     REDIS_URL: optionalUrl,
     SEARCH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    /** On a PostgreSQL server, a search or aggregation statement is cancelled after this long (503 then). */
+    SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
     /**
      * Proxies whose X-Forwarded-For the Open API believes when it limits per client IP (express "trust proxy"
      * syntax: loopback, linklocal, uniquelocal, addresses or CIDR ranges, comma-separated).

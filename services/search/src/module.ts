@@ -27,8 +27,12 @@ export const searchModule: ServiceModule = {
   async init(ctx) {
     const logger = ctx.logger;
     await migrate(ctx.database, 'search', migrations);
+    // On a PostgreSQL server the engine's queries get a pool of their own whose statements time out (PGlite cannot
+    // cancel a statement, so there searches are bounded by the fair scheduler alone).
+    const reads = await ctx.database.bounded?.(ctx.config.SEARCH_STATEMENT_TIMEOUT_MS);
     const engine = await createSearchEngine({
       database: ctx.database,
+      readDatabase: reads,
       elasticsearchUrl: ctx.config.ELASTICSEARCH_URL,
       indexPrefix: ctx.config.ELASTICSEARCH_INDEX_PREFIX,
     });
@@ -63,7 +67,17 @@ export const searchModule: ServiceModule = {
       maxWaitMs: ctx.config.SCHEDULER_MAX_WAIT_MS,
       registry: metrics.registry,
     });
-    const search = new SearchService({ engine, cache, cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS, health, latency, logger, usage, scheduler });
+    const search = new SearchService({
+      engine,
+      cache,
+      cacheTtlMs: ctx.config.SEARCH_CACHE_TTL_MS,
+      statementTimeoutMs: ctx.config.SEARCH_STATEMENT_TIMEOUT_MS,
+      health,
+      latency,
+      logger,
+      usage,
+      scheduler,
+    });
     // Billing seeds each tenant's month count; while it is unreachable the count starts from 0 (logged), so search does
     // not wait on billing to start.
     const billing = ctx.client('billing');
@@ -96,6 +110,7 @@ export const searchModule: ServiceModule = {
         subscription = undefined;
         await pipeline.stop();
         await engine.close();
+        await reads?.close();
         billing.shutdown();
         await cache.close();
       },

@@ -1,7 +1,7 @@
 import type { CountTally } from '@trove/bus';
 import type { Cache } from '@trove/cache';
 import { usagePeriodOf, withBothNames, type PublicCollection, type SearchAnswer, type SearchResultItem } from '@trove/contracts';
-import type { FairScheduler, Logger } from '@trove/platform';
+import { ERRORS, type FairScheduler, type Logger } from '@trove/platform';
 import {
   classifyQuery,
   type AggregateResult,
@@ -46,6 +46,8 @@ export interface SearchServiceOptions {
   engine: SearchEngine;
   cache: Cache;
   cacheTtlMs: number;
+  /** SEARCH_STATEMENT_TIMEOUT_MS, for the answer to a statement cancelled after it. */
+  statementTimeoutMs: number;
   health: HealthWindow;
   latency: Histogram<'mode' | 'cache'>;
   logger: Logger;
@@ -108,7 +110,11 @@ export class SearchService {
   async aggregate(req: AggregateRequest): Promise<AggregateResult> {
     const found = await this.responses.answer(req.scope, { op: 'aggregate', ...req }, async () => ({
       value: await this.opts.scheduler.run(shareOf(req.scope), () =>
-        this.opts.engine.aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats }),
+        this.opts.engine
+          .aggregate({ scope: req.scope, filters: req.filters, group_by: req.group_by, stats: req.stats })
+          .catch((err: unknown) => {
+            throw this.tooLong(err) ?? err;
+          }),
       ),
       store: true,
     }));
@@ -156,6 +162,8 @@ export class SearchService {
         }
       }
     } catch (err) {
+      const tooLong = this.tooLong(err);
+      if (tooLong) throw tooLong;
       this.opts.logger.error({ err }, 'search engine failed');
       return { value: errorBody(req, classified?.type), store: false };
     }
@@ -191,6 +199,19 @@ export class SearchService {
       },
     };
     return { value: body, store: true };
+  }
+
+  /**
+   * The answer to a statement the database cancelled at SEARCH_STATEMENT_TIMEOUT_MS (SQLSTATE 57014): 503 saying the
+   * query was too expensive, rather than a connection held for as long as it would have taken.
+   */
+  private tooLong(err: unknown): Error | undefined {
+    if ((err as { code?: unknown } | null)?.code !== '57014') return undefined;
+    const seconds = Math.round(this.opts.statementTimeoutMs / 100) / 10;
+    this.opts.logger.warn({ timeoutMs: this.opts.statementTimeoutMs }, 'a search statement was cancelled at the statement timeout');
+    return ERRORS.unavailable(
+      `The search took longer than ${seconds} s and was stopped; narrow the query or add filters, or try again when the system is less busy.`,
+    );
   }
 
   private countUsage(scope: SearchScope): void {

@@ -63,7 +63,10 @@ const ANALYZE_FRACTION = 0.2;
  */
 export class PostgresSearchEngine implements SearchEngine {
   readonly kind = 'postgres' as const;
+  /** Where queries run (the read database when one is given: its statements may be bounded in time). */
   private readonly db: Kysely<any>;
+  /** Where writes, ANALYZE and swaps run, never bounded in time. */
+  private readonly writes: Kysely<any>;
   private pages?: { value: number; at: number };
   private readonly scopeSizes = new Map<string, { value: number; at: number }>();
   /**
@@ -77,8 +80,13 @@ export class PostgresSearchEngine implements SearchEngine {
   private analyzeAfter = ANALYZE_EVERY;
   private analyzing?: Promise<void>;
 
-  constructor(private readonly database: Database) {
-    this.db = database.db;
+  constructor(
+    private readonly database: Database,
+    /** Another handle on the same database for queries (a pool whose statements time out); `database` otherwise. */
+    reads?: Database,
+  ) {
+    this.db = (reads ?? database).db;
+    this.writes = database.db;
   }
 
   async init(): Promise<void> {
@@ -101,11 +109,11 @@ export class PostgresSearchEngine implements SearchEngine {
     this.noteWrites(valid.length);
     this.retireNearWords(valid);
     try {
-      await this.db.transaction().execute((trx) => writeChanges(trx, valid));
+      await this.writes.transaction().execute((trx) => writeChanges(trx, valid));
     } catch {
       // Something in the batch PostgreSQL refuses that validation did not foresee: write item by item, each in a
       // savepoint, so only the culprits fail.
-      await this.db.transaction().execute(async (trx) => {
+      await this.writes.transaction().execute(async (trx) => {
         for (const [i, change] of changes.entries()) {
           if (outcomes[i]!.status === 'failed') continue;
           await sql`savepoint item`.execute(trx);
@@ -155,14 +163,14 @@ export class PostgresSearchEngine implements SearchEngine {
     // Only the columns query plans estimate from: the text and identifier statistics (the costly part), the scope and
     // the name key. Names, descriptions, collection_data (containment has no statistics to use) and the rest cost an
     // ANALYZE about as much again and change no plan.
-    await sql`analyze search_engine.documents (tenant_id, collection, searchable, visibility, generation, name_key, tsv, identifiers)`.execute(this.db);
+    await sql`analyze search_engine.documents (tenant_id, collection, searchable, visibility, generation, name_key, tsv, identifiers)`.execute(this.writes);
     const { rows } = await sql<{ rows: number }>`
-      select reltuples::float8 as rows from pg_class where oid = 'search_engine.documents'::regclass`.execute(this.db);
+      select reltuples::float8 as rows from pg_class where oid = 'search_engine.documents'::regclass`.execute(this.writes);
     this.analyzeAfter = Math.max(ANALYZE_EVERY, Math.round((rows[0]?.rows ?? 0) * ANALYZE_FRACTION));
   }
 
   async swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void> {
-    await this.db.transaction().execute((trx) => swapActiveGeneration(trx, tenant_id, collection, generation));
+    await this.writes.transaction().execute((trx) => swapActiveGeneration(trx, tenant_id, collection, generation));
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
