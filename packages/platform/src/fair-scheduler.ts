@@ -3,8 +3,10 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { HttpError } from './errors';
 
 export interface FairSchedulerOptions {
-  /** What the scheduler guards, for its metrics and refusals (`search`, `upload`, …). */
+  /** What the scheduler guards, for its metrics (`search`, `gateway_upload`, …). */
   name: string;
+  /** The kind of request it shares out, as a refusal says it ("Too many of your search requests…"); `name` by default. */
+  what?: string;
   /** Jobs running at once. */
   concurrency: number;
   /**
@@ -36,14 +38,18 @@ export class SchedulerRefusal extends HttpError {
     readonly retryAfterSeconds: number,
     what: string,
   ) {
-    const headers = { 'Retry-After': String(retryAfterSeconds) };
-    if (reason === 'timeout') {
-      super(503, 'service_unavailable', `The system is busy: no ${what} slot came free in time. Try again in ${retryAfterSeconds} seconds.`, headers);
-    } else {
-      super(429, 'too_many_requests', `Too many of your ${what} requests are waiting. Try again in ${retryAfterSeconds} seconds.`, headers);
-    }
+    super(...refusalAnswer(reason, retryAfterSeconds, what));
     this.name = 'SchedulerRefusal';
   }
+}
+
+/** The status, code, detail and headers a refusal answers with. */
+function refusalAnswer(reason: RefusalReason, retryAfterSeconds: number, what: string): [number, string, string, Record<string, string>] {
+  const headers = { 'Retry-After': String(retryAfterSeconds) };
+  if (reason === 'timeout') {
+    return [503, 'service_unavailable', `The system is busy: no ${what} slot came free in time. Try again in ${retryAfterSeconds} seconds.`, headers];
+  }
+  return [429, 'too_many_requests', `Too many of your ${what} requests are waiting. Try again in ${retryAfterSeconds} seconds.`, headers];
 }
 
 interface Waiting {
@@ -274,7 +280,7 @@ export class FairScheduler {
     this.metrics?.refused.inc({ scheduler: this.opts.name, reason });
     // The time to serve what is ahead at the current pace, at least a second.
     const seconds = Math.ceil(((ahead + 1) * this.averageMs) / this.opts.concurrency / 1000);
-    return new SchedulerRefusal(reason, Math.min(60, Math.max(1, seconds)), this.opts.name);
+    return new SchedulerRefusal(reason, Math.min(60, Math.max(1, seconds)), this.opts.what ?? this.opts.name);
   }
 }
 

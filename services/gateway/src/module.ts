@@ -23,6 +23,7 @@ function shareSchedulers(config: Config, metrics: ReturnType<typeof createMetric
   const scheduler = (name: ShareClass, concurrency: number) =>
     new FairScheduler({
       name: `gateway_${name}`,
+      what: name === 'pull' ? 'connector' : name,
       concurrency,
       maxQueuePerKey: config.SCHEDULER_QUEUE_PER_TENANT,
       maxQueue: config.SCHEDULER_QUEUE_MAX,
