@@ -125,6 +125,21 @@ describe('FairScheduler', () => {
     expect(order).toEqual(['a1', 'b1', 'a2', 'a3']);
   });
 
+  it('counts the keys that started a job lately, or have one now', async () => {
+    const s = scheduler({ concurrency: 2 });
+    await s.run('A', async () => undefined);
+    const g = gate();
+    const held = s.run('B', () => g.opened);
+    await tick();
+    expect(s.recentKeys(60_000)).toBe(2);
+    await new Promise((r) => setTimeout(r, 30));
+    // A's job ended 30 ms ago; B's is running.
+    expect(s.recentKeys(10)).toBe(1);
+    g.open();
+    await held;
+    expect(s.recentKeys(60_000)).toBe(2);
+  });
+
   it('frees the slot of a job that failed, and passes its error on', async () => {
     const s = scheduler({ concurrency: 1 });
     await expect(s.run('A', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

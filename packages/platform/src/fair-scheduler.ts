@@ -97,6 +97,9 @@ function schedulerMetrics(registry: Registry): SchedulerMetrics {
   return metrics;
 }
 
+/** How long a key's last start is remembered for recentKeys. */
+const FORGET_KEYS_AFTER_MS = 10 * 60_000;
+
 /** Weight of the newest job in the running average of job durations (for Retry-After). */
 const DURATION_WEIGHT = 0.2;
 
@@ -115,6 +118,8 @@ export class FairScheduler {
   private running = 0;
   private queued = 0;
   private dispatching = false;
+  /** When each key last started a job (pruned by recentKeys). */
+  private readonly lastStarts = new Map<string, number>();
   private averageMs = 50;
   private readonly perKey: number;
   private readonly metrics?: SchedulerMetrics;
@@ -123,6 +128,21 @@ export class FairScheduler {
     if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new RangeError(`concurrency must be a positive whole number, got ${opts.concurrency}`);
     this.perKey = Math.max(1, Math.min(opts.perKeyConcurrency ?? opts.concurrency - 1, opts.concurrency));
     this.metrics = opts.registry && schedulerMetrics(opts.registry);
+  }
+
+  /**
+   * Keys that started a job in the last `windowMs` (or have one now): whether others share the resource lately,
+   * not only at this instant (a tenant sending one request after another is between jobs most of the time).
+   */
+  recentKeys(windowMs: number): number {
+    const now = performance.now();
+    let count = this.keys.size;
+    for (const [key, at] of this.lastStarts) {
+      if (this.keys.has(key)) continue;
+      if (now - at <= windowMs) count++;
+      else if (now - at > FORGET_KEYS_AFTER_MS) this.lastStarts.delete(key);
+    }
+    return count;
   }
 
   /** Jobs waiting and running now, and the keys with jobs waiting. */
@@ -212,7 +232,8 @@ export class FairScheduler {
     }
   }
 
-  private started(state: KeyState, waitedMs: number): void {
+  private started(key: string, state: KeyState, waitedMs: number): void {
+    this.lastStarts.set(key, performance.now());
     state.running++;
     this.running++;
     this.metrics?.running.set({ scheduler: this.opts.name }, this.running);
@@ -262,7 +283,7 @@ export class FairScheduler {
       clearTimeout(waiting.timer);
       this.queued--;
       this.metrics?.queued.set({ scheduler: this.opts.name }, this.queued);
-      this.started(state, performance.now() - waiting.enqueuedAt);
+      this.started(key, state, performance.now() - waiting.enqueuedAt);
       waiting.start();
     }
   }

@@ -1,4 +1,4 @@
-import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
+import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { Ingestor } from './ingestor';
 import type { RecordsPipeline } from './records-pipeline';
 import type { RecordsReplace } from './records-replace';
@@ -17,6 +17,8 @@ import type { UploadService } from './upload-service';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The service's metrics (its HTTP metrics and its chunk scheduler's); made by the app when absent. */
+  metrics?: HttpMetrics;
   /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
   readiness: Record<string, ReadinessCheck>;
   ingestor: Ingestor;
@@ -27,10 +29,11 @@ export interface AppDeps {
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, readiness, ingestor, uploads, streams, pipeline, replace }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, metrics, readiness, ingestor, uploads, streams, pipeline, replace }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
+    metrics,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
     // Upload bodies are read by their routes: batch and webhook need the raw bytes (hash, signature) and a larger

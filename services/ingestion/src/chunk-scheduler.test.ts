@@ -52,6 +52,20 @@ describe('ChunkScheduler', () => {
     expect(writes.started).toEqual([[0, 1], [2, 3], [4]]);
   });
 
+  it('asks a chunk-size function again for every chunk', async () => {
+    const writes = new Writes();
+    let size = 3;
+    const s = new ChunkScheduler({ chunkSize: () => size, write: (c) => writes.write(c).then(() => undefined) });
+    for (let i = 0; i < 3; i++) await s.add(item(i, `s${i}`));
+    size = 2;
+    for (let i = 3; i < 7; i++) await s.add(item(i, `s${i}`));
+    writes.endAll();
+    const finished = s.finish();
+    writes.endAll();
+    await finished;
+    expect(writes.started).toEqual([[0, 1, 2], [3, 4], [5, 6]]);
+  });
+
   it('sends a chunk early when the next record would take its JSON over the character bound, and a larger record alone', async () => {
     const writes = new Writes();
     const chunks = new ChunkScheduler({ chunkSize: 100, maxCharacters: 200, write: async (c) => void writes.started.push(c.map((p) => p.index)) });

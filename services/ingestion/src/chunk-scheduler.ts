@@ -49,8 +49,8 @@ interface Flight {
 }
 
 export interface ChunkSchedulerOptions {
-  /** Records per chunk at most. */
-  chunkSize: number;
+  /** Records per chunk at most; asked again for every chunk when a function. */
+  chunkSize: number | (() => number);
   /** Characters of record JSON per chunk at most (default CHUNK_MAX_CHARACTERS); a single larger record is its own chunk. */
   maxCharacters?: number;
   /** Writes one chunk; a rejection is a failure of the whole upload. */
@@ -78,7 +78,8 @@ export class ChunkScheduler {
     }
     this.chunk.push(item);
     this.characters += size;
-    if (this.chunk.length >= this.opts.chunkSize) await this.sendChunk();
+    const limit = typeof this.opts.chunkSize === 'function' ? this.opts.chunkSize() : this.opts.chunkSize;
+    if (this.chunk.length >= limit) await this.sendChunk();
   }
 
   /** Sends the last chunk and resolves once every chunk is written; rejects when a write failed. */

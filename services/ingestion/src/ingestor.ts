@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { BulkUpsertRequest, VocabularyName } from '@trove/contracts';
-import type { Identity, Logger } from '@trove/platform';
+import { SchedulerRefusal, type FairScheduler, type Identity, type Logger } from '@trove/platform';
 import { ChunkScheduler, type Pending } from './chunk-scheduler';
 import { isPlainObject, mapRecord, type Mapped, type MappingOptions } from './domain/record-mapping';
 import type { ParsedItem } from './domain/parsers/types';
 import { storableCopy } from './domain/storable';
 import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './domain/tally';
-import type { RecordsWriter } from './records-writer';
+import type { ChunkOutcome, RecordsWriter } from './records-writer';
 import type { Db, UploadSourceType } from './store/schema';
 import { createUpload, finishUpload, insertDeadLetters, insertUploadRecords } from './store/uploads';
 import type { UploadAnnouncer } from './usage';
@@ -91,13 +91,18 @@ export interface IngestorDeps {
   writer: RecordsWriter;
   logger: Logger;
   /** Records per call to records (INGEST_CHUNK_SIZE). */
-  chunkSize: number;
+  chunkSize: number | (() => number);
   /** Characters of record JSON per call to records at most (default CHUNK_MAX_CHARACTERS). */
   chunkMaxCharacters?: number;
   /** Indexing backlog above which a result reports pipeline_backpressure (INDEXING_BACKLOG_THRESHOLD). */
   backlogThreshold: number;
   /** Announces each completed upload to usage.events (usage.ts); without it, completions are not announced. */
   announceCompleted?: UploadAnnouncer;
+  /**
+   * Shares the writes to records between tenants (a chunk waits for its tenant's turn); without it chunks are written
+   * as they come.
+   */
+  chunkShares?: Pick<FairScheduler, 'run'>;
 }
 
 /** Dead letters are written to the database in batches of this size as they occur, never all held in memory. */
@@ -255,7 +260,15 @@ export class Ingestor {
       ...(target.origin?.pipeline && { pipeline: true }),
       ...(target.origin?.vocabulary === 'older' && { vocabulary: 'older' as const }),
     };
-    const outcome = await this.deps.writer.upsert(target.identity, request, target.requestId);
+    const write = () => this.deps.writer.upsert(target.identity, request, target.requestId);
+    const shares = this.deps.chunkShares;
+    const outcome: ChunkOutcome = shares
+      ? await shares.run(target.identity.tenantId, write).catch((err: unknown) => {
+          // Waited longer than an upload may take: written as not written, like any chunk records did not take.
+          if (err instanceof SchedulerRefusal) return { kind: 'failed', reason: err.message };
+          throw err;
+        })
+      : await write();
     if (outcome.kind === 'failed') {
       this.deps.logger.warn({ uploadId, records: chunk.length, reason: outcome.reason }, 'a chunk was not written');
       tally.unwritten(chunk.length);

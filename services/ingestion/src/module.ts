@@ -1,4 +1,5 @@
 import { migrate } from '@trove/db';
+import { FairScheduler, createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { Ingestor } from './ingestor';
@@ -12,6 +13,11 @@ import { UploadService } from './upload-service';
 import { UploadWatch } from './upload-watch';
 import { uploadUsage } from './usage';
 
+/** Records per chunk while more than one tenant writes (measured in bench/RESULTS.md, issue 26's upload scenario). */
+const SHARED_CHUNK_SIZE = 250;
+/** How recently another tenant must have written for the chunks to be the shared size. */
+const SHARED_WINDOW_MS = 5_000;
+
 /** The ingestion service: batch, file, PDF, stream and webhook uploads, written to records in chunks. */
 export const ingestionModule: ServiceModule = {
   name: 'ingestion',
@@ -22,13 +28,28 @@ export const ingestionModule: ServiceModule = {
     // The one place the untyped handle gets the ingestion schema's table types; everything below takes `db`.
     const db: Db = ctx.database.db;
     const records = ctx.client('records');
+    const metrics = createMetrics('ingestion');
+    // Chunks wait for their tenant's turn as long as an upload may take, never refused for a full queue: an upload
+    // under way is not cut short; new uploads are what the gateway shares out.
+    const chunkShares = new FairScheduler({
+      name: 'ingest_chunks',
+      what: 'upload',
+      concurrency: config.SCHEDULER_INGEST_CONCURRENCY,
+      maxQueuePerKey: Number.MAX_SAFE_INTEGER,
+      maxQueue: Number.MAX_SAFE_INTEGER,
+      maxWaitMs: config.UPLOAD_TIMEOUT_MS,
+      registry: metrics.registry,
+    });
     const ingestor = new Ingestor({
       db,
       writer: new HttpRecordsWriter(records),
       logger,
-      chunkSize: config.INGEST_CHUNK_SIZE,
+      // While another tenant writes too, chunks are smaller, so each write (and the work around it) holds the event
+      // loop and the database for less time at once; alone, an upload keeps the chunks that write it fastest.
+      chunkSize: () => (chunkShares.recentKeys(SHARED_WINDOW_MS) > 1 ? Math.min(config.INGEST_CHUNK_SIZE, SHARED_CHUNK_SIZE) : config.INGEST_CHUNK_SIZE),
       backlogThreshold: config.INDEXING_BACKLOG_THRESHOLD,
       announceCompleted: uploadUsage(ctx.bus),
+      chunkShares,
     });
     const streams = new StreamBuffers({
       ingestor,
@@ -44,7 +65,7 @@ export const ingestionModule: ServiceModule = {
       staleSeconds: config.UPLOAD_STALE_SECONDS,
     });
     return {
-      app: buildApp({ config, logger, readiness: ctx.readiness, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records), replace: new RecordsReplace(records) }),
+      app: buildApp({ config, logger, metrics, readiness: ctx.readiness, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records), replace: new RecordsReplace(records) }),
       async start() {
         streams.start();
         watch.start();
