@@ -209,6 +209,8 @@ export const configSchema = z
     SCHEDULER_GATEWAY_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
     SCHEDULER_GATEWAY_UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
     SCHEDULER_GATEWAY_PULL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
+    /** Pulls each connector process runs at once (asked for and scheduled), shared between tenants; one tenant at most one fewer. */
+    SCHEDULER_PULL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
     /** Chunks each ingestion process writes to records at once, shared between tenants; one tenant at most one fewer. */
     SCHEDULER_INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(3),
     SCHEDULER_QUEUE_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),

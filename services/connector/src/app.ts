@@ -1,4 +1,4 @@
-import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
+import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { CredentialCipher } from './domain/cipher';
 import type { PullService } from './pull-service';
 import { connectorRoutes } from './routes/connectors';
@@ -7,6 +7,8 @@ import type { Db } from './store/schema';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The service's metrics (its HTTP metrics and its pull scheduler's); made by the app when absent. */
+  metrics?: HttpMetrics;
   readiness: Record<string, ReadinessCheck>;
   db: Db;
   cipher: CredentialCipher;
@@ -19,6 +21,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'connector',
     logger: deps.logger,
+    metrics: deps.metrics,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
     readiness: deps.readiness,

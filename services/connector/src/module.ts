@@ -1,6 +1,6 @@
 import type { Subscription } from '@trove/bus';
 import { migrate } from '@trove/db';
-import { serviceUrl } from '@trove/platform';
+import { FairScheduler, createMetrics, serviceUrl } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { subscribeBillingEvents } from './consumers/billing-events';
@@ -34,7 +34,20 @@ export const connectorModule: ServiceModule = {
     // The one place the untyped handle gets the connector schema's table types; everything below takes `db`.
     const db: Db = ctx.database.db;
     const cipher = new CredentialCipher(config.CONNECTOR_ENCRYPTION_KEY);
+    const metrics = createMetrics('connector');
+    // Scheduled pulls wait for their tenant's turn as long as a pull may run; those asked for were already admitted by
+    // the gateway.
+    const shares = new FairScheduler({
+      name: 'pulls',
+      what: 'connector',
+      concurrency: config.SCHEDULER_PULL_CONCURRENCY,
+      maxQueuePerKey: config.SCHEDULER_QUEUE_PER_TENANT,
+      maxQueue: config.SCHEDULER_QUEUE_MAX,
+      maxWaitMs: config.CONNECTOR_STATEMENT_TIMEOUT_MS,
+      registry: metrics.registry,
+    });
     const pulls = new PullService({
+      shares,
       db,
       cipher,
       open: sourceOpener(),
@@ -52,7 +65,7 @@ export const connectorModule: ServiceModule = {
     const scheduler = new Scheduler({ db, pulls, logger: logger.child({ component: 'scheduler' }) });
     let billingEvents: Subscription | undefined;
     return {
-      app: buildApp({ config, logger, readiness: ctx.readiness, db, cipher, pulls }),
+      app: buildApp({ config, logger, metrics, readiness: ctx.readiness, db, cipher, pulls }),
       async start() {
         billingEvents = await subscribeBillingEvents(ctx.bus, db, logger.child({ consumer: 'billing-events' }));
         scheduler.start();

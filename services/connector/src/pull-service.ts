@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Identity, Logger } from '@trove/platform';
+import type { FairScheduler, Identity, Logger } from '@trove/platform';
 import type { CredentialCipher } from './domain/cipher';
 import type { ConnectionConfig } from './domain/connector-input';
 import { NEVER_PULLED } from './domain/last-pull';
@@ -36,6 +36,8 @@ export interface PullServiceDeps {
   statementTimeoutMs: number;
   /** How long a pull's lease lasts without renewal (renewed every third of it); a dead process's lapses after this. */
   leaseMs?: number;
+  /** Shares this process's pulls (asked for and scheduled alike) between tenants; without it they run as they come. */
+  shares?: Pick<FairScheduler, 'run'>;
 }
 
 const DEFAULT_LEASE_MS = 60_000;
@@ -63,7 +65,11 @@ export class PullService {
     this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
-  /** A pull of the tenant's connector: its result, 'busy' while another pull of it runs, undefined when unknown. */
+  /**
+   * A pull of the tenant's connector: its result, 'busy' while another pull of it runs, undefined when unknown. The
+   * connector's lease is taken at once (so a second pull of it is busy), and the pull runs once it is the tenant's
+   * turn; one that waited too long for it is refused (SchedulerRefusal, 503) and leaves the lease to lapse.
+   */
   async pull(tenantId: string, id: string, identity: Identity, requestId?: string): Promise<PullResult | 'busy' | undefined> {
     const row = await takePullLease(this.deps.db, tenantId, id, this.owner, this.leaseMs, identity.plan);
     if (row === 'busy' || row === undefined) return row;
@@ -76,7 +82,8 @@ export class PullService {
     renewal.unref();
     let result: PullResult;
     try {
-      result = await this.run(row, identity, requestId);
+      const shares = this.deps.shares;
+      result = await (shares ? shares.run(tenantId, () => this.run(row, identity, requestId)) : this.run(row, identity, requestId));
     } finally {
       clearInterval(renewal);
     }

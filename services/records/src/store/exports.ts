@@ -133,15 +133,21 @@ export async function activeExports(db: ExportDb, tenantId: string): Promise<Exp
  */
 export async function claimExports(db: ExportDb, owner: string, limit: number, staleSeconds: number): Promise<ExportRow[]> {
   if (limit <= 0) return [];
+  // Fair between tenants: a waiting job of a tenant with fewer jobs running goes first (one with none before one
+  // with one, and so on), oldest first among equals, so one tenant's many exports do not hold everyone else's back.
   const result = await sql<ExportRow>`
     update records.exports
     set owner = ${owner}::uuid, heartbeat_at = now(), attempts = attempts + 1
     where id in (
-      select id from records.exports
-      where status = 'processing' and (owner is null or heartbeat_at < now() - make_interval(secs => ${staleSeconds}))
-      order by created_at
+      select e.id from records.exports e
+      where e.status = 'processing' and (e.owner is null or e.heartbeat_at < now() - make_interval(secs => ${staleSeconds}))
+      order by (
+        select count(*) from records.exports r
+        where r.tenant_id = e.tenant_id and r.status = 'processing' and r.owner is not null
+          and r.heartbeat_at >= now() - make_interval(secs => ${staleSeconds})
+      ), e.created_at
       limit ${limit}
-      for update skip locked
+      for update of e skip locked
     )
     returning *
   `.execute(db);
