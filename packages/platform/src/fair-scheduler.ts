@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Config } from './config';
 import { HttpError } from './errors';
 
 export interface FairSchedulerOptions {
@@ -331,4 +332,22 @@ export function fairShare(scheduler: FairScheduler, keyOf: (req: Request) => str
         if (!gone.signal.aborted) next(err);
       });
   };
+}
+
+/**
+ * A fair scheduler with the configured bounds (SCHEDULER_QUEUE_PER_TENANT, SCHEDULER_QUEUE_MAX, SCHEDULER_MAX_WAIT_MS)
+ * unless `options` says otherwise: work already under way (an upload's chunks, a scheduled pull) waits longer and is
+ * never refused for a full queue.
+ */
+export function configuredScheduler(
+  config: Pick<Config, 'SCHEDULER_QUEUE_PER_TENANT' | 'SCHEDULER_QUEUE_MAX' | 'SCHEDULER_MAX_WAIT_MS'>,
+  options: Pick<FairSchedulerOptions, 'name' | 'what' | 'concurrency' | 'registry'> & { maxWaitMs?: number; unboundedQueues?: boolean },
+): FairScheduler {
+  const { maxWaitMs, unboundedQueues, ...rest } = options;
+  return new FairScheduler({
+    ...rest,
+    maxQueuePerKey: unboundedQueues ? Number.MAX_SAFE_INTEGER : config.SCHEDULER_QUEUE_PER_TENANT,
+    maxQueue: unboundedQueues ? Number.MAX_SAFE_INTEGER : config.SCHEDULER_QUEUE_MAX,
+    maxWaitMs: maxWaitMs ?? config.SCHEDULER_MAX_WAIT_MS,
+  });
 }

@@ -1,6 +1,6 @@
 import type { Subscription } from '@trove/bus';
 import { migrate } from '@trove/db';
-import { FairScheduler, createMetrics, serviceUrl } from '@trove/platform';
+import { configuredScheduler, createMetrics, serviceUrl } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { subscribeBillingEvents } from './consumers/billing-events';
@@ -37,12 +37,10 @@ export const connectorModule: ServiceModule = {
     const metrics = createMetrics('connector');
     // Scheduled pulls wait for their tenant's turn as long as a pull may run; those asked for were already admitted by
     // the gateway.
-    const shares = new FairScheduler({
+    const shares = configuredScheduler(config, {
       name: 'pulls',
       what: 'connector',
       concurrency: config.SCHEDULER_PULL_CONCURRENCY,
-      maxQueuePerKey: config.SCHEDULER_QUEUE_PER_TENANT,
-      maxQueue: config.SCHEDULER_QUEUE_MAX,
       maxWaitMs: config.CONNECTOR_STATEMENT_TIMEOUT_MS,
       registry: metrics.registry,
     });

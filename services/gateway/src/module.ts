@@ -1,7 +1,7 @@
 import { CountTally, type Subscription } from '@trove/bus';
 import { createCache } from '@trove/cache';
 import { usageCountMessage } from '@trove/contracts';
-import { FairScheduler, PortalTokens, createMetrics, type Config } from '@trove/platform';
+import { PortalTokens, configuredScheduler, createMetrics, type Config, type FairScheduler } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createGatewayApp } from './app';
 import { Authenticator } from './authenticate';
@@ -21,15 +21,7 @@ const USAGE_FLUSH_INTERVAL_MS = 5_000;
 /** The gateway's fair schedulers, one per kind of expensive work (domain/shares.ts), reporting in `metrics`. */
 function shareSchedulers(config: Config, metrics: ReturnType<typeof createMetrics>): Record<ShareClass, FairScheduler> {
   const scheduler = (name: ShareClass, concurrency: number) =>
-    new FairScheduler({
-      name: `gateway_${name}`,
-      what: name === 'pull' ? 'connector' : name,
-      concurrency,
-      maxQueuePerKey: config.SCHEDULER_QUEUE_PER_TENANT,
-      maxQueue: config.SCHEDULER_QUEUE_MAX,
-      maxWaitMs: config.SCHEDULER_MAX_WAIT_MS,
-      registry: metrics.registry,
-    });
+    configuredScheduler(config, { name: `gateway_${name}`, what: name === 'pull' ? 'connector' : name, concurrency, registry: metrics.registry });
   return {
     search: scheduler('search', config.SCHEDULER_GATEWAY_SEARCH_CONCURRENCY),
     upload: scheduler('upload', config.SCHEDULER_GATEWAY_UPLOAD_CONCURRENCY),

@@ -1,5 +1,5 @@
 import { migrate } from '@trove/db';
-import { FairScheduler, createMetrics } from '@trove/platform';
+import { configuredScheduler, createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { Ingestor } from './ingestor';
@@ -31,13 +31,12 @@ export const ingestionModule: ServiceModule = {
     const metrics = createMetrics('ingestion');
     // Chunks wait for their tenant's turn as long as an upload may take, never refused for a full queue: an upload
     // under way is not cut short; new uploads are what the gateway shares out.
-    const chunkShares = new FairScheduler({
+    const chunkShares = configuredScheduler(config, {
       name: 'ingest_chunks',
       what: 'upload',
       concurrency: config.SCHEDULER_INGEST_CONCURRENCY,
-      maxQueuePerKey: Number.MAX_SAFE_INTEGER,
-      maxQueue: Number.MAX_SAFE_INTEGER,
       maxWaitMs: config.UPLOAD_TIMEOUT_MS,
+      unboundedQueues: true,
       registry: metrics.registry,
     });
     const ingestor = new Ingestor({

@@ -2,7 +2,7 @@ import { CountTally, type Subscription } from '@trove/bus';
 import { usageCountMessage } from '@trove/contracts';
 import { createCache } from '@trove/cache';
 import { migrate } from '@trove/db';
-import { FairScheduler, createMetrics } from '@trove/platform';
+import { configuredScheduler, createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createSearchEngine } from '@trove/search-engine';
 import { Histogram } from 'prom-client';
@@ -59,14 +59,7 @@ export const searchModule: ServiceModule = {
       what: 'search usage',
       event: (c) => usageCountMessage('searches', c),
     });
-    const scheduler = new FairScheduler({
-      name: 'search',
-      concurrency: ctx.config.SCHEDULER_SEARCH_CONCURRENCY,
-      maxQueuePerKey: ctx.config.SCHEDULER_QUEUE_PER_TENANT,
-      maxQueue: ctx.config.SCHEDULER_QUEUE_MAX,
-      maxWaitMs: ctx.config.SCHEDULER_MAX_WAIT_MS,
-      registry: metrics.registry,
-    });
+    const scheduler = configuredScheduler(ctx.config, { name: 'search', concurrency: ctx.config.SCHEDULER_SEARCH_CONCURRENCY, registry: metrics.registry });
     const search = new SearchService({
       engine,
       cache,
