@@ -8,13 +8,11 @@ export interface FairSchedulerOptions {
   name: string;
   /** The kind of request it shares out, as a refusal says it ("Too many of your search requests…"); `name` by default. */
   what?: string;
-  /** Jobs running at once. */
-  concurrency: number;
   /**
-   * Jobs of one key (a tenant, a client address) running at once; at most `concurrency - 1` when that is at least
-   * one, so a key arriving while another floods always finds a slot free.
+   * Jobs running at once; one key (a tenant, a client address) runs at most `concurrency - 1` of them (at least one),
+   * so a key arriving while another floods always finds a slot free.
    */
-  perKeyConcurrency?: number;
+  concurrency: number;
   /** Jobs of one key waiting at most; one more is refused (`queue_full`). */
   maxQueuePerKey: number;
   /** Jobs waiting in all; past it the newest job of the longest queue is refused (`shed`). */
@@ -54,7 +52,6 @@ function refusalAnswer(reason: RefusalReason, retryAfterSeconds: number, what: s
 }
 
 interface Waiting {
-  key: string;
   enqueuedAt: number;
   start: () => void;
   refuse: (error: unknown) => void;
@@ -106,7 +103,7 @@ const DURATION_WEIGHT = 0.2;
 
 /**
  * Fair shares of a scarce resource between keys (tenants, client addresses): at most `concurrency` jobs run, at most
- * `perKeyConcurrency` of one key, and a freed slot goes to the next key in turn that has a job waiting (round robin
+ * `concurrency - 1` of one key, and a freed slot goes to the next key in turn that has a job waiting (round robin
  * over keys, which is deficit round robin with jobs of equal cost). A key that sends more waits longer itself; a key
  * with one job waits for at most one turn. Queues are bounded per key and in all: a full key queue refuses its key's
  * new job, and a full scheduler sheds the newest job of the longest queue. A job that waits `maxWaitMs` is refused
@@ -127,7 +124,7 @@ export class FairScheduler {
 
   constructor(private readonly opts: FairSchedulerOptions) {
     if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new RangeError(`concurrency must be a positive whole number, got ${opts.concurrency}`);
-    this.perKey = Math.max(1, Math.min(opts.perKeyConcurrency ?? opts.concurrency - 1, opts.concurrency));
+    this.perKey = Math.max(1, opts.concurrency - 1);
     this.metrics = opts.registry && schedulerMetrics(opts.registry);
   }
 
@@ -183,6 +180,7 @@ export class FairScheduler {
       if (!longest || longest.state.queue.length <= state.queue.length) return Promise.reject(this.refusal('shed', state.queue.length));
       const dropped = longest.state.queue.pop()!;
       this.dequeued(longest.key, longest.state, dropped);
+      this.forgetIfIdle(longest.key, longest.state);
       dropped.refuse(this.refusal('shed', longest.state.queue.length));
     }
     return new Promise<void>((resolve, reject) => {
@@ -191,12 +189,11 @@ export class FairScheduler {
         if (index < 0) return;
         state.queue.splice(index, 1);
         this.dequeued(key, state, waiting);
-        if (state.running === 0 && state.queue.length === 0) this.keys.delete(key);
+        this.forgetIfIdle(key, state);
         waiting.refuse(error);
       };
       const onAbort = () => leave(signal!.reason);
       const waiting: Waiting = {
-        key,
         enqueuedAt: performance.now(),
         start: () => {
           signal?.removeEventListener('abort', onAbort);
@@ -222,7 +219,12 @@ export class FairScheduler {
     });
   }
 
-  /** Takes a waiting job out of the books (it starts, or is refused). */
+  /** Drops the state of a key with nothing running or waiting. */
+  private forgetIfIdle(key: string, state: KeyState): void {
+    if (state.running === 0 && state.queue.length === 0) this.keys.delete(key);
+  }
+
+  /** Takes a waiting job out of the books (it starts, or is refused); a key with nothing left waiting leaves the turn. */
   private dequeued(key: string, state: KeyState, waiting: Waiting): void {
     clearTimeout(waiting.timer);
     this.queued--;
@@ -246,7 +248,7 @@ export class FairScheduler {
     state.running--;
     this.running--;
     this.metrics?.running.set({ scheduler: this.opts.name }, this.running);
-    if (state.running === 0 && state.queue.length === 0) this.keys.delete(key);
+    this.forgetIfIdle(key, state);
     this.dispatchSoon();
   }
 
@@ -280,10 +282,9 @@ export class FairScheduler {
       }
       passes = 0;
       const waiting = state.queue.shift()!;
+      this.dequeued(key, state, waiting);
+      // Served, it goes to the back of the turn if it has more waiting.
       if (state.queue.length > 0) this.turn.push(key);
-      clearTimeout(waiting.timer);
-      this.queued--;
-      this.metrics?.queued.set({ scheduler: this.opts.name }, this.queued);
       this.started(key, state, performance.now() - waiting.enqueuedAt);
       waiting.start();
     }

@@ -45,6 +45,8 @@ class EveryRecordFailed extends Error {
 }
 
 const DEFAULT_POLL_MS = 500;
+/** A running job whose process has not finished it this long after its timeout is taken to be orphaned. */
+const ORPHAN_GRACE_SECONDS = 30;
 const VACUUM_EVERY = 10_000;
 /** The report counts queued and running records up to this many each. */
 const REPORT_COUNT_LIMIT = 10_000;
@@ -58,8 +60,6 @@ export interface PipelineReport {
   /** Failed jobs since the last one that succeeded, in this process. */
   consecutive_failures: number;
 }
-/** A running job whose process has not finished it this long after its timeout is taken to be orphaned. */
-const ORPHAN_GRACE_SECONDS = 30;
 
 /**
  * The older pipeline's worker (spec, Indexing status, older rows; Limits; Older circuit breaker). Records written
@@ -113,11 +113,6 @@ export class PipelineWorker {
       this.nudge();
     });
     this.breaker.on('close', () => (this.consecutiveFailures = 0));
-  }
-
-  /** Whether the breaker keeps new jobs from starting. */
-  get paused(): boolean {
-    return this.breaker.opened;
   }
 
   async report(): Promise<PipelineReport> {
@@ -217,8 +212,8 @@ export class PipelineWorker {
         await requeueJobs(db, jobs, this.opts.breakerPauseMs, true);
         return;
       }
-      const error = err instanceof EveryRecordFailed ? undefined : (err as Error).message;
-      logger.warn({ err: error ?? (err as Error).message, records: jobs.length }, 'pipeline job failed');
+      const error = (err as Error).message;
+      logger.warn({ err: error, records: jobs.length }, 'pipeline job failed');
       outcomes =
         err instanceof EveryRecordFailed ? err.outcomes : jobs.map((j) => ({ record_id: j.record_id, version: j.version, status: 'failed' as const, error }));
     }
@@ -226,11 +221,13 @@ export class PipelineWorker {
     const done: PipelineJob[] = [];
     const retry: PipelineJob[] = [];
     const acks: RecordIndexedEvent[] = [];
+    const namespaces: string[] = [];
     for (const job of jobs) {
       const outcome = byRecord.get(job.record_id);
       if (outcome?.status === 'indexed') {
         done.push(job);
         acks.push({ tenant_id: job.tenant_id, record_id: job.record_id, version: job.version, status: 'indexed' });
+        namespaces.push(...upsertNamespaces(job.change.document));
       } else if (job.attempts <= this.opts.maxRetries) {
         retry.push(job);
       } else {
@@ -240,7 +237,6 @@ export class PipelineWorker {
     }
     const attempts = Math.max(1, ...retry.map((j) => j.attempts));
     await requeueJobs(db, retry, this.opts.retryDelayMs * 2 ** (attempts - 1));
-    const namespaces = done.filter((j) => byRecord.get(j.record_id)?.status === 'indexed').flatMap((j) => upsertNamespaces(j.change.document));
     await settle(cache, bus, namespaces, acks);
     await finishJobs(db, done);
     this.finishedSinceVacuum += jobs.length;
