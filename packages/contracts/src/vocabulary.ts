@@ -36,8 +36,11 @@ export function currentName(name: string): string {
 
 /** The names only the other vocabulary uses: a route of `vocabulary` refuses them (422 extra_forbidden). */
 export function foreignNames(vocabulary: VocabularyName): ReadonlySet<string> {
-  return new Set(vocabulary === 'older' ? TO_OLDER.keys() : TO_CURRENT.keys());
+  return vocabulary === 'older' ? CURRENT_NAMES : OLDER_ONLY_NAMES;
 }
+
+const CURRENT_NAMES: ReadonlySet<string> = new Set(TO_OLDER.keys());
+const OLDER_ONLY_NAMES: ReadonlySet<string> = new Set(TO_CURRENT.keys());
 
 /** An indexing status as the older vocabulary says it: `completed` for indexed (spec, Indexing status). */
 export function olderIndexingStatus(status: string): string {
@@ -90,8 +93,13 @@ export function olderLoc(loc: string[]): string[] {
  * names the field as the client sent it.
  */
 export function inOlderNames<S extends z.ZodObject>(schema: S): z.ZodType<z.output<S>, unknown> {
-  return renamed(schema) as unknown as z.ZodType<z.output<S>, unknown>;
+  // Built once per schema: routes ask for it on every request.
+  let older = olderSchemas.get(schema);
+  if (!older) olderSchemas.set(schema, (older = renamed(schema)));
+  return older as unknown as z.ZodType<z.output<S>, unknown>;
 }
+
+const olderSchemas = new WeakMap<z.ZodObject, z.ZodType>();
 
 function renamed(schema: z.ZodObject): z.ZodType {
   const shape: Record<string, z.ZodType> = {};

@@ -23,7 +23,7 @@ import { nameQuery } from '../domain/search-terms';
 import { planOfRequest, type Handler, type Router } from '../http';
 import type { RecordsService } from '../records-service';
 import { idParams, recordUpdate } from './request-schemas';
-import { CURRENT, type RecordFields, type RecordVocabulary } from './vocabulary';
+import { CURRENT, recordIn, type RecordFields, type RecordVocabulary } from './vocabulary';
 
 /** Unknown fields are refused (422 extra_forbidden) so a misspelt field never silently falls back to a default. */
 const createBody = z.strictObject({
@@ -167,13 +167,13 @@ export function recordHandlers(
     }),
     read: v.handler(async (req, res) => {
       const { id } = parseInput(idParams, req.params, 'path');
-      res.json(v.record(await records.get(tenantOf(req), id)));
+      res.json(recordIn(v, await records.get(tenantOf(req), id)));
     }),
     /** Answers once the search representation is rebuilt (indexed), in both vocabularies (spec, Indexing status). */
     update: v.handler(async (req, res) => {
       const { id } = parseInput(idParams, req.params, 'path');
       const update = v.parse(updateSchema, req.body, 'body');
-      res.json(v.record(await records.update(tenantOf(req), planOfRequest(req), id, update)));
+      res.json(recordIn(v, await records.update(tenantOf(req), planOfRequest(req), id, update)));
     }),
     archive: v.handler(async (req, res) => {
       const { id } = parseInput(idParams, req.params, 'path');

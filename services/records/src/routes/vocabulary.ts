@@ -23,7 +23,6 @@ export interface RecordFields {
  * for a path finds its handler.
  */
 export interface RecordVocabulary {
-  name: VocabularyName;
   /** Fields a record's body may carry in this vocabulary besides the current ones (the older claim_status). */
   recordFields: Partial<RecordFields>;
   /**
@@ -36,8 +35,6 @@ export interface RecordVocabulary {
    * the other vocabulary is refused (422 extra_forbidden), in a query too, where other unknown parameters pass.
    */
   parse<S extends z.ZodObject>(schema: S, input: unknown, source: Source): z.output<S>;
-  /** A full record as this vocabulary shows it: names() of it with its extras(). */
-  record(dto: RecordDto): Record<string, unknown>;
   /** Any answer (a list item, a count, part of a record) with its fields under this vocabulary's names. */
   names(answer: Record<string, unknown>): Record<string, unknown>;
   /** What this vocabulary shows of a record besides the current fields. */
@@ -59,22 +56,24 @@ function refuseForeign(vocabulary: VocabularyName, input: unknown, source: Sourc
 /** 422s raised while reading an older request: their locs are in the client's names already. */
 const namedAsSent = new WeakSet<HttpError>();
 
+/** A full record as the vocabulary shows it: its fields under the vocabulary's names, with its extras. */
+export function recordIn(v: RecordVocabulary, dto: RecordDto): Record<string, unknown> {
+  return { ...v.names(dto), ...v.extras(dto) };
+}
+
 export const CURRENT: RecordVocabulary = {
-  name: 'current',
   recordFields: {},
   queues: CURRENT_WRITE,
   parse: (schema, input, source) => {
     refuseForeign('current', input, source);
     return parseInput(schema, input, source);
   },
-  record: (dto) => dto,
   names: (answer) => answer,
   extras: () => ({}),
   handler: (handler) => handler,
 };
 
 export const OLDER: RecordVocabulary = {
-  name: 'older',
   recordFields: { claim_status: optionalClaimStatus },
   queues: PIPELINE_WRITE,
   parse: (schema, input, source) => {
@@ -87,7 +86,6 @@ export const OLDER: RecordVocabulary = {
       throw err;
     }
   },
-  record: (dto) => ({ ...withOlderNames(dto), ...entityExtras(dto) }),
   names: withOlderNames,
   extras: entityExtras,
   handler: (handler) => async (req, res, next) => {
