@@ -18,7 +18,7 @@ let key: Record<string, string>;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  system = await startApart({ databaseUrl: database.url, env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
+  system = await startApart({ databaseUrl: database.url, env: { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' } });
   api = client(system.baseUrl);
   const person = await signUp(api);
   portal = portalAuth(person.token);
