@@ -1,6 +1,6 @@
-import type { PGlite } from '@electric-sql/pglite';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { CopyRows } from './copy';
+import type { PGliteThread } from './pglite-thread';
 
 const COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'SELECT']);
 
@@ -12,7 +12,7 @@ export class PGlitePool implements PostgresPool {
   private queue: Array<() => void> = [];
   private busy = false;
 
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: PGliteThread) {}
 
   async connect(): Promise<PostgresPoolClient> {
     await this.acquire();
@@ -22,14 +22,11 @@ export class PGlitePool implements PostgresPool {
         const copy = parameters.length === 1 && parameters[0] instanceof CopyRows ? parameters[0] : undefined;
         if (copy) {
           // PGlite reads COPY data from the blob it is handed, under this device name.
-          const result = await this.pg.query(copy.statement(`'/dev/blob'`), [], { blob: new Blob([copy.data]) });
+          const result = await this.pg.copy(copy.statement(`'/dev/blob'`), copy.data);
           return { command: 'INSERT', rowCount: result.affectedRows ?? copy.rowCount, rows: [] };
         }
         // Parameterless SQL may hold several statements (migrations); only the simple protocol runs those.
-        const result =
-          parameters.length === 0 && /;\s*\S/.test(sql)
-            ? (await this.pg.exec(sql)).at(-1) ?? { rows: [], affectedRows: 0 }
-            : await this.pg.query(sql, parameters as unknown[]);
+        const result = parameters.length === 0 && /;\s*\S/.test(sql) ? await this.pg.exec(sql) : await this.pg.query(sql, parameters);
         const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT';
         return {
           command: (COMMANDS.has(verb) ? verb : 'SELECT') as 'SELECT',

@@ -52,4 +52,25 @@ describe('PGlite database', () => {
     const rows = await sql<{ trx: string }>`select trx from steps`.execute(database.db);
     expect(rows.rows.map((r) => r.trx)).toEqual(['outside']);
   });
+
+  it('runs a long statement without holding the process: timers fire while it runs', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = performance.now();
+    try {
+      await sql`select count(*) from generate_series(1, 3000000) g where g % 7 = 3`.execute(database.db);
+    } finally {
+      clearInterval(timer);
+    }
+    const elapsed = performance.now() - started;
+    // In the main thread the statement would hold it from start to end and no timer could fire until it ended.
+    expect(elapsed).toBeGreaterThan(50);
+    expect(ticks).toBeGreaterThanOrEqual(Math.floor(elapsed / 5 / 4));
+  });
+
+  it('refuses statements once closed instead of leaving them unanswered', async () => {
+    const other = await openDatabase({ inMemory: true });
+    await other.close();
+    await expect(sql`select 1`.execute(other.db)).rejects.toThrow();
+  });
 });

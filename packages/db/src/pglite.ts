@@ -1,9 +1,9 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PGlite, type Extension } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { lockFolder, type FolderLock } from './folder-lock';
 import { PGlitePool } from './pglite-pool';
+import { PGliteThread } from './pglite-thread';
 import type { Database } from './port';
 
 export interface PGliteOptions {
@@ -13,12 +13,10 @@ export interface PGliteOptions {
   inMemory?: boolean;
 }
 
-// The contrib entry point declares ESM types only, which a CommonJS file may not import; at run time require()
-// resolves its CommonJS build.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
-
-/** The embedded adapter: PGlite, one connection shared by the process, in the data folder it locks. */
+/**
+ * The embedded adapter: PGlite, one connection shared by the process, in the data folder it locks. PGlite runs in a
+ * thread of its own (PGliteThread), so the database has a core while the services use the main thread.
+ */
 export async function openPGlite(opts: PGliteOptions = {}): Promise<Database> {
   let dataDir: string | undefined;
   let lock: FolderLock | undefined;
@@ -29,11 +27,9 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database> {
     // Nothing in PGlite stops a second process opening the folder; the lock refuses it before it writes anything.
     lock = lockFolder(join(realpathSync(folder), 'pglite.lock'));
   }
-  let pglite: PGlite;
+  let pglite: PGliteThread;
   try {
-    // pg_trgm ships with PostgreSQL servers but PGlite only has the contrib extensions it is given; the search engine's
-    // typo-tolerant fallback needs it. int8 is read as a number, as postgres.ts configures pg.
-    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: { 20: (v: string) => Number(v) } });
+    pglite = await PGliteThread.start(dataDir);
   } catch (err) {
     lock?.release();
     throw err;
@@ -52,7 +48,7 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database> {
     },
     async close() {
       await db.destroy();
-      if (!pglite.closed) await pglite.close();
+      await pglite.close();
       lock?.release();
     },
   };
