@@ -12,6 +12,11 @@ export interface OpenDatabaseOptions {
   /** Use an in-memory PGlite (tests). */
   inMemory?: boolean;
   onError?: (err: Error) => void;
+  /**
+   * PGlite: on whose behalf the current code queries (a tenant), so that its one connection is shared fairly between
+   * them (PGlitePool). Unused on a PostgreSQL server, whose pool has a connection per query.
+   */
+  shareKey?: () => string | undefined;
 }
 
 /** Chooses the adapter once from configuration: a PostgreSQL server when a URL is given, else PGlite in the data folder. */

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import { openDatabase } from './factory';
 import type { Database } from './port';
@@ -72,5 +73,32 @@ describe('PGlite database', () => {
     const other = await openDatabase({ inMemory: true });
     await other.close();
     await expect(sql`select 1`.execute(other.db)).rejects.toThrow();
+  });
+
+  it('gives the connection next to the waiting tenant that held it least, not to the one that asked first', async () => {
+    const tenant = new AsyncLocalStorage<string>();
+    const shared = await openDatabase({ inMemory: true, shareKey: () => tenant.getStore() });
+    try {
+      await sql`create table turns (who text not null, at serial primary key)`.execute(shared.db);
+      const hold = (who: string, ms: number) =>
+        tenant.run(who, () =>
+          shared.db.transaction().execute(async (t) => {
+            await sql`insert into turns (who) values (${who})`.execute(t);
+            await pause(ms);
+          }),
+        );
+      // A has held the connection for a while; then, while A holds it again, A asks twice more before B asks once.
+      await hold('a', 150);
+      const running = hold('a', 50);
+      await pause(10);
+      const queued = [hold('a', 1), hold('a', 1)];
+      await pause(10);
+      const b = hold('b', 1);
+      await Promise.all([running, ...queued, b]);
+      const rows = await sql<{ who: string }>`select who from turns order by at`.execute(shared.db);
+      expect(rows.rows.map((r) => r.who).join('')).toBe('aabaa');
+    } finally {
+      await shared.close();
+    }
   });
 });

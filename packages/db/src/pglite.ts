@@ -11,6 +11,8 @@ export interface PGliteOptions {
   dataDir?: string;
   /** Use an in-memory PGlite (tests). */
   inMemory?: boolean;
+  /** On whose behalf the current code queries; see OpenDatabaseOptions. */
+  shareKey?: () => string | undefined;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database> {
     lock?.release();
     throw err;
   }
-  const pool = new PGlitePool(pglite);
+  const pool = new PGlitePool(pglite, opts.shareKey);
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'pglite',

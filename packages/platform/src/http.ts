@@ -4,6 +4,7 @@ import { bodyEncodingOf, undecodableBody, type BodyEncoding } from './body';
 import { withinMs } from './deadline';
 import { ERRORS, HttpError } from './errors';
 import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
+import { servedOnBehalf } from './on-behalf';
 import type { Logger } from './logger';
 import { createMetrics, type HttpMetrics } from './metrics';
 
@@ -293,6 +294,8 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     if (opts.rawBodyPaths?.some((p) => p.test(req.path))) return next();
     json(req, res, next);
   });
+  // After the body is read: a body parser resumes in the socket's context, which would lose the tenant.
+  app.use(servedOnBehalf((req) => req.identity?.tenantId));
 
   const router = express.Router();
   opts.routes(router);

@@ -15,3 +15,4 @@ export * from './tally';
 export * from './in-process';
 export * from './deadline';
 export * from './fair-scheduler';
+export * from './on-behalf';

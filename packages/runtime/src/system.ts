@@ -1,7 +1,7 @@
 import { createEventBus, type EventBus } from '@trove/bus';
 import { openDatabase, type Database } from '@trove/db';
 import type { Express } from 'express';
-import { SERVICE_NAMES, databaseUrl, listen, servicePort, type Config, type Logger, type RunningServer, type ServiceName } from '@trove/platform';
+import { SERVICE_NAMES, currentTenant, databaseUrl, listen, servicePort, type Config, type Logger, type RunningServer, type ServiceName } from '@trove/platform';
 import { orderModules, serviceContext, type ServiceInstance, type ServiceModule } from './module';
 
 export interface StartSystemOptions {
@@ -61,6 +61,7 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
         poolSize: config.DATABASE_POOL_SIZE,
         preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
         onError: (err) => logger.error({ err }, 'database connection error'),
+        shareKey: currentTenant,
       });
       const bus = await createEventBus({
         database,

@@ -1,5 +1,5 @@
 import { migrate } from '@trove/db';
-import { configuredScheduler, createMetrics } from '@trove/platform';
+import { configuredScheduler, createMetrics, yieldToOthers } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { Ingestor } from './ingestor';
@@ -49,6 +49,7 @@ export const ingestionModule: ServiceModule = {
       backlogThreshold: config.INDEXING_BACKLOG_THRESHOLD,
       announceCompleted: uploadUsage(ctx.bus),
       chunkShares,
+      stepAside: yieldToOthers,
     });
     const streams = new StreamBuffers({
       ingestor,

@@ -18,6 +18,13 @@ import type { UpsertChange } from '../store/pipeline-jobs';
 
 const BATCH_SIZE = 1_000;
 
+/**
+ * Changes given to the engine in one apply (one transaction) at most. A delivered batch of a thousand changes is
+ * applied in several: on the embedded default the database is one connection that every tenant's requests wait for,
+ * and one apply holds it for as long as it runs (about a second for a thousand documents on PGlite).
+ */
+const APPLY_SLICE = 200;
+
 export interface IndexerDeps {
   engine: SearchEngine;
   cache: Cache;
@@ -84,7 +91,10 @@ export function indexerHandler({ engine, cache, bus, logger, pipeline }: Indexer
       const applied = batch.filter((b) => !b.pipeline);
       if (queued.length > 0) await pipeline.enqueue(queued);
       if (applied.length === 0) return;
-      const outcomes = await engine.apply(applied.map((b) => b.change));
+      const outcomes = [];
+      for (let i = 0; i < applied.length; i += APPLY_SLICE) {
+        outcomes.push(...(await engine.apply(applied.slice(i, i + APPLY_SLICE).map((b) => b.change))));
+      }
       outcomes.forEach((o, i) => {
         const tenant = applied[i]!.tenant;
         acks.push({ tenant_id: tenant, record_id: o.record_id, version: o.version, status: o.status, ...(o.error ? { error: o.error } : {}) });
