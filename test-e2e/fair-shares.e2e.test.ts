@@ -5,7 +5,7 @@ import { bearer, client, devTenant, startTrove, type Trove } from './support/sys
 jest.setTimeout(90_000);
 
 /**
- * What a tenant that floods sees through the gateway (README, "Fair shares between tenants"): past its queue's bound
+ * What a tenant that floods sees through the gateway (docs/behaviour/fair-shares.md): past its queue's bound
  * its requests are refused with 429 and Retry-After, one that waits too long with 503 and Retry-After, while another
  * tenant's searches are answered. Small bounds make the refusals certain on any machine.
  */

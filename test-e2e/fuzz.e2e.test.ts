@@ -7,13 +7,13 @@ import { bearer, client, devTenant, startTrove, type Trove } from './support/sys
 /**
  * Malformed requests to every endpoint, sent through the gateway as a careless client or an attacker would: none may
  * answer 5xx or leave the client waiting over 5 s, and afterwards the system must be healthy, still answer correctly and
- * hold no more memory than its ceiling (README, "Input limits").
+ * hold no more memory than its ceiling (docs/api/limits.md).
  */
 jest.setTimeout(900_000);
 
 /** A request answered later than this counts as a hang. */
 const HANG_MS = 5_000;
-/** The documented ceiling of the `--target=all` process's resident memory (README, "Input limits"). */
+/** The documented ceiling of the `--target=all` process's resident memory (docs/api/limits.md). */
 const MEMORY_CEILING_MB = 1024;
 const IN_FLIGHT = 4;
 
@@ -226,7 +226,7 @@ describe('malformed requests to every endpoint', () => {
       ...bodyTargets().flatMap((t) => t.cases().map((c) => ({ method: t.method, path: t.path(), c }))),
       ...readTargets().map((r) => ({ ...r, c: { name: 'no body' } })),
     ];
-    // The README's memory ceiling is stated for a run of this size.
+    // The memory ceiling of docs/api/limits.md is stated for a run of this size.
     expect(requests.length).toBeGreaterThan(1_000);
     const failures = await runAll(requests);
     expect(failures).toEqual([]);

@@ -58,7 +58,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
 
 /**
  * The plan of a tenant no plan was set for: enterprise (unlimited) when self-hosted, the default mode; free in the
- * cloud (design.md). Auth creates tenants on it and billing reads it for a tenant it has no plan row of.
+ * cloud (docs/behaviour/plans-and-limits.md). Auth creates tenants on it and billing reads it for a tenant it has no plan row of.
  */
 export function defaultPlan(deploymentMode: string | undefined): Plan {
   return deploymentMode === 'cloud' ? 'free' : 'enterprise';

@@ -7,7 +7,7 @@ export const VISIBILITIES = ['private', 'public'] as const;
 export const SOURCE_TYPES = ['api', 'file_upload', 'webhook', 'connector'] as const;
 /**
  * Where an entity stands in being claimed by its owner (spec, Entity): the older vocabulary's field, set by its
- * clients (README, "Older vocabulary"); Trove runs no claim workflow of its own.
+ * clients (docs/behaviour/older-vocabulary.md); Trove runs no claim workflow of its own.
  */
 export const CLAIM_STATUSES = ['unclaimed', 'pending', 'claimed'] as const;
 
@@ -20,7 +20,7 @@ export type ClaimStatus = z.infer<typeof claimStatus>;
 
 /** The longest collection name. */
 export const COLLECTION_NAME_MAX = 50;
-/** A whole collection name: 1-50 letters, digits, `_`, `-`, `.` (design.md). */
+/** A whole collection name: 1-50 letters, digits, `_`, `-`, `.` (docs/behaviour/records.md). */
 export const COLLECTION_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${COLLECTION_NAME_MAX}}$`);
 
 /** Collection names, each broken rule with its own message. */

@@ -17,7 +17,7 @@ export const OLDER_NAMES = {
 
 export type VocabularyName = 'current' | 'older';
 
-/** How a collection names itself in search results: fixed when it is first created (README, "Older vocabulary"). */
+/** How a collection names itself in search results: fixed when it is first created (docs/behaviour/older-vocabulary.md). */
 export const COLLECTION_VOCABULARIES = ['current', 'older'] as const satisfies readonly VocabularyName[];
 export const collectionVocabulary = z.enum(COLLECTION_VOCABULARIES);
 

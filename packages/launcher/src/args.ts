@@ -39,4 +39,4 @@ export const USAGE = `Usage: trove [start] [--target=all|<service>[,<service>...
                  Re-encrypt every connector's stored credentials under the first key of
                  CONNECTOR_ENCRYPTION_KEY (any listed key decrypts); then old keys can be dropped.
 
-Configuration comes from the environment; see README.md.`;
+Configuration comes from the environment; see docs/configuration.md.`;

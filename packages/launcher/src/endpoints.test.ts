@@ -1,6 +1,6 @@
 /**
- * The endpoint table of README.md, built from what answers rather than written by hand: every route each service of
- * the launcher registers (read from its express router), reached through the gateway's route table
+ * The endpoint table of docs/api/endpoints.md, built from what answers rather than written by hand: every route
+ * each service of the launcher registers (read from its express router), reached through the gateway's route table
  * (services/gateway/src/domain/route-table.ts), with the access that table demands. Routes the gateway never
  * forwards (every /internal route, a service's own /health unless a prefix reaches it as /open/v1 reaches open's) are
  * left out: no caller can reach them.
@@ -14,7 +14,7 @@ import { MODULES } from './modules';
 
 const START_MARKER = '<!-- endpoints:start -->';
 const END_MARKER = '<!-- endpoints:end -->';
-/** The command that rewrites the README's table; the test that checks it names it. */
+/** The command that rewrites the table in docs/api/endpoints.md; the test that checks it names it. */
 const REGENERATE =
   'WRITE_ENDPOINTS=1 node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js packages/launcher/src/endpoints.test.ts';
 
@@ -101,7 +101,7 @@ function endpointsOf(routes: Record<string, ServiceRoute[]>): Endpoint[] {
   return [...new Map(endpoints.map((e) => [key(e), e])).values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-/** The markdown between the README's markers. */
+/** The markdown between the markers of docs/api/endpoints.md. */
 function renderEndpoints(endpoints: Endpoint[]): string {
   const served = new Set(endpoints.map((e) => publicPathOf(e.service, upstreamPath(e.path))?.route.prefix));
   const unserved = ROUTES.filter((r) => !served.has(r.prefix)).map((r) => `\`${r.prefix}\` (${r.service})`);
@@ -147,7 +147,7 @@ async function generateEndpoints(): Promise<string> {
   }
 }
 
-const README = resolve(__dirname, '../../../README.md');
+const ENDPOINTS_DOC = resolve(__dirname, '../../../docs/api/endpoints.md');
 
 let table: string;
 
@@ -155,10 +155,10 @@ beforeAll(async () => {
   table = await generateEndpoints();
 });
 
-/** The README's endpoint block, markers included, or undefined when the markers are missing. */
-function blockOf(readme: string): { start: number; end: number } | undefined {
-  const start = readme.indexOf(START_MARKER);
-  const end = readme.indexOf(END_MARKER);
+/** The document's endpoint block, markers included, or undefined when the markers are missing. */
+function blockOf(doc: string): { start: number; end: number } | undefined {
+  const start = doc.indexOf(START_MARKER);
+  const end = doc.indexOf(END_MARKER);
   return start === -1 || end < start ? undefined : { start, end: end + END_MARKER.length };
 }
 
@@ -171,15 +171,15 @@ test('the table lists what a caller reaches through the gateway, and no /interna
   expect(table).not.toMatch(/internal/i);
 });
 
-test("README.md's endpoint table is the one the gateway's route table and the services' routes give", () => {
-  const readme = readFileSync(README, 'utf8');
-  const block = blockOf(readme);
+test("docs/api/endpoints.md's endpoint table is the one the gateway's route table and the services' routes give", () => {
+  const doc = readFileSync(ENDPOINTS_DOC, 'utf8');
+  const block = blockOf(doc);
   if (process.env.WRITE_ENDPOINTS === '1' && block) {
-    writeFileSync(README, readme.slice(0, block.start) + table + readme.slice(block.end));
+    writeFileSync(ENDPOINTS_DOC, doc.slice(0, block.start) + table + doc.slice(block.end));
     return;
   }
-  const current = block ? readme.slice(block.start, block.end) : '(no endpoint block in README.md)';
+  const current = block ? doc.slice(block.start, block.end) : '(no endpoint block in docs/api/endpoints.md)';
   if (current !== table) {
-    throw new Error(`README.md's endpoint table is out of date; regenerate it with\n  ${REGENERATE}\n\nExpected:\n${table}\n\nFound:\n${current}`);
+    throw new Error(`docs/api/endpoints.md's endpoint table is out of date; regenerate it with\n  ${REGENERATE}\n\nExpected:\n${table}\n\nFound:\n${current}`);
   }
 });

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { newTenant, startMcpSystem, textOf, type McpSystem } from './helpers';
 
-/** The most text one MCP answer may carry (UTF-8 bytes), as the README documents it. */
+/** The most text one MCP answer may carry (UTF-8 bytes), as docs/api/limits.md documents it. */
 const LIMIT = 64 * 1024;
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 

@@ -10,7 +10,7 @@ interface Waiter {
 }
 
 /**
- * Lets a write answer once search has acknowledged the version it wrote (design.md: POST /records answers indexed
+ * Lets a write answer once search has acknowledged the version it wrote (docs/behaviour/records.md: POST /records answers indexed
  * and the record is found by the next search), or answer pending after a bounded wait when search is slow or down.
  *
  * The records.indexed consumer of this process reports each acknowledgement it applies. With several records

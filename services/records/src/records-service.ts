@@ -216,7 +216,7 @@ export class RecordsService {
   }
 
   /**
-   * Creates, updates or skips each record of a chunk (design.md, Dedup; domain/upsert.ts has the rules) in one
+   * Creates, updates or skips each record of a chunk (docs/behaviour/ingestion.md, Dedup; domain/upsert.ts has the rules) in one
    * transaction with one records.changed event per record written. A constant number of statements whatever the
    * chunk's size: one lookup by source_id, one by content hash, one insert, one update, the events, one count.
    * Records must already be valid (the route parses them with the contract). New records beyond the plan's record or

@@ -33,7 +33,7 @@ import type { Db, Trx } from './store/schema';
 const SWAP_POLL_MS = 50;
 
 /**
- * Blue-green replace of a collection (interface.md, "Blue-green replace"). A staging generation lives beside the
+ * Blue-green replace of a collection (docs/behaviour/blue-green-replace.md). A staging generation lives beside the
  * active one under the same collection name; search indexes it but serves only the active generation. Every step is
  * one records transaction, so a crash leaves either no staging or a staging generation that can still be swapped
  * (once its upload finished and it is indexed) or cancelled; the swap itself changes the active generation, deletes

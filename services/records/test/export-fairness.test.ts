@@ -5,7 +5,7 @@ import { recordsModule } from '../src';
 import { claimExports, createExport, type ExportDb } from '../src/store/exports';
 
 /**
- * Export jobs are taken up fairly between tenants (README, "Fair shares between tenants"): a waiting job of a tenant
+ * Export jobs are taken up fairly between tenants (docs/behaviour/fair-shares.md): a waiting job of a tenant
  * with fewer jobs running goes first, so one tenant's many exports do not hold another's back. The service is not
  * started, so its own runner takes nothing: the test claims as a runner would.
  */

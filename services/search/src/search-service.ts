@@ -181,7 +181,7 @@ export class SearchService {
         source_type: d.source_type,
         updated_at: d.updated_at,
       };
-      // A collection first created through the older vocabulary answers its clients in both (README, "Older vocabulary").
+      // A collection first created through the older vocabulary answers its clients in both (docs/behaviour/older-vocabulary.md).
       return d.vocabulary === 'older' ? withBothNames(item) : item;
     });
     const body: SearchAnswer = {

@@ -6,7 +6,7 @@ import { holdEngine, startSystem, type System } from './helpers';
 jest.setTimeout(60_000);
 
 /**
- * Fair shares of the engine (README, "Fair shares"): with the response cache off, one tenant flooding search waits in
+ * Fair shares of the engine (docs/behaviour/fair-shares.md): with the response cache off, one tenant flooding search waits in
  * its own queue, and another tenant's search is served within a turn, not behind the flood.
  */
 

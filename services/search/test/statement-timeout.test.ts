@@ -2,7 +2,7 @@ import { eventually } from '@trove/testing';
 import { holdEngine, product, startSystem, type System } from './helpers';
 
 /**
- * Bounded time for every search statement (README, "Fair shares between tenants"): on a PostgreSQL server a search or
+ * Bounded time for every search statement (docs/behaviour/fair-shares.md): on a PostgreSQL server a search or
  * aggregation whose statement outlives SEARCH_STATEMENT_TIMEOUT_MS is cancelled and answered 503 saying so, instead
  * of holding a connection for as long as it would take. The engine is held by another transaction's lock, as a long
  * write or a costly query would hold it.

@@ -51,7 +51,7 @@ export class PortalBillingService {
 
   async status(tenantId: string): Promise<BillingStatus> {
     const row = await tenantPlanOf(this.deps.db, tenantId);
-    // In the cloud a tenant billing never set a plan for is on free (design.md).
+    // In the cloud a tenant billing never set a plan for is on free (docs/behaviour/plans-and-limits.md).
     const plan = row?.plan ?? 'free';
     const paid = isPaidPlan(plan);
     return {

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { PaidPlan, StripeSettings } from './settings';
 
-/** The billing meter search overage is reported to (design.md). */
+/** The billing meter search overage is reported to (docs/behaviour/billing.md, Metering). */
 export const SEARCH_METER_EVENT = 'trove_search';
 
 export interface CheckoutRequest {

@@ -32,7 +32,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * What dedup compares (design.md, Dedup): a record's content is its name and collection_data. The sha256 (hex) of
+ * What dedup compares (docs/behaviour/ingestion.md, Dedup): a record's content is its name and collection_data. The sha256 (hex) of
  * their canonical JSON is stored with every record, so finding a duplicate is an index lookup, not a JSON comparison.
  */
 export function contentHash(record: { name: string; collection_data: Record<string, unknown> }): string {

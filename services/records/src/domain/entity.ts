@@ -1,7 +1,7 @@
 import type { ClaimStatus, RecordDto } from '@trove/contracts';
 
 /**
- * How complete an entity's data is, 0..1 (README, "Older vocabulary"): the share of its fields that are filled, over
+ * How complete an entity's data is, 0..1 (docs/behaviour/older-vocabulary.md): the share of its fields that are filled, over
  * the name, the description and each top-level field of its data; data without any field counts as one empty
  * field. Rounded to two decimals.
  */

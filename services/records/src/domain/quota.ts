@@ -32,7 +32,7 @@ export function collectionLimitReached(plan: Plan): string {
 }
 
 /**
- * How many new active records a write into one collection may create (interface.md, Limits): none when the collection
+ * How many new active records a write into one collection may create (docs/behaviour/plans-and-limits.md): none when the collection
  * is new and the tenant already has the plan's number of collections, else what is left of the record limit.
  */
 export function allowance(plan: Plan, holdings: Holdings): Allowance {

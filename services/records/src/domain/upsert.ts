@@ -58,7 +58,7 @@ class Working {
 }
 
 /**
- * Decides what each item of a chunk does, as if the items were applied one after another (design.md, Dedup):
+ * Decides what each item of a chunk does, as if the items were applied one after another (docs/behaviour/ingestion.md, Dedup):
  *
  * - with a source_id: the live record with that source_id is skipped when its content is identical, otherwise its
  *   content is replaced (updated); without such a record one is created;
