@@ -1,33 +1,48 @@
-/** Where the portal's analytics read Open search counts; the gateway never forwards /internal. */
-export const OPEN_SEARCH_COUNTS_PATH = '/internal/open/search-counts';
+import { z } from 'zod';
+import { endpoint, type EndpointAnswer } from './endpoint';
+import { usagePeriod } from './events';
+/**
+ * How often Open searches surfaced each of a tenant's collections in a month (YYYY-MM, UTC; the current month by
+ * default), counting what open still gathers in memory. The gateway never forwards /internal.
+ */
+export const OPEN_SEARCH_COUNTS = endpoint({
+  method: 'GET',
+  path: '/internal/open/search-counts',
+  summary: "How often Open searches surfaced each of a tenant's collections in a month",
+  query: z.object({ tenant_id: z.guid(), period: usagePeriod.optional() }),
+  answer: z.object({
+    tenant_id: z.string(),
+    period: z.string(),
+    total_open_searches: z.number().int(),
+    collections: z.array(z.object({ collection: z.string(), open_searches: z.number().int() })),
+  }),
+});
 
-/** How often Open searches surfaced each of a tenant's collections in a month (YYYY-MM, UTC). */
-export interface OpenSearchCounts {
-  tenant_id: string;
-  period: string;
-  total_open_searches: number;
-  collections: Array<{ collection: string; open_searches: number }>;
-}
+const collectionStats = z.object({
+  collection: z.string(),
+  /** Active records of the collection's active generation. */
+  record_count: z.number().int(),
+  /** Those of them that are public. */
+  public_count: z.number().int(),
+  /** When one of them last changed (ISO 8601). */
+  last_updated: z.string(),
+});
+export type CollectionStats = z.output<typeof collectionStats>;
 
 /**
- * Where other services (open's portal analytics, auth's portal usage) read a tenant's per-collection counts from
- * records; the tenant is the caller's identity. Only collections holding active records of their active generation.
+ * A tenant's collections with their record and public counts, as records counts them now; the tenant is the caller's
+ * identity, never a parameter. Read by auth (admin tenants), billing (usage) and open (portal analytics). Only
+ * collections holding active records of their active generation.
  */
-export const RECORDS_COLLECTION_STATS_PATH = '/internal/records/collection-stats';
-
-export interface CollectionStats {
-  collection: string;
-  /** Active records of the collection's active generation. */
-  record_count: number;
-  /** Those of them that are public. */
-  public_count: number;
-  /** When one of them last changed (ISO 8601). */
-  last_updated: string;
-}
-
-export interface CollectionStatsAnswer {
-  tenant_id: string;
-  /** Active records of the tenant across its collections: the count a plan's record limit applies to. */
-  total_records: number;
-  collections: CollectionStats[];
-}
+export const RECORDS_COLLECTION_STATS = endpoint({
+  method: 'GET',
+  path: '/internal/records/collection-stats',
+  summary: "The caller's tenant's collections with their record and public counts",
+  answer: z.object({
+    tenant_id: z.string(),
+    /** Active records of the tenant across its collections: the count a plan's record limit applies to. */
+    total_records: z.number().int(),
+    collections: z.array(collectionStats),
+  }),
+});
+export type CollectionStatsAnswer = EndpointAnswer<typeof RECORDS_COLLECTION_STATS>;

@@ -1,10 +1,17 @@
-/** Billing answers the tenant's counted usage of the current month here (`?tenant_id=`), for internal callers. */
-export const BILLING_USAGE_PATH = '/internal/billing/usage';
+import { z } from 'zod';
+import { endpoint, type EndpointAnswer } from './endpoint';
 
-/** 200 answer of BILLING_USAGE_PATH: the tenant's counts of the current period (YYYY-MM, UTC), 0 before the first. */
-export interface BillingUsageAnswer {
-  tenant_id: string;
-  period: string;
-  searches: number;
-  requests: number;
-}
+/** A tenant's counted usage of the current period (YYYY-MM, UTC), 0 before the first; read by search's monthly cap. */
+export const BILLING_USAGE = endpoint({
+  method: 'GET',
+  path: '/internal/billing/usage',
+  summary: "A tenant's counted requests and searches of the current month",
+  query: z.object({ tenant_id: z.guid() }),
+  answer: z.object({
+    tenant_id: z.string(),
+    period: z.string(),
+    searches: z.number().int().nonnegative(),
+    requests: z.number().int().nonnegative(),
+  }),
+});
+export type BillingUsageAnswer = EndpointAnswer<typeof BILLING_USAGE>;

@@ -1,3 +1,4 @@
+export * from './endpoint';
 export * from './topics';
 export * from './records';
 export * from './events';

@@ -1,5 +1,6 @@
+import { endpointPath, type Endpoint, type EndpointAnswer, type EndpointInput } from '@trove/contracts';
 import CircuitBreaker from 'opossum';
-import { ERRORS, HttpError } from './errors';
+import { ERRORS, HttpError, passedOn } from './errors';
 import type { ServiceName } from './config';
 import { IDENTITY_HEADER, signIdentity, type Identity } from './identity';
 import { requestInProcess, type LocalApp } from './in-process';
@@ -135,6 +136,30 @@ export class ServiceClient {
       if (e instanceof HttpError) throw e;
       throw ERRORS.unavailable(`The ${this.opts.service} service is unavailable; try again shortly`);
     }
+  }
+
+  /**
+   * Calls a declared endpoint (`@trove/contracts` endpoint()) on behalf of `identity` and answers its parsed success
+   * body. A refusal the declaration lists is thrown as the same refusal (its status and detail), for the caller's own
+   * client to see; any other answer, or a body the declaration does not describe, is the upstream failing: 503.
+   */
+  async call<E extends Endpoint>(
+    e: E,
+    input: EndpointInput<E> & { identity: Identity; requestId?: string },
+  ): Promise<EndpointAnswer<E>> {
+    const parts = input as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(parts.query ?? {})) if (v !== undefined) query.set(k, String(v));
+    const search = query.toString();
+    const path = endpointPath(e, parts.params) + (search ? `?${search}` : '');
+    const res = await this.request<unknown>({ method: e.method, path, identity: input.identity, body: parts.body, requestId: input.requestId });
+    if (res.status === (e.status ?? 200)) {
+      const parsed = e.answer.safeParse(res.body);
+      if (parsed.success) return parsed.data as EndpointAnswer<E>;
+      throw ERRORS.unavailable(`The ${this.opts.service} service answered ${e.method} ${e.path} with a body it does not declare; try again shortly`);
+    }
+    if (e.refusals?.includes(res.status)) throw passedOn(res.status, res.body);
+    throw ERRORS.unavailable(`The ${this.opts.service} service is unavailable; try again shortly`);
   }
 
   shutdown(): void {

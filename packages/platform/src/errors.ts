@@ -91,6 +91,23 @@ export const ERRORS = {
   unavailable: (detail: string, headers: Record<string, string> = {}) => new HttpError(503, 'service_unavailable', detail, headers),
 } as const;
 
+/** The catalogue's code for each status it answers. */
+const CODE_OF_STATUS = new Map(
+  Object.values(ERRORS).map((make) => {
+    const err = (make as (detail: never) => HttpError)([] as never);
+    return [err.status, err.code];
+  }),
+);
+
+/**
+ * A refusal another service answered, passed on to this service's client as it is: the same status and detail (a
+ * 422's issues too), with the catalogue's code for that status.
+ */
+export function passedOn(status: number, body: unknown): HttpError {
+  const detail = (body as { detail?: unknown } | null | undefined)?.detail;
+  return new HttpError(status, CODE_OF_STATUS.get(status) ?? 'refused', typeof detail === 'string' || Array.isArray(detail) ? (detail as string | ValidationIssue[]) : `Refused (HTTP ${status})`);
+}
+
 /** A single 422 issue, for checks that are not a zod schema. */
 export function validationError(
   loc: string[],

@@ -16,3 +16,4 @@ export * from './in-process';
 export * from './deadline';
 export * from './fair-scheduler';
 export * from './on-behalf';
+export * from './serve';

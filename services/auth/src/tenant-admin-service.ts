@@ -1,5 +1,5 @@
-import { RECORDS_COLLECTION_STATS_PATH, type CollectionStatsAnswer } from '@trove/contracts';
-import { ERRORS, type Identity, type ServiceClient } from '@trove/platform';
+import { RECORDS_COLLECTION_STATS } from '@trove/contracts';
+import type { Identity, ServiceClient } from '@trove/platform';
 import type { AuthDb } from './store/schema';
 
 /** One tenant as GET /admin/tenants lists it. */
@@ -23,13 +23,12 @@ export class TenantAdminService {
     const tenant = await this.deps.db.selectFrom('auth.tenants').select(['id', 'created_at']).where('id', '=', tenantId).executeTakeFirst();
     if (!tenant) return [];
     const identity: Identity = { tenantId, principal: 'service:auth', scopes: ['records'] };
-    const res = await this.deps.records.request<CollectionStatsAnswer>({ method: 'GET', path: RECORDS_COLLECTION_STATS_PATH, identity, requestId });
-    if (res.status !== 200) throw ERRORS.unavailable('The records service is unavailable; try again shortly');
+    const stats = await this.deps.records.call(RECORDS_COLLECTION_STATS, { identity, requestId });
     return [
       {
         tenant_id: tenant.id,
-        record_count: res.body.total_records,
-        collections: res.body.collections.map((c) => c.collection),
+        record_count: stats.total_records,
+        collections: stats.collections.map((c) => c.collection),
         created_at: new Date(tenant.created_at).toISOString(),
       },
     ];

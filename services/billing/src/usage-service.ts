@@ -1,5 +1,5 @@
-import { RECORDS_COLLECTION_STATS_PATH, planOf, usagePeriodOf, type BillingUsageAnswer, type CollectionStatsAnswer, type Plan } from '@trove/contracts';
-import { ERRORS, type Identity, type ServiceClient } from '@trove/platform';
+import { RECORDS_COLLECTION_STATS, planOf, usagePeriodOf, type BillingUsageAnswer, type Plan } from '@trove/contracts';
+import type { Identity, ServiceClient } from '@trove/platform';
 import { usageReport, type UsageReport } from './domain/usage-report';
 import type { Db } from './store/schema';
 import { tenantPlanOf } from './store/plans';
@@ -43,8 +43,6 @@ export class UsageService {
 
   private async activeRecords(tenantId: string, requestId?: string): Promise<number> {
     const identity: Identity = { tenantId, principal: 'service:billing', scopes: ['records'] };
-    const res = await this.deps.records.request<CollectionStatsAnswer>({ method: 'GET', path: RECORDS_COLLECTION_STATS_PATH, identity, requestId });
-    if (res.status !== 200) throw ERRORS.unavailable('The records service is unavailable; try again shortly');
-    return res.body.total_records;
+    return (await this.deps.records.call(RECORDS_COLLECTION_STATS, { identity, requestId })).total_records;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { BILLING_USAGE_PATH, TOPICS, usagePeriodOf, type Plan, type UsageEvent } from '@trove/contracts';
+import { BILLING_USAGE, TOPICS, usagePeriodOf, type Plan, type UsageEvent } from '@trove/contracts';
 import { listen, type RunningServer } from '@trove/platform';
 import { recordsModule } from '@trove/records-service';
 import { createTestDatabase, eventually, startTestService, type TestDatabase, type TestService } from '@trove/testing';
@@ -30,7 +30,7 @@ const portal = (tenant: string) => billing.as(tenant, ['admin'], `user:${randomU
 const key = (tenant: string, scopes: Array<'search' | 'upload' | 'records' | 'admin'> = ['search']) => billing.as(tenant, scopes, `key:${randomUUID()}`);
 const portalUsage = (tenant: string) => request(billing.instance.app).get('/portal/usage').set(portal(tenant));
 const keyUsage = (tenant: string) => request(billing.instance.app).get('/usage').set(key(tenant));
-const counted = (tenant: string) => request(billing.instance.app).get(BILLING_USAGE_PATH).query({ tenant_id: tenant }).set(billing.as(tenant, ['admin'], 'service:gateway', 'gateway'));
+const counted = (tenant: string) => request(billing.instance.app).get(BILLING_USAGE.path).query({ tenant_id: tenant }).set(billing.as(tenant, ['admin'], 'service:gateway', 'gateway'));
 
 async function publish(...facts: UsageEvent[]): Promise<void> {
   await billing.bus.publish(facts.map((payload) => ({ topic: TOPICS.usageEvents, key: payload.tenant_id, payload })));
@@ -175,7 +175,7 @@ describe('counting usage.events', () => {
   });
 });
 
-describe(`GET ${BILLING_USAGE_PATH}`, () => {
+describe(`GET ${BILLING_USAGE.path}`, () => {
   it("answers a tenant's counted searches and requests of the current period", async () => {
     const tenant = await newTenant();
     await publish(searches(tenant, 6), requests(tenant, 9));
@@ -185,7 +185,7 @@ describe(`GET ${BILLING_USAGE_PATH}`, () => {
   it('answers 422 in the specified shape for a missing or malformed tenant id', async () => {
     const tenant = randomUUID();
     for (const query of [{}, { tenant_id: 'nope' }]) {
-      const res = await request(billing.instance.app).get(BILLING_USAGE_PATH).query(query).set(billing.as(tenant, ['admin'], 'service:gateway', 'gateway'));
+      const res = await request(billing.instance.app).get(BILLING_USAGE.path).query(query).set(billing.as(tenant, ['admin'], 'service:gateway', 'gateway'));
       expect(res.status).toBe(422);
       expect(res.body.detail[0]).toMatchObject({ loc: ['query', 'tenant_id'], type: expect.any(String) });
     }

@@ -5,7 +5,7 @@ import {
   PUBLIC_RECORDS_PATH,
   PUBLIC_SEARCH_PATH,
   PUBLIC_VISIBLE_PATH,
-  RECORDS_COLLECTION_STATS_PATH,
+  RECORDS_COLLECTION_STATS,
   type AggregateAnswer,
   type CollectionStatsAnswer,
   type PublicAggregateRequest,
@@ -72,9 +72,7 @@ export class Upstreams {
   /** The tenant's collections with their record and public counts, as records counts them now. */
   async collectionStats(tenantId: string, requestId?: string): Promise<CollectionStatsAnswer> {
     const identity = { tenantId, principal: 'service:open', scopes: ['records' as const] };
-    const res = await this.clients.records.request<CollectionStatsAnswer>({ method: 'GET', path: RECORDS_COLLECTION_STATS_PATH, identity, requestId });
-    if (res.status !== 200) throw ERRORS.unavailable('The records service is unavailable; try again shortly');
-    return res.body;
+    return this.clients.records.call(RECORDS_COLLECTION_STATS, { identity, requestId });
   }
 
   private async call<T>(client: ServiceClient, service: string, path: string, body: unknown, requestId?: string): Promise<T> {

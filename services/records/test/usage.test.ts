@@ -1,6 +1,6 @@
 import {
   RECORDS_BULK_UPSERT_PATH,
-  RECORDS_COLLECTION_STATS_PATH,
+  RECORDS_COLLECTION_STATS,
   TOPICS,
   usageEvent,
   type CollectionStatsAnswer,
@@ -71,7 +71,7 @@ describe('collection stats for other services', () => {
     await api.post('/records', bolt({ name: 'Washer', collection: 'washers', record_type: 'washer' }));
     await h.as(newTenant()).post('/records', bolt({ collection: 'others' }));
 
-    const res = await api.get(RECORDS_COLLECTION_STATS_PATH);
+    const res = await api.get(RECORDS_COLLECTION_STATS.path);
     expect(res.status).toBe(200);
     const answer = res.body as CollectionStatsAnswer;
     expect(answer).toEqual({
@@ -86,7 +86,7 @@ describe('collection stats for other services', () => {
   });
 
   it('answers an empty listing for a tenant without records', async () => {
-    const res = await h.as(newTenant()).get(RECORDS_COLLECTION_STATS_PATH);
+    const res = await h.as(newTenant()).get(RECORDS_COLLECTION_STATS.path);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total_records: 0, collections: [] });
   });

@@ -1,5 +1,5 @@
 import type { Cache, HitCount } from '@trove/cache';
-import { BILLING_USAGE_PATH, PLAN_LIMITS, planOf, usagePeriodOf, type BillingUsageAnswer, type Plan, type PlanLimits } from '@trove/contracts';
+import { BILLING_USAGE, PLAN_LIMITS, planOf, usagePeriodOf, type Plan, type PlanLimits } from '@trove/contracts';
 import { ERRORS, type Identity, type Logger, type ServiceClient } from '@trove/platform';
 
 /**
@@ -16,8 +16,8 @@ export function monthlySearchCap(plan: Plan): number | undefined {
 
 export interface MonthlyCapOptions {
   cache: Cache;
-  /** Billing answers a tenant's counted searches of the month, which seed this count (BILLING_USAGE_PATH). */
-  billing: Pick<ServiceClient, 'request'>;
+  /** Billing answers a tenant's counted searches of the month, which seed this count (BILLING_USAGE). */
+  billing: Pick<ServiceClient, 'call'>;
   logger: Logger;
   now?: () => number;
 }
@@ -73,15 +73,12 @@ export class MonthlyCap {
 
   private async askBilling(tenant: string, period: string): Promise<number> {
     try {
-      const res = await this.opts.billing.request<BillingUsageAnswer>({
-        method: 'GET',
-        path: `${BILLING_USAGE_PATH}?tenant_id=${encodeURIComponent(tenant)}`,
+      const counted = await this.opts.billing.call(BILLING_USAGE, {
+        query: { tenant_id: tenant },
         identity: { tenantId: tenant, principal: 'service:search', scopes: [] },
       });
-      if (res.status === 200 && res.body.period === period && Number.isSafeInteger(res.body.searches) && res.body.searches >= 0) {
-        return res.body.searches;
-      }
-      this.opts.logger.warn({ tenantId: tenant, period, status: res.status }, "billing gave no usable count of the month's searches; counting from 0");
+      if (counted.period === period) return counted.searches;
+      this.opts.logger.warn({ tenantId: tenant, period, counted: counted.period }, "billing counted another month's searches; counting from 0");
     } catch (err) {
       this.opts.logger.warn({ tenantId: tenant, period, reason: (err as Error).message }, "billing unreachable; the month's searches counted from 0");
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { BILLING_USAGE_PATH, usagePeriodOf, type Plan } from '@trove/contracts';
+import { BILLING_USAGE, usagePeriodOf, type Plan } from '@trove/contracts';
 import { startTestService, type TestService } from '@trove/testing';
 import { searchModule } from '../src';
 
@@ -16,7 +16,7 @@ async function startBilling(): Promise<{ url: string; searches: Map<string, numb
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://billing');
     const tenant = url.searchParams.get('tenant_id') ?? '';
-    if (url.pathname !== BILLING_USAGE_PATH) {
+    if (url.pathname !== BILLING_USAGE.path) {
       res.writeHead(404).end();
       return;
     }

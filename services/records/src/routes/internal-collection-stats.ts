@@ -1,21 +1,13 @@
-import { RECORDS_COLLECTION_STATS_PATH, type CollectionStatsAnswer } from '@trove/contracts';
-import { tenantOf } from '@trove/platform';
+import { RECORDS_COLLECTION_STATS } from '@trove/contracts';
+import { serve, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { RecordsService } from '../records-service';
 
-/**
- * The calling service's tenant's collections with their record and public counts (portal usage and analytics).
- * Only other services reach /internal routes; the tenant is the identity they call with, never a parameter.
- */
+/** RECORDS_COLLECTION_STATS: only other services reach /internal routes; the tenant is the identity they call with. */
 export function internalCollectionStatsRoutes(router: Router, records: RecordsService): void {
-  router.get(RECORDS_COLLECTION_STATS_PATH, async (req, res) => {
+  serve(router, RECORDS_COLLECTION_STATS, async (_input, req) => {
     const tenantId = tenantOf(req);
     const collections = await records.collectionStats(tenantId);
-    const answer: CollectionStatsAnswer = {
-      tenant_id: tenantId,
-      total_records: collections.reduce((n, c) => n + c.record_count, 0),
-      collections,
-    };
-    res.json(answer);
+    return { tenant_id: tenantId, total_records: collections.reduce((n, c) => n + c.record_count, 0), collections };
   });
 }
