@@ -1,12 +1,8 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 import { collectionVocabulary } from './vocabulary';
 import { collectionData, collectionName, recordDescription, recordName, recordType, sourceId, sourceName, sourceType, sourceUrl } from './records';
 
-/**
- * Ingestion writes records through records' bulk endpoint: one call and one transaction per chunk. The chunk is
- * written whole or not at all; a 422 names the invalid items and nothing of the chunk is applied.
- */
-export const RECORDS_BULK_UPSERT_PATH = '/internal/records/bulk-upsert';
 export const BULK_UPSERT_MAX_ITEMS = 1000;
 /**
  * The largest bulk-upsert body records reads: 1,000 records of up to 50,000-character descriptions and free-form data
@@ -78,11 +74,23 @@ export const bulkUpsertResponse = z.object({
 export type BulkUpsertResponse = z.infer<typeof bulkUpsertResponse>;
 
 /**
+ * Ingestion writes records through records' bulk endpoint: one call and one transaction per chunk, acting with the
+ * uploading tenant's identity. The chunk is written whole or not at all; a 422 names the invalid items and nothing of
+ * the chunk is applied. The body may reach BULK_UPSERT_MAX_BYTES.
+ */
+export const RECORDS_BULK_UPSERT = endpoint({
+  method: 'POST',
+  path: '/internal/records/bulk-upsert',
+  summary: "Writes one chunk of an upload's records in one transaction",
+  body: bulkUpsertRequest,
+  answer: bulkUpsertResponse,
+  refusals: [402, 404, 409, 413, 422],
+});
+
+/**
  * The older pipeline routes (ingestion's /pipeline) ask records about the records an upload wrote, by id, at most
  * RECORD_IDS_MAX per call; ids of other tenants or of deleted records are simply not counted.
  */
-export const RECORDS_INDEXING_SUMMARY_PATH = '/internal/records/indexing-summary';
-export const RECORDS_REQUEUE_PATH = '/internal/records/requeue';
 export const RECORD_IDS_MAX = 10_000;
 
 export const recordIdsRequest = z.strictObject({ ids: z.array(z.uuid()).min(1).max(RECORD_IDS_MAX) });
@@ -100,3 +108,21 @@ export type IndexingSummary = z.infer<typeof indexingSummary>;
 
 /** Live records among the ids that were pending or failed, queued for indexing again with a new version. */
 export const requeueResponse = z.object({ requeued: z.number().int() });
+
+/** How many of the records (by id) are at each indexing status. */
+export const RECORDS_INDEXING_SUMMARY = endpoint({
+  method: 'POST',
+  path: '/internal/records/indexing-summary',
+  summary: 'How many of the given records are at each indexing status',
+  body: recordIdsRequest,
+  answer: indexingSummary,
+});
+
+/** Queues the given records for indexing again; answers how many were. */
+export const RECORDS_REQUEUE = endpoint({
+  method: 'POST',
+  path: '/internal/records/requeue',
+  summary: 'Queues the given records for indexing again',
+  body: recordIdsRequest,
+  answer: requeueResponse,
+});

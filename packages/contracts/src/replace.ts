@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 import { collectionName } from './records';
 
 /**
@@ -7,11 +8,6 @@ import { collectionName } from './records';
  * through the bulk upsert with `generation`, and marks the upload finished. The swap and the cancel are records'
  * portal routes; search learns of a swap from the generation_swapped records.changed event.
  */
-export const RECORDS_REPLACE_BEGIN_PATH = '/internal/records/replace/begin';
-export const RECORDS_REPLACE_FINISH_PATH = '/internal/records/replace/finish';
-/** An upload that could not write its whole file gives its staging up: archived, as a cancel does. */
-export const RECORDS_REPLACE_ABORT_PATH = '/internal/records/replace/abort';
-
 export const replaceBeginRequest = z.strictObject({
   collection: collectionName,
   /** How many records the file holds: the tenant's other active records plus these must fit the plan (else 402). */
@@ -69,12 +65,44 @@ export interface SwapResult {
   deleted: number;
 }
 
-/** POST /portal/collections/{name}/cancel-replace. */
-export interface CancelReplaceResult {
-  collection: string;
-  cancelled_generation: number;
-  records_archived: number;
-}
+/** POST /portal/collections/{name}/cancel-replace, and what an aborted replace upload archived. */
+export const cancelReplaceResult = z.object({
+  collection: z.string(),
+  cancelled_generation: z.number().int(),
+  records_archived: z.number().int(),
+});
+export type CancelReplaceResult = z.infer<typeof cancelReplaceResult>;
+
+/** Opens a staging generation for a replace upload; 402 past the plan, 404 no such collection, 409 one in progress. */
+export const RECORDS_REPLACE_BEGIN = endpoint({
+  method: 'POST',
+  path: '/internal/records/replace/begin',
+  summary: 'Opens the staging generation of a replace upload',
+  body: replaceBeginRequest,
+  answer: replaceBeginResponse,
+  refusals: [402, 404, 409],
+});
+
+/** Marks the staging upload finished with its result; 409 when the replace was cancelled meanwhile. */
+export const RECORDS_REPLACE_FINISH = endpoint({
+  method: 'POST',
+  path: '/internal/records/replace/finish',
+  summary: 'Marks the staging upload of a replace finished',
+  body: replaceFinishRequest,
+  status: 204,
+  answer: z.undefined(),
+  refusals: [404, 409],
+});
+
+/** An upload that could not write its whole file gives its staging up: archived, as a cancel does; 409 when no longer staged. */
+export const RECORDS_REPLACE_ABORT = endpoint({
+  method: 'POST',
+  path: '/internal/records/replace/abort',
+  summary: 'Gives the staging generation of a replace upload up',
+  body: replaceAbortRequest,
+  answer: cancelReplaceResult,
+  refusals: [404, 409],
+});
 
 /** What POST /portal/collections/{name}/replace adds to the upload result. */
 export interface ReplaceStaging {

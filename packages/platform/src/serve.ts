@@ -1,25 +1,29 @@
 import type { Endpoint, EndpointAnswer, EndpointRequest } from '@trove/contracts';
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import { parseInput } from './validation';
 
+type Handler<E extends Endpoint> = (input: EndpointRequest<E>, req: Request, res: Response) => Promise<EndpointAnswer<E>>;
+
 /**
- * Registers the handler of a declared endpoint (`@trove/contracts` endpoint()): the request's path parameters, query
- * and body are parsed by the declaration's schemas before the handler runs (a part that fails answers 422 with the
- * issues' locations), and what the handler returns is answered with the declared success status.
+ * Registers the handler of a declared endpoint (`@trove/contracts` endpoint()), after the given middleware (scopes,
+ * a body limit of its own): the request's path parameters, query and body are parsed by the declaration's schemas
+ * before the handler runs (a part that fails answers 422 with the issues' locations), and what the handler returns is
+ * answered with the declared success status (204 without a body).
  */
-export function serve<E extends Endpoint>(
-  router: Router,
-  e: E,
-  handler: (input: EndpointRequest<E>, req: Request, res: Response) => Promise<EndpointAnswer<E>>,
-): void {
+export function serve<E extends Endpoint>(router: Router, e: E, handler: Handler<E>): void;
+export function serve<E extends Endpoint>(router: Router, e: E, before: RequestHandler[], handler: Handler<E>): void;
+export function serve<E extends Endpoint>(router: Router, e: E, ...args: [Handler<E>] | [RequestHandler[], Handler<E>]): void {
+  const [before, handler] = args.length === 1 ? [[], args[0]] : args;
   const method = e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-  router[method](e.path, async (req, res) => {
+  router[method](e.path, ...before, async (req: Request, res: Response) => {
     const input = {
       ...(e.params && { params: parseInput(e.params, req.params, 'path') }),
       ...(e.query && { query: parseInput(e.query, req.query, 'query') }),
       ...(e.body && { body: parseInput(e.body, req.body, 'body') }),
     } as EndpointRequest<E>;
     const answer = await handler(input, req, res);
-    res.status(e.status ?? 200).json(answer);
+    const status = e.status ?? 200;
+    if (status === 204) res.status(204).end();
+    else res.status(status).json(answer);
   });
 }

@@ -1,30 +1,18 @@
-import {
-  RECORDS_INDEXING_SUMMARY_PATH,
-  RECORDS_REQUEUE_PATH,
-  indexingSummary,
-  requeueResponse,
-  type IndexingSummary,
-} from '@trove/contracts';
-import { ERRORS, type Identity, type ServiceClient } from '@trove/platform';
-import type { z } from 'zod';
+import { RECORDS_INDEXING_SUMMARY, RECORDS_REQUEUE, type IndexingSummary } from '@trove/contracts';
+import type { Identity, ServiceClient } from '@trove/platform';
 
-/** Records' answers about where records stand in indexing, for the older pipeline routes; over the shared client. */
+/**
+ * Records' answers about where records stand in indexing, for the older pipeline routes; over the shared client.
+ * Ingestion sends what records' contract asks for, so any answer but the declared one is records failing: 503.
+ */
 export class RecordsPipeline {
   constructor(private readonly client: ServiceClient) {}
 
   summary(identity: Identity, ids: string[]): Promise<IndexingSummary> {
-    return this.call(identity, RECORDS_INDEXING_SUMMARY_PATH, ids, indexingSummary);
+    return this.client.call(RECORDS_INDEXING_SUMMARY, { identity, body: { ids } });
   }
 
   async requeue(identity: Identity, ids: string[]): Promise<number> {
-    return (await this.call(identity, RECORDS_REQUEUE_PATH, ids, requeueResponse)).requeued;
-  }
-
-  private async call<T>(identity: Identity, path: string, ids: string[], schema: z.ZodType<T>): Promise<T> {
-    const res = await this.client.request<unknown>({ method: 'POST', path, identity, body: { ids } });
-    const parsed = res.status === 200 ? schema.safeParse(res.body) : undefined;
-    if (parsed?.success) return parsed.data;
-    // Ingestion sends what records' contract asks for; any other answer is records not doing its part.
-    throw ERRORS.unavailable(`The records service could not answer (status ${res.status}); try again shortly`);
+    return (await this.client.call(RECORDS_REQUEUE, { identity, body: { ids } })).requeued;
   }
 }

@@ -1,4 +1,4 @@
-import { RECORDS_BULK_UPSERT_PATH, bulkUpsertResponse, type BulkUpsertRequest, type BulkUpsertResponse } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT, type BulkUpsertRequest, type BulkUpsertResponse } from '@trove/contracts';
 import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
 
 /**
@@ -14,11 +14,11 @@ export interface RecordsWriter {
   upsert(identity: Identity, request: BulkUpsertRequest, requestId?: string): Promise<ChunkOutcome>;
 }
 
-function detailText(body: unknown): string {
-  const detail = (body as { detail?: unknown } | undefined)?.detail;
-  if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) return detail.map((d) => (d as { msg?: unknown })?.msg).filter((m) => typeof m === 'string').join('; ') || 'invalid request';
-  return 'no detail';
+/** Why a chunk was not written, in words for its dead letters: a refusal's detail (a 422's messages), or why records could not answer. */
+function reasonOf(err: unknown): string {
+  if (!(err instanceof HttpError)) return 'The records service is unavailable';
+  if (typeof err.detail === 'string') return err.status === 503 ? err.detail : `records answered ${err.status}: ${err.detail}`;
+  return `records answered ${err.status}: ${err.detail.map((d) => d.msg).join('; ') || 'invalid request'}`;
 }
 
 /** Records over HTTP through a ServiceClient, so calls share one circuit breaker. */
@@ -26,19 +26,11 @@ export class HttpRecordsWriter implements RecordsWriter {
   constructor(private readonly client: ServiceClient) {}
 
   async upsert(identity: Identity, request: BulkUpsertRequest, requestId?: string): Promise<ChunkOutcome> {
-    let res: { status: number; body: unknown };
     try {
-      res = await this.client.request<unknown>({ method: 'POST', path: RECORDS_BULK_UPSERT_PATH, identity, body: request, requestId });
+      return { kind: 'written', response: await this.client.call(RECORDS_BULK_UPSERT, { identity, body: request, requestId }) };
     } catch (err) {
-      // Unreachable, 5xx, timed out, or the breaker is open.
-      const reason = err instanceof HttpError && typeof err.detail === 'string' ? err.detail : 'The records service is unavailable';
-      return { kind: 'failed', reason };
+      // A refusal, or records unreachable, failing, timed out, answering what it does not declare, or its breaker open.
+      return { kind: 'failed', reason: reasonOf(err) };
     }
-    if (res.status >= 200 && res.status < 300) {
-      const parsed = bulkUpsertResponse.safeParse(res.body);
-      if (parsed.success) return { kind: 'written', response: parsed.data };
-      return { kind: 'failed', reason: `records answered ${res.status} with an unexpected body` };
-    }
-    return { kind: 'failed', reason: `records answered ${res.status}: ${detailText(res.body)}` };
   }
 }

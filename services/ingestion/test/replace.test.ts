@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import request from 'supertest';
-import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { IDENTITY_HEADER, signIdentity } from '@trove/platform';
 import type { TestService } from '@trove/testing';
 import { fixtureBytes } from './fixtures/fixtures';
@@ -154,7 +154,7 @@ async function failingStagingWrites(allowed: number): Promise<{ url: string; clo
     req.on('data', (d: Buffer) => parts.push(d));
     req.on('end', async () => {
       const body = Buffer.concat(parts);
-      if (req.url === RECORDS_BULK_UPSERT_PATH && body.includes('"generation"') && written++ >= allowed) {
+      if (req.url === RECORDS_BULK_UPSERT.path && body.includes('"generation"') && written++ >= allowed) {
         res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'records is going away' }));
         return;
       }

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { BULK_UPSERT_MAX_ITEMS, RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
+import { BULK_UPSERT_MAX_ITEMS, RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { newTenant, startMcpSystem, textOf, type McpSystem } from './helpers';
 
 /** More records than trove_collections once read (the 2,000 newest), all newer than the old collection's one record. */
@@ -15,7 +15,7 @@ describe('a tenant with more records than one MCP call reads', () => {
     for (let start = 0; start < NEWER_RECORDS; start += BULK_UPSERT_MAX_ITEMS) {
       const records = Array.from({ length: Math.min(BULK_UPSERT_MAX_ITEMS, NEWER_RECORDS - start) }, (_, i) => ({ name: `Bulk part ${start + i}`, collection_data: { n: start + i } }));
       const res = await request(sys.records.instance.app)
-        .post(RECORDS_BULK_UPSERT_PATH)
+        .post(RECORDS_BULK_UPSERT.path)
         .set(sys.records.as(tenant, ['upload'], undefined, 'ingestion'))
         .send({ collection: 'bulk', record_type: 'product', source_type: 'api', records });
       expect(res.status).toBe(200);

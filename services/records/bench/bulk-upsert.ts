@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { EventBus } from '@trove/bus';
-import { RECORDS_BULK_UPSERT_PATH, bulkUpsertResponse } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT, bulkUpsertResponse } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { startTestService } from '@trove/testing';
 import { AdminService, PortalService, RecordsService, ReplaceService, buildApp, recordsModule } from '../dist/index';
@@ -99,7 +99,7 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
     }
     server = app.listen(0);
     await new Promise((r) => server!.once('listening', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${RECORDS_BULK_UPSERT_PATH}`;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${RECORDS_BULK_UPSERT.path}`;
     const tenant = crypto.randomUUID();
 
     const backends = async () =>

@@ -1,4 +1,4 @@
-import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { AdminService } from './admin-service';
 import type { ExportService } from './export-service';
@@ -43,7 +43,7 @@ export function buildApp({ config, logger, readiness, records, portal, replace, 
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
     // The bulk upsert parses its own, larger body (routes/bulk-upsert.ts). The path holds no pattern characters.
-    rawBodyPaths: [new RegExp(`^${RECORDS_BULK_UPSERT_PATH}/?$`)],
+    rawBodyPaths: [new RegExp(`^${RECORDS_BULK_UPSERT.path}/?$`)],
     readiness,
     routes: (router) => {
       // Fixed paths first: /records/bulk and friends would otherwise be taken for a record id.

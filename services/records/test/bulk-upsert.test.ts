@@ -1,9 +1,9 @@
 import request from 'supertest';
 import {
   BULK_UPSERT_MAX_ITEMS,
-  RECORDS_BULK_UPSERT_PATH,
-  RECORDS_INDEXING_SUMMARY_PATH,
-  RECORDS_REQUEUE_PATH,
+  RECORDS_BULK_UPSERT,
+  RECORDS_INDEXING_SUMMARY,
+  RECORDS_REQUEUE,
   TOPICS,
   bulkUpsertResponse,
   type RecordChangedEvent,
@@ -49,7 +49,7 @@ const chunk = (records: Item[], overrides: Record<string, unknown> = {}) => ({
 });
 
 async function upsert(records: Item[], overrides: Record<string, unknown> = {}, client: Client = api) {
-  const res = await client.post(RECORDS_BULK_UPSERT_PATH, chunk(records, overrides));
+  const res = await client.post(RECORDS_BULK_UPSERT.path, chunk(records, overrides));
   expect(res.status).toBe(200);
   return bulkUpsertResponse.parse(res.body);
 }
@@ -132,7 +132,7 @@ describe('POST /internal/records/bulk-upsert: creating', () => {
   it('accepts a body over the service-wide JSON limit', async () => {
     const description = 'x'.repeat(3000);
     const records = Array.from({ length: 1000 }, (_, i) => ({ name: `Long ${i}`, description }));
-    const res = await api.post(RECORDS_BULK_UPSERT_PATH, chunk(records));
+    const res = await api.post(RECORDS_BULK_UPSERT.path, chunk(records));
     expect(JSON.stringify(chunk(records)).length).toBeGreaterThan(2 * 1024 * 1024);
     expect(res.status).toBe(200);
   });
@@ -302,7 +302,7 @@ describe('records.changed events', () => {
   it('announces nothing and writes nothing when one item is invalid', async () => {
     const before = await countRecords();
     const res = await api.post(
-      RECORDS_BULK_UPSERT_PATH,
+      RECORDS_BULK_UPSERT.path,
       chunk([{ name: 'Good', source_id: 'G' }, { name: '' }, { name: 'Also good', collection_data: { a: 1 } }]),
     );
     expect(res.status).toBe(422);
@@ -345,7 +345,7 @@ describe('pending_indexing', () => {
 describe('validation', () => {
   it('refuses 1,001 records with the list limit and writes nothing', async () => {
     const records = Array.from({ length: BULK_UPSERT_MAX_ITEMS + 1 }, (_, i) => ({ name: `Bolt ${i}` }));
-    const res = await api.post(RECORDS_BULK_UPSERT_PATH, chunk(records));
+    const res = await api.post(RECORDS_BULK_UPSERT.path, chunk(records));
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'records'], type: 'too_long', ctx: { max_length: 1000 } })]);
     expect(await countRecords()).toBe(0);
@@ -361,7 +361,7 @@ describe('validation', () => {
     ['an invalid collection name', chunk([{ name: 'A' }], { collection: 'a/b' }), ['body', 'collection'], 'string_pattern_mismatch'],
     ['an empty source_id', chunk([{ name: 'A', source_id: '' }]), ['body', 'records', '0', 'source_id'], 'string_too_short'],
   ])('answers 422 for %s', async (_label, body, loc, type) => {
-    const res = await api.post(RECORDS_BULK_UPSERT_PATH, body);
+    const res = await api.post(RECORDS_BULK_UPSERT.path, body);
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc, type })]));
     expect(await countRecords()).toBe(0);
@@ -369,14 +369,14 @@ describe('validation', () => {
 
   it('answers 422 json_invalid for malformed JSON and 413 above its own limit', async () => {
     const malformed = await request(h.svc.instance.app)
-      .post(RECORDS_BULK_UPSERT_PATH)
+      .post(RECORDS_BULK_UPSERT.path)
       .set({ ...h.svc.as(tenant, ['upload'], undefined, 'ingestion'), 'content-type': 'application/json' })
       .send('{"records": [');
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
 
     const huge = await request(h.svc.instance.app)
-      .post(RECORDS_BULK_UPSERT_PATH)
+      .post(RECORDS_BULK_UPSERT.path)
       .set({ ...h.svc.as(tenant, ['upload'], undefined, 'ingestion'), 'content-type': 'application/json' })
       .send(`{"pad": "${'x'.repeat(65 * 1024 * 1024)}"}`);
     expect(huge.status).toBe(413);
@@ -391,14 +391,14 @@ describe('identity and scopes', () => {
   });
 
   it('answers 403 to an identity without the upload or records scope, before reading the body', async () => {
-    const res = await h.as(tenant, ['search']).post(RECORDS_BULK_UPSERT_PATH, chunk([{ name: 'A' }]));
+    const res = await h.as(tenant, ['search']).post(RECORDS_BULK_UPSERT.path, chunk([{ name: 'A' }]));
     expect(res.status).toBe(403);
     expect(res.body.detail).toMatch(/upload.*records/);
     expect(await countRecords()).toBe(0);
   });
 
   it('answers 401 without the internal identity', async () => {
-    const res = await request(h.svc.instance.app).post(RECORDS_BULK_UPSERT_PATH).send(chunk([{ name: 'A' }]));
+    const res = await request(h.svc.instance.app).post(RECORDS_BULK_UPSERT.path).send(chunk([{ name: 'A' }]));
     expect(res.status).toBe(401);
   });
 });
@@ -447,20 +447,20 @@ describe('indexing summary and requeue by id (the older pipeline routes)', () =>
   it('counts and requeues only the caller\'s records among the ids, and refuses ids that are not UUIDs', async () => {
     const out = await upsert([{ name: 'One', source_id: '1' }, { name: 'Two', source_id: '2' }]);
     const ids = out.results.map((r) => r.id);
-    const summary = await api.post(RECORDS_INDEXING_SUMMARY_PATH, { ids });
+    const summary = await api.post(RECORDS_INDEXING_SUMMARY.path, { ids });
     expect(summary.body).toEqual({ total: 2, pending: 2, processing: 0, indexed: 0, failed: 0 });
 
     const other = h.as(newTenant(), ['upload']);
-    expect((await other.post(RECORDS_INDEXING_SUMMARY_PATH, { ids })).body).toMatchObject({ total: 0 });
-    expect((await other.post(RECORDS_REQUEUE_PATH, { ids })).body).toEqual({ requeued: 0 });
+    expect((await other.post(RECORDS_INDEXING_SUMMARY.path, { ids })).body).toMatchObject({ total: 0 });
+    expect((await other.post(RECORDS_REQUEUE.path, { ids })).body).toEqual({ requeued: 0 });
 
-    expect((await api.post(RECORDS_REQUEUE_PATH, { ids })).body).toEqual({ requeued: 2 });
+    expect((await api.post(RECORDS_REQUEUE.path, { ids })).body).toEqual({ requeued: 2 });
     expect((await read(ids[0]!)).version).toBe(2);
     // Each requeued record is announced again at its new version, so search indexes it through the usual path.
     await eventually(async () => {
       for (const id of ids) expect(eventsOf(id).map((e) => (e as { version: number }).version)).toEqual([1, 2]);
     });
-    expect((await api.post(RECORDS_REQUEUE_PATH, { ids: ['x'] })).status).toBe(422);
+    expect((await api.post(RECORDS_REQUEUE.path, { ids: ['x'] })).status).toBe(422);
   });
 });
 

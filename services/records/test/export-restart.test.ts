@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { createLogger } from '@trove/platform';
 import { eventually, startTestService, type TestService } from '@trove/testing';
@@ -67,7 +67,7 @@ beforeAll(async () => {
       return { name: `Item ${i}, "quoted"`, source_id: `S-${i}`, collection_data: { n: i, group: { a: i % 3 }, tags: [i, 'x'] } };
     });
     const res = await request(svc.instance.app)
-      .post(RECORDS_BULK_UPSERT_PATH)
+      .post(RECORDS_BULK_UPSERT.path)
       .set(svc.as(tenant, ['upload'], undefined, 'ingestion'))
       .send({ collection: 'bulk', record_type: 'item', source_type: 'api', records });
     expect(res.status).toBe(200);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { RECORDS_BULK_UPSERT_PATH, RECORDS_REPLACE_BEGIN_PATH, RECORDS_REPLACE_FINISH_PATH } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT, RECORDS_REPLACE_BEGIN, RECORDS_REPLACE_FINISH } from '@trove/contracts';
 import { RECORD_COLUMNS } from '../src/domain/export-format';
 import type { ExportDb } from '../src/store/exports';
 import { csvObjects } from './csv';
@@ -245,10 +245,10 @@ describe("a staged (blue-green) replace's records", () => {
     const acker = await acknowledgeIndexing(h, (e) => e.tenant_id !== staging);
     try {
       await create(client, bolt({ collection: 'tools', name: 'Hammer' }));
-      const begun = await client.post(RECORDS_REPLACE_BEGIN_PATH, { collection: 'tools', new_records: 1 });
+      const begun = await client.post(RECORDS_REPLACE_BEGIN.path, { collection: 'tools', new_records: 1 });
       expect(begun.status).toBe(200);
       const generation: number = begun.body.generation;
-      const written = await client.post(RECORDS_BULK_UPSERT_PATH, {
+      const written = await client.post(RECORDS_BULK_UPSERT.path, {
         collection: 'tools',
         record_type: 'product',
         source_type: 'file_upload',
@@ -259,7 +259,7 @@ describe("a staged (blue-green) replace's records", () => {
       expect(await exportedNames()).toEqual([['Hammer', 1]]);
 
       // Uploaded and indexed, ready to swap: still not exported.
-      expect((await client.post(RECORDS_REPLACE_FINISH_PATH, { collection: 'tools', generation, summary: { accepted: 1 } })).status).toBe(204);
+      expect((await client.post(RECORDS_REPLACE_FINISH.path, { collection: 'tools', generation, summary: { accepted: 1 } })).status).toBe(204);
       await eventually(async () => {
         const res = await request(h.svc.instance.app).get('/portal/collections/tools/replace-status').set(portal());
         expect(res.body.ready_to_swap).toBe(true);

@@ -1,4 +1,4 @@
-import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
 
 let h: Harness;
@@ -47,7 +47,7 @@ describe('collection_data field limits', () => {
   });
 
   it('the bulk upsert answers 422 naming the item with 100,000 fields and writes nothing of the chunk', async () => {
-    const res = await api.post(RECORDS_BULK_UPSERT_PATH, {
+    const res = await api.post(RECORDS_BULK_UPSERT.path, {
       collection: 'wide',
       record_type: 'product',
       source_type: 'file_upload',

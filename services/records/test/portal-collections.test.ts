@@ -1,5 +1,5 @@
 import type { Subscription } from '@trove/bus';
-import { RECORDS_REPLACE_BEGIN_PATH } from '@trove/contracts';
+import { RECORDS_REPLACE_BEGIN } from '@trove/contracts';
 import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
 import { portalClient, type PortalClient } from './portal-helpers';
 
@@ -64,7 +64,7 @@ describe('GET /portal/collections', () => {
     await seed(api, 'catalogue', 2);
     await seed(api, 'steady', 1);
     // As ingestion's replace upload opens the staging generation before writing into it.
-    const begun = await h.as(id, ['upload']).post(RECORDS_REPLACE_BEGIN_PATH, { collection: 'catalogue', new_records: 2 });
+    const begun = await h.as(id, ['upload']).post(RECORDS_REPLACE_BEGIN.path, { collection: 'catalogue', new_records: 2 });
     expect(begun.status).toBe(200);
     const listed = (await portal.get('/portal/collections')).body.collections;
     expect(listed.map((c: { name: string; has_pending_replace: boolean; total_records: number }) => [c.name, c.has_pending_replace, c.total_records])).toEqual([
@@ -97,7 +97,7 @@ describe('DELETE /portal/collections/{name}', () => {
   it('leaves a staged replace to its own routes: the collection still lists, with nothing live, until it is swapped or cancelled', async () => {
     const { id, api, portal } = newAccount();
     await seed(api, 'renewing', 2);
-    expect((await h.as(id, ['upload']).post(RECORDS_REPLACE_BEGIN_PATH, { collection: 'renewing', new_records: 1 })).status).toBe(200);
+    expect((await h.as(id, ['upload']).post(RECORDS_REPLACE_BEGIN.path, { collection: 'renewing', new_records: 1 })).status).toBe(200);
     expect((await portal.delete('/portal/collections/renewing')).body).toEqual({ collection: 'renewing', records_archived: 2 });
     expect((await portal.get('/portal/collections')).body.collections).toEqual([
       { name: 'renewing', record_types: [], total_records: 0, indexed: 0, pending: 0, processing: 0, failed: 0, has_pending_replace: true },

@@ -1,4 +1,4 @@
-import { RECORDS_BULK_UPSERT_PATH, bulkUpsertResponse } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT, bulkUpsertResponse } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
 
@@ -19,7 +19,7 @@ function tenantOn(plan?: string) {
 }
 
 async function upsert(client: Client, records: Array<{ name: string; source_id?: string }>, collection = 'fasteners') {
-  const res = await client.post(RECORDS_BULK_UPSERT_PATH, { collection, record_type: 'product', source_type: 'file_upload', records });
+  const res = await client.post(RECORDS_BULK_UPSERT.path, { collection, record_type: 'product', source_type: 'file_upload', records });
   expect(res.status).toBe(200);
   return bulkUpsertResponse.parse(res.body).results;
 }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Subscription } from '@trove/bus';
 import {
-  RECORDS_BULK_UPSERT_PATH,
-  RECORDS_REPLACE_ABORT_PATH,
-  RECORDS_REPLACE_BEGIN_PATH,
-  RECORDS_REPLACE_FINISH_PATH,
+  RECORDS_BULK_UPSERT,
+  RECORDS_REPLACE_ABORT,
+  RECORDS_REPLACE_BEGIN,
+  RECORDS_REPLACE_FINISH,
   TOPICS,
   type RecordChangedEvent,
 } from '@trove/contracts';
@@ -44,17 +44,17 @@ function tenantOn(plan?: string, harness = () => h, tenantId = newTenant()) {
     tenantId,
     get: (path: string) => request(app()).get(path).set(headers()),
     post: (path: string) => request(app()).post(path).set(headers()),
-    begin: (collection: string, newRecords: number) => internal(RECORDS_REPLACE_BEGIN_PATH, { collection, new_records: newRecords }),
+    begin: (collection: string, newRecords: number) => internal(RECORDS_REPLACE_BEGIN.path, { collection, new_records: newRecords }),
     write: (collection: string, names: string[], extra: { generation?: number; source_ids?: string[] } = {}) =>
-      internal(RECORDS_BULK_UPSERT_PATH, {
+      internal(RECORDS_BULK_UPSERT.path, {
         collection,
         record_type: 'product',
         source_type: 'file_upload',
         ...(extra.generation !== undefined ? { generation: extra.generation } : {}),
         records: names.map((name, i) => ({ name, collection_data: { n: i }, ...(extra.source_ids ? { source_id: extra.source_ids[i] } : {}) })),
       }),
-    finish: (collection: string, generation: number) => internal(RECORDS_REPLACE_FINISH_PATH, { collection, generation, summary: { accepted: 1 } }),
-    abort: (collection: string, generation: number) => internal(RECORDS_REPLACE_ABORT_PATH, { collection, generation }),
+    finish: (collection: string, generation: number) => internal(RECORDS_REPLACE_FINISH.path, { collection, generation, summary: { accepted: 1 } }),
+    abort: (collection: string, generation: number) => internal(RECORDS_REPLACE_ABORT.path, { collection, generation }),
   };
 }
 type Tenant = ReturnType<typeof tenantOn>;
@@ -125,7 +125,7 @@ describe('beginning a replace', () => {
   it('validates the body (422)', async () => {
     const t = tenantOn();
     const res = await request(h.svc.instance.app)
-      .post(RECORDS_REPLACE_BEGIN_PATH)
+      .post(RECORDS_REPLACE_BEGIN.path)
       .set({ [IDENTITY_HEADER]: signIdentity({ tenantId: t.tenantId, principal: 'x', scopes: ['admin'], caller: 'ingestion' }, h.svc.ctx.config.INTERNAL_TOKEN_SECRET) })
       .send({ collection: 'tools', new_records: -1 });
     expect(res.status).toBe(422);

@@ -1,5 +1,5 @@
 import {
-  RECORDS_BULK_UPSERT_PATH,
+  RECORDS_BULK_UPSERT,
   RECORDS_COLLECTION_STATS,
   TOPICS,
   usageEvent,
@@ -44,11 +44,11 @@ describe('records usage events', () => {
       source_type: 'file_upload',
       records: names.map((name) => ({ name, source_id: name, collection_data: { size: name } })),
     });
-    expect((await upload.post(RECORDS_BULK_UPSERT_PATH, chunk(['M4', 'M5', 'M6']))).status).toBe(200);
+    expect((await upload.post(RECORDS_BULK_UPSERT.path, chunk(['M4', 'M5', 'M6']))).status).toBe(200);
     // Two new, one updated: the fact counts only the new ones.
-    expect((await upload.post(RECORDS_BULK_UPSERT_PATH, { ...chunk(['M6', 'M7', 'M8']), records: [...chunk(['M7', 'M8']).records, { name: 'M6', source_id: 'M6', collection_data: { size: 'six' } }] })).status).toBe(200);
+    expect((await upload.post(RECORDS_BULK_UPSERT.path, { ...chunk(['M6', 'M7', 'M8']), records: [...chunk(['M7', 'M8']).records, { name: 'M6', source_id: 'M6', collection_data: { size: 'six' } }] })).status).toBe(200);
     // Nothing new at all: no fact.
-    expect((await upload.post(RECORDS_BULK_UPSERT_PATH, chunk(['M4', 'M5']))).status).toBe(200);
+    expect((await upload.post(RECORDS_BULK_UPSERT.path, chunk(['M4', 'M5']))).status).toBe(200);
 
     const facts = await settledUsage(tenant, 3);
     expect(facts).toEqual([

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { RECORDS_BULK_UPSERT_PATH } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { eventually } from '@trove/testing';
 import { holdEngine, startSystem, type System } from './helpers';
 
@@ -17,7 +17,7 @@ let b: ReturnType<System['tenant']>;
 async function load(tenant: string, n: number): Promise<void> {
   const records = Array.from({ length: n }, (_, i) => ({ name: `Fair bolt ${i} steel`, collection_data: { size: i % 40, grade: i % 3 === 0 ? '8.8' : '10.9' } }));
   const res = await request(sys.records.instance.app)
-    .post(RECORDS_BULK_UPSERT_PATH)
+    .post(RECORDS_BULK_UPSERT.path)
     .set(sys.records.as(tenant, ['upload'], undefined, 'ingestion'))
     .send({ collection: 'fair', record_type: 'bolt', source_type: 'api', records });
   expect(res.status).toBe(200);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Subscription } from '@trove/bus';
-import { RECORDS_BULK_UPSERT_PATH, TOPICS, acknowledgementsIn, recordIndexedEvent, type RecordIndexedEvent } from '@trove/contracts';
+import { RECORDS_BULK_UPSERT, TOPICS, acknowledgementsIn, recordIndexedEvent, type RecordIndexedEvent } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { eventually } from '@trove/testing';
 import { holdEngine, product, startSystem, type System } from './helpers';
@@ -41,7 +41,7 @@ async function watchAcks(sys: System): Promise<{ acks: RecordIndexedEvent[]; eve
 async function olderUpload(sys: System, tenant: string, collection: string, n: number): Promise<string[]> {
   const records = Array.from({ length: n }, (_, i) => ({ name: `Pipeline washer ${i}`, collection_data: { size: i } }));
   const res = await request(sys.records.instance.app)
-    .post(RECORDS_BULK_UPSERT_PATH)
+    .post(RECORDS_BULK_UPSERT.path)
     .set(sys.records.as(tenant, ['upload'], undefined, 'ingestion'))
     .send({ collection, record_type: 'washer', source_type: 'file_upload', records, pipeline: true, vocabulary: 'older' });
   expect(res.status).toBe(200);

@@ -1,15 +1,10 @@
-import {
-  BULK_UPSERT_MAX_BYTES,
-  RECORDS_BULK_UPSERT_PATH,
-  RECORDS_INDEXING_SUMMARY_PATH,
-  RECORDS_REQUEUE_PATH,
-  bulkUpsertRequest,
-  recordIdsRequest,
-  type BulkUpsertResponse,
-} from '@trove/contracts';
-import { jsonBody, parseInput, requireScope, tenantOf } from '@trove/platform';
+import { BULK_UPSERT_MAX_BYTES, RECORDS_BULK_UPSERT, RECORDS_INDEXING_SUMMARY, RECORDS_REQUEUE } from '@trove/contracts';
+import { jsonBody, requireScope, serve, tenantOf } from '@trove/platform';
 import { planOfRequest, type Router } from '../http';
 import type { RecordsService } from '../records-service';
+
+/** A list of record ids reads at most this much JSON. */
+const IDS_JSON_LIMIT = '1mb';
 
 /**
  * Internal: ingestion (and later connectors) write an upload's records here, one chunk per call and per transaction,
@@ -17,21 +12,17 @@ import type { RecordsService } from '../records-service';
  * records past the plan that identity carries answer `refused` one by one; the rest of the chunk is written.
  */
 export function bulkUpsertRoutes(router: Router, records: RecordsService): void {
-  router.post(RECORDS_BULK_UPSERT_PATH, requireScope('upload', 'records'), jsonBody(`${BULK_UPSERT_MAX_BYTES}b`), async (req, res) => {
-    const { pipeline, vocabulary, ...body } = parseInput(bulkUpsertRequest, req.body, 'body');
+  serve(router, RECORDS_BULK_UPSERT, [requireScope('upload', 'records'), jsonBody(`${BULK_UPSERT_MAX_BYTES}b`)], async ({ body }, req) => {
+    const { pipeline, vocabulary, ...chunk } = body;
     const origin = { vocabulary: vocabulary ?? 'current', pipeline: pipeline ?? false };
-    const outcome: BulkUpsertResponse = await records.bulkUpsert(tenantOf(req), planOfRequest(req), { ...body, origin });
-    res.json(outcome);
+    return records.bulkUpsert(tenantOf(req), planOfRequest(req), { ...chunk, origin });
   });
 
   // The older pipeline routes of ingestion: where an upload's records stand in indexing, and queueing them again.
-  const IDS_JSON_LIMIT = '1mb';
-  router.post(RECORDS_INDEXING_SUMMARY_PATH, requireScope('upload', 'records'), jsonBody(IDS_JSON_LIMIT), async (req, res) => {
-    const { ids } = parseInput(recordIdsRequest, req.body, 'body');
-    res.json(await records.indexingSummary(tenantOf(req), ids));
-  });
-  router.post(RECORDS_REQUEUE_PATH, requireScope('upload', 'records'), jsonBody(IDS_JSON_LIMIT), async (req, res) => {
-    const { ids } = parseInput(recordIdsRequest, req.body, 'body');
-    res.json({ requeued: await records.requeue(tenantOf(req), ids) });
-  });
+  serve(router, RECORDS_INDEXING_SUMMARY, [requireScope('upload', 'records'), jsonBody(IDS_JSON_LIMIT)], ({ body }, req) =>
+    records.indexingSummary(tenantOf(req), body.ids),
+  );
+  serve(router, RECORDS_REQUEUE, [requireScope('upload', 'records'), jsonBody(IDS_JSON_LIMIT)], async ({ body }, req) => ({
+    requeued: await records.requeue(tenantOf(req), body.ids),
+  }));
 }

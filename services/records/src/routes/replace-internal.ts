@@ -1,13 +1,5 @@
-import {
-  RECORDS_REPLACE_ABORT_PATH,
-  RECORDS_REPLACE_BEGIN_PATH,
-  RECORDS_REPLACE_FINISH_PATH,
-  replaceAbortRequest,
-  replaceBeginRequest,
-  replaceFinishRequest,
-  type ReplaceBeginResponse,
-} from '@trove/contracts';
-import { identityOf, parseInput, requireScope, tenantOf } from '@trove/platform';
+import { RECORDS_REPLACE_ABORT, RECORDS_REPLACE_BEGIN, RECORDS_REPLACE_FINISH } from '@trove/contracts';
+import { identityOf, requireScope, serve, tenantOf } from '@trove/platform';
 import type { Router } from '../http';
 import type { ReplaceService } from '../replace-service';
 
@@ -17,20 +9,12 @@ import type { ReplaceService } from '../replace-service';
  * gives the staging up (abort) when it could not write the whole file.
  */
 export function replaceInternalRoutes(router: Router, replace: ReplaceService): void {
-  router.post(RECORDS_REPLACE_BEGIN_PATH, requireScope('upload'), async (req, res) => {
-    const body = parseInput(replaceBeginRequest, req.body, 'body');
-    const answer: ReplaceBeginResponse = await replace.begin(tenantOf(req), identityOf(req).plan, body.collection, body.new_records);
-    res.json(answer);
-  });
-
-  router.post(RECORDS_REPLACE_FINISH_PATH, requireScope('upload'), async (req, res) => {
-    const body = parseInput(replaceFinishRequest, req.body, 'body');
+  serve(router, RECORDS_REPLACE_BEGIN, [requireScope('upload')], ({ body }, req) =>
+    replace.begin(tenantOf(req), identityOf(req).plan, body.collection, body.new_records),
+  );
+  serve(router, RECORDS_REPLACE_FINISH, [requireScope('upload')], async ({ body }, req) => {
     await replace.finish(tenantOf(req), body.collection, body.generation, body.summary);
-    res.status(204).end();
+    return undefined;
   });
-
-  router.post(RECORDS_REPLACE_ABORT_PATH, requireScope('upload'), async (req, res) => {
-    const body = parseInput(replaceAbortRequest, req.body, 'body');
-    res.json(await replace.cancel(tenantOf(req), body.collection, body.generation));
-  });
+  serve(router, RECORDS_REPLACE_ABORT, [requireScope('upload')], ({ body }, req) => replace.cancel(tenantOf(req), body.collection, body.generation));
 }
