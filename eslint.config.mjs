@@ -1,9 +1,14 @@
 // Boundaries between workspace packages, checked on every `pnpm test` (see packages/launcher/src/boundaries.test.ts).
 // Only import rules: typing and style are the compiler's job, and a parser without type information keeps this fast.
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-const SERVICE = 'gateway|auth|records|ingestion|search|open|mcp|billing';
+/** Every service, as the folders under services/ name them. */
+const SERVICE = readdirSync(new URL('./services', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .join('|');
 
 const serviceImport = {
   group: ['@trove/*-service'],

@@ -5,6 +5,9 @@ import { withinMs } from './deadline';
 import { ERRORS, HttpError } from './errors';
 import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
 import { servedOnBehalf } from './on-behalf';
+
+/** The express Router every service registers its routes on (ServiceAppOptions.routes). */
+export type { Router };
 import type { Logger } from './logger';
 import { createMetrics, type HttpMetrics } from './metrics';
 

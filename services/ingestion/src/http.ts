@@ -1,7 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { BODY_ENCODINGS, ERRORS, bodyEncodingOf, bodyParserError, decodedBody, jsonDecodeError, type BodyEncoding } from '@trove/platform';
 
-export type { Request, Response, Router } from 'express';
+export type { Request, Response } from 'express';
 
 /** How long the rest of a body is read and thrown away after an early answer before the connection is dropped. */
 const LINGER_MS = 30_000;

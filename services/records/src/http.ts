@@ -1,8 +1,5 @@
 import { planOf, type Plan } from '@trove/contracts';
-import { identityOf, type ServiceAppOptions, type requireScope } from '@trove/platform';
-
-/** The express Router type as the platform's signatures use it. */
-export type Router = Parameters<ServiceAppOptions['routes']>[0];
+import { identityOf, type requireScope } from '@trove/platform';
 
 /** An express request handler, as the platform's middleware are typed. */
 export type Handler = ReturnType<typeof requireScope>;

@@ -1,6 +1,5 @@
 import express from 'express';
-import { ERRORS } from '@trove/platform';
-import type { Router } from '../http';
+import { ERRORS, type Router } from '@trove/platform';
 import type { StripeProvider } from '../stripe/provider';
 import type { PaymentWebhookService } from '../stripe/webhook-service';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { PLANS } from '@trove/contracts';
-import { parseInput, requirePortalUser, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, requirePortalUser, tenantOf, type Router } from '@trove/platform';
 import type { PortalBillingService } from '../stripe/portal-billing-service';
 
 /** Where the provider sends the person back: an absolute http(s) address. */

@@ -1,6 +1,5 @@
 import { BILLING_USAGE } from '@trove/contracts';
-import { identityOf, requirePortalUser, serve } from '@trove/platform';
-import type { Router } from '../http';
+import { identityOf, requirePortalUser, serve, type Router } from '@trove/platform';
 import type { UsageService } from '../usage-service';
 
 /**

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ERRORS, fields, identityOf, parseInput, requireScope, validationError } from '@trove/platform';
+import { ERRORS, fields, identityOf, parseInput, requireScope, validationError, type Router } from '@trove/platform';
 import type { CredentialCipher } from '../domain/cipher';
 import { parseConnectorBody, REDACTED } from '../domain/connector-input';
 import { hostsOf } from '../domain/literal-hosts';
-import type { Router } from '../http';
 import { checkLiteralHost, RefusedHostError } from '../net/address-guard';
 import type { PullService } from '../pull-service';
 import { deleteConnector, insertConnector, listConnectors } from '../store/connectors';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { ERRORS, identityOf, parseInput, requireScope } from '@trove/platform';
+import { ERRORS, identityOf, parseInput, requireScope, type Router } from '@trove/platform';
 import { mapRecord } from '../domain/record-mapping';
 import type { RequestHandler } from 'express';
-import { guardBody, parseJson, readRawBody, type Request, type Response, type Router } from '../http';
+import { guardBody, parseJson, readRawBody, type Request, type Response } from '../http';
 import type { Ingestor, SubmittedItem, UploadResult } from '../ingestor';
 import type { UploadSourceType } from '../store/schema';
 import { sourceNameQuery } from './target';

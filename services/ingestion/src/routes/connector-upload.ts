@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { INGESTION_CONNECTOR_UPLOAD_PATH, collectionName, recordType, sourceName } from '@trove/contracts';
-import { bodyEncodingOf, decodedBody, ERRORS, identityOf, parseInput } from '@trove/platform';
+import { bodyEncodingOf, decodedBody, ERRORS, identityOf, parseInput, type Router } from '@trove/platform';
 import { ByteMeter } from '../byte-meter';
 import { parserFor } from '../domain/parsers';
-import type { Router } from '../http';
 import { submittedItems, type Ingestor } from '../ingestor';
 
 const connectorQuery = z.object({

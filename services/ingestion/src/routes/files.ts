@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { HttpError, identityOf, parseInput, requirePortalUser, requireScope, validationError } from '@trove/platform';
+import { HttpError, identityOf, parseInput, requirePortalUser, requireScope, validationError, type Router } from '@trove/platform';
 import { detectFormat, parserFor } from '../domain/parsers';
 import { UnparseableFileError, type FileFormat } from '../domain/parsers/types';
 import { storableCopy } from '../domain/storable';
-import { guardBody, type Request, type Response, type Router } from '../http';
+import { guardBody, type Request, type Response } from '../http';
 import { submittedItems, UploadAborted, type Ingestor, type SubmittedItem, type UploadResult, type UploadTarget } from '../ingestor';
 import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from '../multipart';
 import { CURRENT, type Vocabulary } from './vocabulary';

@@ -1,5 +1,4 @@
-import { requireScope } from '@trove/platform';
-import type { Router } from '../http';
+import { requireScope, type Router } from '@trove/platform';
 import type { Ingestor, UploadResult } from '../ingestor';
 import type { UploadService } from '../upload-service';
 import { ingestBatch, refuseOversizedBatch } from './batch';

@@ -1,6 +1,5 @@
 import { RECORD_IDS_MAX } from '@trove/contracts';
-import { identityOf, parseInput, requireScope, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { identityOf, parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { RecordsPipeline } from '../records-pipeline';
 import type { UploadService } from '../upload-service';
 import { ingestionParams } from './uploads';

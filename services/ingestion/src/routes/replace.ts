@@ -1,8 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
 import { collectionName, recordType, sourceName, type ReplaceStaging } from '@trove/contracts';
-import { ERRORS, parseInput, requirePortalUser, validationError } from '@trove/platform';
-import type { Router } from '../http';
+import { ERRORS, parseInput, requirePortalUser, validationError, type Router } from '@trove/platform';
 import type { Ingestor, UploadResult } from '../ingestor';
 import { spoolToTempFile } from '../multipart';
 import type { RecordsReplace } from '../records-replace';

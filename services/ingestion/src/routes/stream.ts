@@ -1,10 +1,10 @@
 import type { RequestHandler } from 'express';
-import { ERRORS, bodyEncodingOf, decodedBody, identityOf, requireScope, validationError } from '@trove/platform';
+import { ERRORS, bodyEncodingOf, decodedBody, identityOf, requireScope, validationError, type Router } from '@trove/platform';
 import { ByteMeter, formatBytes } from '../byte-meter';
 import { parserFor, UnparseableFileError, type ParsedItem } from '../domain/parsers';
 import { mapRecord } from '../domain/record-mapping';
 import { storableCopy } from '../domain/storable';
-import { guardBody, type Router } from '../http';
+import { guardBody } from '../http';
 import type { StreamBuffers, StreamEntry } from '../stream-buffers';
 import { CURRENT, OLDER, type Vocabulary } from './vocabulary';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { fields, parseInput, requireScope, tenantOf } from '@trove/platform';
+import { fields, parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
 import { ERRORS_IN_RESULT, type DeadLetter } from '../domain/tally';
-import type { Response, Router } from '../http';
+import type { Response } from '../http';
 import { olderDeadLetter, olderStatus } from './vocabulary';
 import type { UploadRow } from '../store/uploads';
 import type { UploadService } from '../upload-service';

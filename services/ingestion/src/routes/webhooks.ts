@@ -1,6 +1,6 @@
-import { ERRORS, requireScope } from '@trove/platform';
+import { ERRORS, requireScope, type Router } from '@trove/platform';
 import { isValidWebhookSignature } from '../domain/signature';
-import type { Request, Router } from '../http';
+import type { Request } from '../http';
 import type { Ingestor } from '../ingestor';
 import { ingestBatch, refuseOversizedBatch } from './batch';
 

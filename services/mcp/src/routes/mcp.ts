@@ -1,6 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { identityOf, requireScope } from '@trove/platform';
-import type { Router } from '../http';
+import { identityOf, requireScope, type Router } from '@trove/platform';
 import { createMcpServer } from '../tools/server';
 import type { Upstreams } from '../upstreams';
 

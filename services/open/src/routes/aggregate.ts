@@ -1,6 +1,5 @@
 import { publicAggregateRequest } from '@trove/contracts';
-import { parseInput } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, type Router } from '@trove/platform';
 import type { OpenService } from '../open-service';
 
 /**

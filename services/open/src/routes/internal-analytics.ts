@@ -1,6 +1,5 @@
 import { OPEN_SEARCH_COUNTS, usagePeriodOf } from '@trove/contracts';
-import { serve } from '@trove/platform';
-import type { Router } from '../http';
+import { serve, type Router } from '@trove/platform';
 import type { SearchCounter } from '../search-counter';
 
 /** OPEN_SEARCH_COUNTS: a tenant's Open search counts per collection for a month. */

@@ -1,5 +1,4 @@
-import { requirePortalUser, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { requirePortalUser, tenantOf, type Router } from '@trove/platform';
 import { portalAnalytics } from '../portal-analytics';
 import type { SearchCounter } from '../search-counter';
 import type { Upstreams } from '../upstream';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { fields, parseInput } from '@trove/platform';
-import type { Router } from '../http';
+import { fields, parseInput, type Router } from '@trove/platform';
 import type { OpenService } from '../open-service';
 
 const idParams = z.object({ record_id: fields.uuid });

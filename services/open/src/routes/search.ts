@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { MAX_OFFSET, searchField, searchFilters, searchText } from '@trove/contracts';
-import { parseInput } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, type Router } from '@trove/platform';
 import type { OpenService } from '../open-service';
 import { collection, intParam, qParam } from './request-schemas';
 

@@ -1,6 +1,5 @@
-import { requireScope, tenantOf } from '@trove/platform';
+import { requireScope, tenantOf, type Router } from '@trove/platform';
 import type { AdminService } from '../admin-service';
-import type { Router } from '../http';
 
 /** GET /admin/stats: the caller's tenant's records by status and indexing status, and the indexing queue's depth. */
 export function adminStatsRoutes(router: Router, admin: AdminService): void {

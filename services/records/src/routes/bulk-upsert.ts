@@ -1,6 +1,6 @@
 import { BULK_UPSERT_MAX_BYTES, RECORDS_BULK_UPSERT, RECORDS_INDEXING_SUMMARY, RECORDS_REQUEUE } from '@trove/contracts';
-import { jsonBody, requireScope, serve, tenantOf } from '@trove/platform';
-import { planOfRequest, type Router } from '../http';
+import { jsonBody, requireScope, serve, tenantOf, type Router } from '@trove/platform';
+import { planOfRequest } from '../http';
 import type { RecordsService } from '../records-service';
 
 /** A list of record ids reads at most this much JSON. */

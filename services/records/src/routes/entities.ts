@@ -1,5 +1,4 @@
-import { requireScope } from '@trove/platform';
-import type { Router } from '../http';
+import { requireScope, type Router } from '@trove/platform';
 import type { RecordsService } from '../records-service';
 import { recordHandlers } from './records';
 import { bulkHandlers } from './records-bulk';

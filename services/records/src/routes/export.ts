@@ -2,9 +2,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { collectionName, recordStatus } from '@trove/contracts';
-import { parseInput, requireScope, tenantOf } from '@trove/platform';
+import { parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { ExportService } from '../export-service';
-import type { Router } from '../http';
 import { idParams } from './request-schemas';
 
 /** Unknown query parameters are ignored, as caches and proxies add their own. */

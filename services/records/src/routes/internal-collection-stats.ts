@@ -1,6 +1,5 @@
 import { RECORDS_COLLECTION_STATS } from '@trove/contracts';
-import { serve, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { serve, tenantOf, type Router } from '@trove/platform';
 import type { RecordsService } from '../records-service';
 
 /** RECORDS_COLLECTION_STATS: only other services reach /internal routes; the tenant is the identity they call with. */

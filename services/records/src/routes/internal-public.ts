@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { PUBLIC_RECORDS_MAX_IDS, PUBLIC_RECORDS_PATH, PUBLIC_VISIBLE_PATH, type PublicVisibleAnswer } from '@trove/contracts';
-import { fields, parseInput } from '@trove/platform';
-import type { Router } from '../http';
+import { fields, parseInput, type Router } from '@trove/platform';
 import type { RecordsService } from '../records-service';
 
 const body = z.strictObject({ ids: z.array(fields.uuid).max(PUBLIC_RECORDS_MAX_IDS) });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { collectionName, planOf, visibility } from '@trove/contracts';
-import { identityOf, parseInput, requirePortalUser, tenantOf } from '@trove/platform';
-import type { Handler, Router } from '../http';
+import { identityOf, parseInput, requirePortalUser, tenantOf, type Router } from '@trove/platform';
+import { Handler } from '../http';
 import type { PortalService } from '../portal-service';
 import { CURRENT_WRITE, type RecordsService, type WriteOrigin } from '../records-service';
 

@@ -1,5 +1,4 @@
-import { requirePortalUser } from '@trove/platform';
-import type { Router } from '../http';
+import { requirePortalUser, type Router } from '@trove/platform';
 import { PIPELINE_WRITE, type RecordsService } from '../records-service';
 import { collectionHandlers } from './portal-collections';
 import { portalRecordUpdate } from './portal-records';

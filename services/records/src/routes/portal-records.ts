@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { collectionName, recordType, visibility } from '@trove/contracts';
-import { parseInput, requirePortalUser, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, requirePortalUser, tenantOf, type Router } from '@trove/platform';
 import type { PortalService } from '../portal-service';
 import type { RecordsService } from '../records-service';
 import { recordHandlers } from './records';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { collectionName } from '@trove/contracts';
-import { parseInput, requirePortalUser, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, requirePortalUser, tenantOf, type Router } from '@trove/platform';
 import type { ReplaceService } from '../replace-service';
 
 const collectionParams = z.object({ name: collectionName });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { visibility } from '@trove/contracts';
-import { parseInput, requireScope, tenantOf } from '@trove/platform';
-import { planOfRequest, type Handler, type Router } from '../http';
+import { parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
+import { planOfRequest, type Handler } from '../http';
 import type { RecordsService } from '../records-service';
 import { recordIds, recordUpdate } from './request-schemas';
 import { CURRENT, type RecordFields, type RecordVocabulary } from './vocabulary';

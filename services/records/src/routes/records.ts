@@ -17,10 +17,10 @@ import {
   type Filter,
   type FilterValue,
 } from '@trove/contracts';
-import { ERRORS, parseInput, requireScope, tenantOf, validationError } from '@trove/platform';
+import { ERRORS, parseInput, requireScope, tenantOf, validationError, type Router } from '@trove/platform';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { nameQuery } from '../domain/search-terms';
-import { planOfRequest, type Handler, type Router } from '../http';
+import { planOfRequest, type Handler } from '../http';
 import type { RecordsService } from '../records-service';
 import { idParams, recordUpdate } from './request-schemas';
 import { CURRENT, recordIn, type RecordFields, type RecordVocabulary } from './vocabulary';

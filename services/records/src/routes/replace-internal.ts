@@ -1,6 +1,5 @@
 import { RECORDS_REPLACE_ABORT, RECORDS_REPLACE_BEGIN, RECORDS_REPLACE_FINISH } from '@trove/contracts';
-import { identityOf, requireScope, serve, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { identityOf, requireScope, serve, tenantOf, type Router } from '@trove/platform';
 import type { ReplaceService } from '../replace-service';
 
 /**

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { visibility } from '@trove/contracts';
-import { parseInput, requireScope, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { RecordsService } from '../records-service';
 import { idParams } from './request-schemas';
 

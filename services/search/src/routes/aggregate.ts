@@ -1,6 +1,5 @@
 import { aggregateRequest, type AggregateAnswer } from '@trove/contracts';
-import { parseInput, requireScope, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { SearchService } from '../search-service';
 import { filtersOf } from './search';
 

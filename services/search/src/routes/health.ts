@@ -1,5 +1,5 @@
 import type { HealthWindow } from '../domain/health-window';
-import type { Router } from '../http';
+import type { Router } from '@trove/platform';
 import type { PipelineReport } from '../pipeline-worker';
 
 /**

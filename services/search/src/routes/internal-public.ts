@@ -8,8 +8,7 @@ import {
   type AggregateAnswer,
   type PublicCollectionsAnswer,
 } from '@trove/contracts';
-import { parseInput } from '@trove/platform';
-import type { Router } from '../http';
+import { parseInput, type Router } from '@trove/platform';
 import type { SearchService } from '../search-service';
 import { filtersOf, send } from './search';
 

@@ -1,8 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchRequest, searchText, withRecordTypeFilters, type FilterValue } from '@trove/contracts';
-import { ERRORS, identityOf, parseInput, requirePortalUser, requireScope, tenantOf } from '@trove/platform';
-import type { Router } from '../http';
+import { ERRORS, identityOf, parseInput, requirePortalUser, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { MonthlyCap } from '../monthly-cap';
 import type { Rendered, SearchService } from '../search-service';
 
