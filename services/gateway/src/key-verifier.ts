@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { GATEWAY_PRINCIPAL, KEY_VERIFY_PATH, keyVerifyResponse, type KeyVerifyRequest } from '@trove/contracts';
-import { ERRORS, type Identity, type Logger, type ServiceClient } from '@trove/platform';
+import { GATEWAY_PRINCIPAL, KEY_VERIFY, type KeyVerifyResponse } from '@trove/contracts';
+import { HttpError, type Identity, type Logger, type ServiceClient } from '@trove/platform';
 
 /** Who the gateway is when it asks auth to verify a key; auth answers only this principal. */
 export const GATEWAY_IDENTITY: Identity = {
@@ -57,21 +57,15 @@ export class KeyVerifier {
     if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached.identity;
 
     const generation = this.generation;
-    const res = await this.opts.auth.request<unknown>({
-      method: 'POST',
-      path: KEY_VERIFY_PATH,
-      identity: GATEWAY_IDENTITY,
-      body: { key: value } satisfies KeyVerifyRequest,
-      requestId,
-    });
-    if (res.status === 401) throw ERRORS.unauthorized(detailOf(res.body) ?? 'Invalid API key');
-    const parsed = res.status === 200 ? keyVerifyResponse.safeParse(res.body) : undefined;
-    if (!parsed?.success) {
-      this.opts.logger.error({ status: res.status, requestId }, 'auth answered key verification unexpectedly');
-      throw ERRORS.unavailable('The auth service is unavailable; try again shortly');
+    let key: KeyVerifyResponse;
+    try {
+      key = await this.opts.auth.call(KEY_VERIFY, { identity: GATEWAY_IDENTITY, body: { key: value }, requestId });
+    } catch (err) {
+      // 401 is auth's answer about the key; anything else is auth failing, which the operator should hear of.
+      if (!(err instanceof HttpError && err.status === 401)) this.opts.logger.error({ reason: (err as Error).message, requestId }, 'auth could not verify a key');
+      throw err;
     }
 
-    const key = parsed.data;
     const identity: Identity = { tenantId: key.tenant_id, principal: `key:${key.key_id}`, scopes: key.scopes, plan: key.plan };
     const expiresAt = key.expires_at === null ? null : Date.parse(key.expires_at);
     if (this.caching && generation === this.generation) {
@@ -104,9 +98,4 @@ export class KeyVerifier {
     this.disableCache();
     this.opts.auth.shutdown();
   }
-}
-
-function detailOf(body: unknown): string | undefined {
-  const detail = (body as { detail?: unknown } | undefined)?.detail;
-  return typeof detail === 'string' ? detail : undefined;
 }

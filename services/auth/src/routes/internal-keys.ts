@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { GATEWAY_PRINCIPAL, KEY_VERIFY_PATH, type KeyVerifyResponse } from '@trove/contracts';
+import { GATEWAY_PRINCIPAL, KEY_VERIFY, type KeyVerifyResponse } from '@trove/contracts';
 import { ERRORS, identityOf } from '@trove/platform';
 import type { KeyService } from '../key-service';
 
@@ -12,7 +12,7 @@ const REFUSALS = {
 
 /** Key verification for the gateway. The body is read by hand so that a malformed one is never echoed in a 422. */
 export function internalKeyRoutes(router: Router, keys: KeyService): void {
-  router.post(KEY_VERIFY_PATH, async (req, res) => {
+  router.post(KEY_VERIFY.path, async (req, res) => {
     if (identityOf(req).principal !== GATEWAY_PRINCIPAL) throw ERRORS.forbidden('Only the gateway may verify keys');
     const value: unknown = req.body?.key;
     if (typeof value !== 'string' || value.length === 0 || value.length > 200) throw ERRORS.unauthorized(REFUSALS.unknown);
