@@ -14,3 +14,4 @@ export * from './billing';
 export * from './usage-counts';
 export * from './connector';
 export * from './vocabulary';
+export * from './query-params';

@@ -83,7 +83,9 @@ export const searchFilters = z
   .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `At most ${MAX_FILTERS} filters are allowed` });
 
 /** Search text: 1-500 characters after trimming. */
-export const searchText = z.string().max(500).trim().min(1);
+/** The longest search text, in characters. */
+export const SEARCH_TEXT_MAX = 500;
+export const searchText = z.string().max(SEARCH_TEXT_MAX).trim().min(1);
 /** A sort, group or stats field name. */
 export const searchField = z.string().trim().min(1).max(200);
 
@@ -112,10 +114,14 @@ export const aggregateRequest = z.strictObject({
 export const PUBLIC_SEARCH_PATH = '/internal/public/search';
 export const PUBLIC_AGGREGATE_PATH = '/internal/public/aggregate';
 
-/** As private search and aggregation, with the collection optional and Open's default page of 10. */
+/** Open search's page: PUBLIC_PAGE_DEFAULT results unless asked, at most PUBLIC_PAGE_MAX. */
+export const PUBLIC_PAGE_DEFAULT = 10;
+export const PUBLIC_PAGE_MAX = 50;
+
+/** As private search and aggregation, with the collection optional and Open's default page. */
 export const publicSearchRequest = searchRequest.extend({
   collection: collectionName.optional(),
-  limit: searchRequest.shape.limit.removeDefault().default(10),
+  limit: searchRequest.shape.limit.removeDefault().default(PUBLIC_PAGE_DEFAULT),
 });
 export type PublicSearchRequest = z.input<typeof publicSearchRequest>;
 export const publicAggregateRequest = aggregateRequest.extend({ collection: collectionName.optional() });

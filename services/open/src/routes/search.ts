@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { MAX_OFFSET, searchField, searchFilters, searchText } from '@trove/contracts';
+import { MAX_OFFSET, PUBLIC_PAGE_DEFAULT, PUBLIC_PAGE_MAX, queryInteger, searchField, searchFilters, searchText } from '@trove/contracts';
 import { parseInput, type Router } from '@trove/platform';
 import type { OpenService } from '../open-service';
-import { collection, intParam, qParam } from './request-schemas';
+import { collection, qParam } from './request-schemas';
 
 const bodyFields = {
   query: searchText.optional(),
   filters: searchFilters.default({}),
   sort: searchField.optional(),
-  limit: z.int().min(1).max(50).default(10),
+  limit: z.int().min(1).max(PUBLIC_PAGE_MAX).default(PUBLIC_PAGE_DEFAULT),
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
 };
 
@@ -20,8 +20,8 @@ const collectionSearchBody = z.strictObject(bodyFields);
 const queryFields = {
   q: qParam,
   sort: searchField.optional(),
-  limit: intParam(1, 50, 10),
-  offset: intParam(0, MAX_OFFSET, 0),
+  limit: queryInteger(1, PUBLIC_PAGE_MAX, PUBLIC_PAGE_DEFAULT),
+  offset: queryInteger(0, MAX_OFFSET, 0),
 };
 /** Unknown query parameters are ignored, as caches and proxies add their own. */
 const searchQuery = z.object({ ...queryFields, collection: collection.optional() });

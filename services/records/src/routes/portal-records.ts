@@ -1,21 +1,11 @@
 import { z } from 'zod';
-import { collectionName, recordType, visibility } from '@trove/contracts';
+import { collectionName, queryInteger, recordType, visibility } from '@trove/contracts';
 import { parseInput, requirePortalUser, tenantOf, type Router } from '@trove/platform';
 import type { PortalService } from '../portal-service';
 import type { RecordsService } from '../records-service';
 import { recordHandlers } from './records';
 import { idParams, recordUpdate } from './request-schemas';
 import { CURRENT } from './vocabulary';
-
-/** A whole number in a query string, within bounds. */
-function queryInteger(min: number, max: number, fallback: number) {
-  return z
-    .string()
-    .regex(/^\s*\d{1,9}\s*$/, { error: 'Input should be a valid integer' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .default(fallback);
-}
 
 /** Unknown query parameters are ignored, as caches and proxies add their own. */
 const browseQuery = z.object({

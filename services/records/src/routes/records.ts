@@ -4,6 +4,7 @@ import {
   collectionName,
   RECORDS_LIST_PATH,
   parseFilters,
+  queryInteger,
   recordDescription,
   recordName,
   recordStatus,
@@ -39,12 +40,7 @@ const createBody = z.strictObject({
   source_url: sourceUrl.optional(),
 });
 
-const limit = z
-  .string()
-  .regex(/^\s*\d{1,9}\s*$/, { error: 'Input should be a valid integer' })
-  .transform(Number)
-  .pipe(z.number().int().min(1).max(100))
-  .default(20);
+const limit = queryInteger(1, 100, 20);
 
 /** Unknown query parameters are ignored, as caches and proxies add their own. */
 const listQuery = z.object({
