@@ -1,64 +1,64 @@
 import { z } from 'zod';
-import { collectionName } from './records';
+import { endpoint } from './endpoint';
+import { collectionName, recordSchema } from './records';
 
 /**
  * A search result item as the specification lists it; private results also carry `description`, Open results do
  * not. The search service answers it, and the Open API and MCP pass it on. A record of a collection first created
  * through the older vocabulary also carries the older names (entity_id, entity_type, vertical, vertical_data).
  */
-export interface SearchResultItem {
-  record_id: string;
-  name: string;
-  score: number;
-  collection: string;
-  record_type: string;
-  collection_data: Record<string, unknown>;
-  description_llm: string;
-  description: string | null;
-  source_type: string;
-  updated_at: string;
-  entity_id?: string;
-  entity_type?: string;
-  vertical?: string;
-  vertical_data?: Record<string, unknown>;
-}
+export const searchResultItem = z.object({
+  record_id: z.string(),
+  name: z.string(),
+  score: z.number(),
+  collection: z.string(),
+  record_type: z.string(),
+  collection_data: z.record(z.string(), z.unknown()),
+  description_llm: z.string(),
+  description: z.string().nullable(),
+  source_type: z.string(),
+  updated_at: z.string(),
+  entity_id: z.string().optional(),
+  entity_type: z.string().optional(),
+  vertical: z.string().optional(),
+  vertical_data: z.record(z.string(), z.unknown()).optional(),
+});
+export type SearchResultItem = z.infer<typeof searchResultItem>;
 
 /** The JSON answer of a search (private search, and the public search other services call). */
-export interface SearchAnswer {
-  results: SearchResultItem[];
-  pagination: { offset: number; limit: number; has_more: boolean };
-  metadata: {
-    search_mode: 'fulltext' | 'identifier' | 'filtered' | 'error';
-    query_type: 'identifier' | 'keyword' | 'natural_language';
-    processing_time_ms: number;
-    total_estimate: number;
+export const searchAnswer = z.object({
+  results: z.array(searchResultItem),
+  pagination: z.object({ offset: z.number().int(), limit: z.number().int(), has_more: z.boolean() }),
+  metadata: z.object({
+    search_mode: z.enum(['fulltext', 'identifier', 'filtered', 'error']),
+    query_type: z.enum(['identifier', 'keyword', 'natural_language']),
+    processing_time_ms: z.number(),
+    total_estimate: z.number().int(),
     /** True when total_estimate is estimated (more than 10,000 matches); false when it is the exact count. */
-    total_is_estimate: boolean;
-    cache_hit: boolean;
+    total_is_estimate: z.boolean(),
+    cache_hit: z.boolean(),
     /** True when the query together with the filters found nothing and the filters alone were searched. */
-    zero_result_fallback_used: boolean;
-    timings: { classify_ms: number; search_ms: number; hydrate_ms: number };
-  };
-}
+    zero_result_fallback_used: z.boolean(),
+    timings: z.object({ classify_ms: z.number(), search_ms: z.number(), hydrate_ms: z.number() }),
+  }),
+});
+export type SearchAnswer = z.infer<typeof searchAnswer>;
 
 export type Scalar = string | number | boolean;
 export type FilterValue = Scalar | Scalar[];
 
 /** Numeric stats of one field over an aggregation's records: only numeric values count (all null when none). */
-export interface FieldStats {
-  count: number;
-  min: number | null;
-  max: number | null;
-  avg: number | null;
-}
+const fieldStats = z.object({ count: z.number().int(), min: z.number().nullable(), max: z.number().nullable(), avg: z.number().nullable() });
+export type FieldStats = z.infer<typeof fieldStats>;
 
 /** The answer of an aggregation: total, the largest groups (AGGREGATE_GROUP_LIMIT) (ties by value) and numeric stats per field. */
-export interface AggregateAnswer {
-  total: number;
+export const aggregateAnswer = z.object({
+  total: z.number().int(),
   /** Highest count first, ties by value; values as stored (string, number or boolean). */
-  groups: Array<{ value: Scalar; count: number }>;
-  stats: Record<string, FieldStats>;
-}
+  groups: z.array(z.object({ value: z.union([z.string(), z.number(), z.boolean()]), count: z.number().int() })),
+  stats: z.record(z.string(), fieldStats),
+});
+export type AggregateAnswer = z.infer<typeof aggregateAnswer>;
 
 /** The specification's limit on filters per search. */
 export const MAX_FILTERS = 20;
@@ -82,9 +82,9 @@ export const searchFilters = z
   .record(filterKey, filterValue)
   .refine((f) => Object.keys(f).length <= MAX_FILTERS, { error: `At most ${MAX_FILTERS} filters are allowed` });
 
-/** Search text: 1-500 characters after trimming. */
 /** The longest search text, in characters. */
 export const SEARCH_TEXT_MAX = 500;
+/** Search text: 1-SEARCH_TEXT_MAX characters after trimming. */
 export const searchText = z.string().max(SEARCH_TEXT_MAX).trim().min(1);
 /** A sort, group or stats field name. */
 export const searchField = z.string().trim().min(1).max(200);
@@ -107,13 +107,6 @@ export const aggregateRequest = z.strictObject({
   stats: z.array(searchField).max(AGGREGATE_STATS_MAX).default([]),
 });
 
-/**
- * Where other services (the Open API, MCP) search and aggregate the shared public index, across tenants; the gateway
- * never forwards /internal. Neither query nor filters browses the public index by name.
- */
-export const PUBLIC_SEARCH_PATH = '/internal/public/search';
-export const PUBLIC_AGGREGATE_PATH = '/internal/public/aggregate';
-
 /** Open search's page: PUBLIC_PAGE_DEFAULT results unless asked, at most PUBLIC_PAGE_MAX. */
 export const PUBLIC_PAGE_DEFAULT = 10;
 export const PUBLIC_PAGE_MAX = 50;
@@ -128,40 +121,72 @@ export const publicAggregateRequest = aggregateRequest.extend({ collection: coll
 export type PublicAggregateRequest = z.input<typeof publicAggregateRequest>;
 
 /**
- * Where the Open API lists the collections of the shared public index in one call: grouped by name across tenants,
- * the AGGREGATE_GROUP_LIMIT largest (ties by name), each with its record types (the largest, by name).
+ * Where other services (the Open API, MCP) search and aggregate the shared public index, across tenants; the gateway
+ * never forwards /internal. Neither query nor filters browses the public index by name. A 422 (its filters, its sort)
+ * is the client's, passed on as it came.
  */
-export const PUBLIC_COLLECTIONS_PATH = '/internal/public/collections';
-export const publicCollectionsRequest = z.strictObject({});
+export const PUBLIC_SEARCH = endpoint({
+  method: 'POST',
+  path: '/internal/public/search',
+  summary: 'Searches the shared public index across tenants',
+  body: publicSearchRequest,
+  answer: searchAnswer,
+  refusals: [400, 422],
+});
+
+export const PUBLIC_AGGREGATE = endpoint({
+  method: 'POST',
+  path: '/internal/public/aggregate',
+  summary: 'Aggregates the shared public index across tenants',
+  body: publicAggregateRequest,
+  answer: aggregateAnswer,
+  refusals: [400, 422],
+});
 
 /** One collection of the public index: its public record count and the record types among them, sorted by name. */
-export interface PublicCollection {
-  collection: string;
-  record_count: number;
-  record_types: string[];
-}
+const publicCollection = z.object({ collection: z.string(), record_count: z.number().int(), record_types: z.array(z.string()) });
+export type PublicCollection = z.infer<typeof publicCollection>;
 
-export interface PublicCollectionsAnswer {
+/**
+ * The collections of the shared public index in one call: grouped by name across tenants, the AGGREGATE_GROUP_LIMIT
+ * largest (ties by name), each with its record types (the largest, by name).
+ */
+export const PUBLIC_COLLECTIONS = endpoint({
+  method: 'POST',
+  path: '/internal/public/collections',
+  summary: 'The collections of the shared public index, largest first',
+  body: z.strictObject({}),
   /** Largest first, ties by name. */
-  collections: PublicCollection[];
-}
+  answer: z.object({ collections: z.array(publicCollection) }),
+});
+
+/** One page of Open search results, or one lookup (PUBLIC_RECORDS and PUBLIC_VISIBLE alike). */
+export const PUBLIC_RECORDS_MAX_IDS = 100;
+const publicIds = z.strictObject({ ids: z.array(z.guid()).max(PUBLIC_RECORDS_MAX_IDS) });
 
 /**
- * Where the Open API checks visibility when it loads records: answers `{records}`, the full records among the ids
- * that are public, active and of the active generation, in the order asked.
+ * Where the Open API checks visibility when it loads records: the full records among the ids that are public, active
+ * and of the active generation, in the order asked. Any valid internal identity may ask; what it answers is public.
  */
-export const PUBLIC_RECORDS_PATH = '/internal/records/public';
-/** One page of Open search results, or one lookup (PUBLIC_RECORDS_PATH and PUBLIC_VISIBLE_PATH alike). */
-export const PUBLIC_RECORDS_MAX_IDS = 100;
+export const PUBLIC_RECORDS = endpoint({
+  method: 'POST',
+  path: '/internal/records/public',
+  summary: 'The public records among the given ids, in the order asked',
+  body: publicIds,
+  answer: z.object({ records: z.array(recordSchema) }),
+});
+
 /**
- * Where the Open API checks which search hits anyone may see right now, without loading them: answers
- * PublicVisibleAnswer, the ids among those asked that are public, active and of the active generation, each with its
- * tenant, in the order asked.
+ * Where the Open API checks which search hits anyone may see right now, without loading them: the ids among those
+ * asked that are public, active and of the active generation, each with its tenant, in the order asked.
  */
-export const PUBLIC_VISIBLE_PATH = '/internal/records/public/visible';
-export interface PublicVisibleAnswer {
-  visible: Array<{ id: string; tenant_id: string }>;
-}
+export const PUBLIC_VISIBLE = endpoint({
+  method: 'POST',
+  path: '/internal/records/public/visible',
+  summary: 'Which of the given ids are public now, each with its tenant',
+  body: publicIds,
+  answer: z.object({ visible: z.array(z.object({ id: z.string(), tenant_id: z.string() })) }),
+});
 
 export type FilterOp = 'eq' | 'in' | 'gte' | 'lte' | 'gt' | 'lt';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PUBLIC_VISIBLE_PATH } from '@trove/contracts';
+import { PUBLIC_VISIBLE } from '@trove/contracts';
 import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
 
 let h: Harness;
@@ -24,7 +24,7 @@ async function create(api: Client, overrides: Record<string, unknown>): Promise<
 }
 
 /** The Open API's check of search hits: which ids anyone may see right now, each with its tenant. */
-describe(`POST ${PUBLIC_VISIBLE_PATH}`, () => {
+describe(`POST ${PUBLIC_VISIBLE.path}`, () => {
   it("answers the public, active ids of every tenant in the order asked, once each, and nothing private, archived or unknown", async () => {
     const aPublic = await create(a, { visibility: 'public' });
     const bPublic = await create(b, { visibility: 'public', collection: 'other' });
@@ -34,7 +34,7 @@ describe(`POST ${PUBLIC_VISIBLE_PATH}`, () => {
     const madePrivate = await create(b, { visibility: 'public' });
     expect((await b.patch(`/records/${madePrivate}`, { visibility: 'private' })).status).toBe(200);
 
-    const res = await a.post(PUBLIC_VISIBLE_PATH, { ids: [bPublic, aPrivate, archived, randomUUID(), aPublic, madePrivate, bPublic] });
+    const res = await a.post(PUBLIC_VISIBLE.path, { ids: [bPublic, aPrivate, archived, randomUUID(), aPublic, madePrivate, bPublic] });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       visible: [
@@ -45,8 +45,8 @@ describe(`POST ${PUBLIC_VISIBLE_PATH}`, () => {
   });
 
   it('answers an empty list for no ids, and 422 for an id that is not a UUID or more than 100 ids', async () => {
-    expect((await a.post(PUBLIC_VISIBLE_PATH, { ids: [] })).body).toEqual({ visible: [] });
-    expect((await a.post(PUBLIC_VISIBLE_PATH, { ids: ['not-a-uuid'] })).status).toBe(422);
-    expect((await a.post(PUBLIC_VISIBLE_PATH, { ids: Array.from({ length: 101 }, () => randomUUID()) })).status).toBe(422);
+    expect((await a.post(PUBLIC_VISIBLE.path, { ids: [] })).body).toEqual({ visible: [] });
+    expect((await a.post(PUBLIC_VISIBLE.path, { ids: ['not-a-uuid'] })).status).toBe(422);
+    expect((await a.post(PUBLIC_VISIBLE.path, { ids: Array.from({ length: 101 }, () => randomUUID()) })).status).toBe(422);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { PUBLIC_SEARCH_PATH, TOPICS, usageEvent, usagePeriodOf, type UsageEvent } from '@trove/contracts';
+import { PUBLIC_SEARCH, TOPICS, usageEvent, usagePeriodOf, type UsageEvent } from '@trove/contracts';
 import { collectEvents, eventually, startTestService, type CollectedEvents, type TestService } from '@trove/testing';
 import { searchModule } from '../src';
 
@@ -34,7 +34,7 @@ describe('search usage', () => {
     expect((await request(svc.instance.app).post('/search/fasteners').set(as).send({})).status).toBe(422);
     expect((await request(svc.instance.app).post('/aggregate').set(as).send({ collection: 'fasteners', group_by: 'material' })).status).toBeLessThan(500);
     const open = svc.as(tenant, [], 'service:open', 'open');
-    expect((await request(svc.instance.app).post(PUBLIC_SEARCH_PATH).set(open).send({ query: 'bolt' })).status).toBe(200);
+    expect((await request(svc.instance.app).post(PUBLIC_SEARCH.path).set(open).send({ query: 'bolt' })).status).toBe(200);
 
     await eventually(async () => expect(counted(tenant)).toBe(5));
     await eventually(async () => expect(counted(other)).toBe(1));
