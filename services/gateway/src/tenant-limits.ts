@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Cache, Hit, HitCount } from '@trove/cache';
+import { FailOpenCounts, type Cache, type Hit } from '@trove/cache';
 import { PLAN_LIMITS, planOf } from '@trove/contracts';
 import { ERRORS, decide, type Identity, type Logger } from '@trove/platform';
 import type { LimitClass } from './domain/limits';
@@ -30,11 +30,12 @@ export interface TenantLimitsOptions {
  * When the store cannot answer, requests pass without the headers, logged once per outage.
  */
 export class TenantLimits {
-  private storeDown = false;
+  private readonly counts: FailOpenCounts;
   private readonly now: () => number;
 
   constructor(private readonly opts: TenantLimitsOptions) {
     this.now = opts.now ?? Date.now;
+    this.counts = new FailOpenCounts(opts.cache, opts.logger, 'tenant rate limit counters', 'requests pass unlimited');
   }
 
   /**
@@ -48,7 +49,7 @@ export class TenantLimits {
     const tenant = identity.tenantId;
     const hits: Hit[] = [{ key: `gw:calls:${tenant}`, windowMs: MINUTE_MS }];
     if (cls.searchCall) hits.push({ key: `gw:searches:${tenant}`, windowMs: MINUTE_MS });
-    const counted = await this.count(hits);
+    const counted = await this.counts.hitAll(hits);
     if (!counted) return;
     const now = this.now();
     const allowances = [{ count: counted[0]!, limit: limits.requests_per_minute }];
@@ -63,23 +64,6 @@ export class TenantLimits {
       if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
       const seconds = decide(limit, count.count, count.resetAt, this.now()).retryAfterSeconds;
       throw ERRORS.tooManyRequests(`Rate limit exceeded. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) });
-    }
-  }
-
-  private async count(hits: Hit[]): Promise<HitCount[] | undefined> {
-    try {
-      const counted = await this.opts.cache.hitAll(hits);
-      if (this.storeDown) {
-        this.storeDown = false;
-        this.opts.logger.info('tenant rate limit counters are reachable again');
-      }
-      return counted;
-    } catch (err) {
-      if (!this.storeDown) {
-        this.storeDown = true;
-        this.opts.logger.warn({ reason: (err as Error).message }, 'tenant rate limit counters unavailable; requests pass unlimited until they are back');
-      }
-      return undefined;
     }
   }
 }

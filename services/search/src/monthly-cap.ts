@@ -1,4 +1,4 @@
-import type { Cache, HitCount } from '@trove/cache';
+import { FailOpenCounts, type Cache } from '@trove/cache';
 import { BILLING_USAGE, PLAN_LIMITS, planOf, usagePeriodOf, type Plan, type PlanLimits } from '@trove/contracts';
 import { ERRORS, type Identity, type Logger, type ServiceClient } from '@trove/platform';
 
@@ -32,11 +32,12 @@ export class MonthlyCap {
   /** The month's count billing had when this process first counted a tenant's searches in a month. */
   private readonly seeds = new Map<string, Promise<number>>();
   private seedsPeriod = '';
-  private storeDown = false;
+  private readonly counts: FailOpenCounts;
   private readonly now: () => number;
 
   constructor(private readonly opts: MonthlyCapOptions) {
     this.now = opts.now ?? Date.now;
+    this.counts = new FailOpenCounts(opts.cache, opts.logger, 'monthly search counters', 'searches pass uncapped');
   }
 
   /** One more search in the tenant's month, refused past its plan's cap (nothing counted for a plan without one). */
@@ -46,7 +47,7 @@ export class MonthlyCap {
     const tenant = identity.tenantId;
     const period = usagePeriodOf(new Date(this.now()));
     const initial = await this.seed(tenant, period);
-    const counted = await this.count(`search:month:${tenant}:${period}`, initial);
+    const [counted] = (await this.counts.hitAll([{ key: `search:month:${tenant}:${period}`, windowMs: MONTH_KEY_MS, initial }])) ?? [];
     if (counted && counted.count > cap) {
       throw ERRORS.paymentRequired(`Monthly search limit of ${cap} reached on the free plan; upgrade to a paid plan to search more this month.`);
     }
@@ -83,22 +84,5 @@ export class MonthlyCap {
       this.opts.logger.warn({ tenantId: tenant, period, reason: (err as Error).message }, "billing unreachable; the month's searches counted from 0");
     }
     return 0;
-  }
-
-  private async count(key: string, initial: number): Promise<HitCount | undefined> {
-    try {
-      const [counted] = await this.opts.cache.hitAll([{ key, windowMs: MONTH_KEY_MS, initial }]);
-      if (this.storeDown) {
-        this.storeDown = false;
-        this.opts.logger.info('monthly search counters are reachable again');
-      }
-      return counted;
-    } catch (err) {
-      if (!this.storeDown) {
-        this.storeDown = true;
-        this.opts.logger.warn({ reason: (err as Error).message }, 'monthly search counters unavailable; searches pass uncapped until they are back');
-      }
-      return undefined;
-    }
   }
 }
