@@ -165,8 +165,8 @@ class DeadLetterSink {
  * Runs one upload: stores it as processing, reads the items as they come, writes them to records in chunks (one call
  * and one transaction each, scheduled by ChunkScheduler) and stores it as complete with its counts. Reading continues
  * into the next chunk while one is being written; up to MAX_CHUNKS_IN_FLIGHT chunks are written at once when they
- * share no record, and reading goes no further, so memory holds about four chunks whatever the size of the upload. A chunk
- * records does not confirm is rejected whole with a dead letter per record; it never stops the upload. An error from
+ * share no record, and reading goes no further, so memory holds about four chunks whatever the size of the upload. When
+ * the records service does not confirm a chunk, every record of that chunk becomes a dead letter; the upload goes on. An error from
  * the items themselves (an unparseable file, a body over the limit, a client that went away) or from storing the
  * upload marks it failed and is thrown as UploadAborted.
  */
@@ -273,8 +273,9 @@ export class Ingestor {
   }
 
   /**
-   * Writes one chunk in one call. Every record in it passed the contract records validates by (mapRecord), so a chunk
-   * records does not write (unreachable, failing, or refusing it) is dead-lettered whole and fails reconciliation.
+   * Writes one chunk in one call. Every record in it already passed the contract the records service checks (mapRecord),
+   * so when that service does not write the chunk (unreachable, failing, or refusing it), the whole chunk is
+   * dead-lettered and the upload fails reconciliation.
    * A large upload's later chunks first step aside while another tenant is served (stepAside): a batch of a hundred
    * records is one chunk and never waits, a file of thousands waits between its chunks, and the reading of the file
    * waits with them (ChunkScheduler holds at most a few chunks).
