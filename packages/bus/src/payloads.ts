@@ -1,5 +1,5 @@
 import type { Logger } from '@trove/platform';
-import type { DeliveredEvent } from './port';
+import type { DeliveredEvent, EventBus, Subscription } from './port';
 
 /**
  * The payloads of a batch that `parse` reads (a contract's reader, such as usageFactOf or planChangeOf). A payload it
@@ -14,4 +14,25 @@ export function parsedPayloads<T>(events: readonly DeliveredEvent[], parse: (pay
     else parsed.push(value);
   }
   return parsed;
+}
+
+export interface ApplyEachOptions<T> {
+  group: string;
+  topic: string;
+  /** The contract's reader of one payload (undefined when it breaks the contract: logged and skipped). */
+  parse: (payload: unknown) => T | undefined;
+  /** Applies one payload, in the order they were published. */
+  apply: (value: T) => Promise<void>;
+  logger: Logger;
+}
+
+/** Subscribes a group to one topic and applies each payload it can read, one after the other (parsedPayloads). */
+export function applyEach<T>(bus: Pick<EventBus, 'subscribe'>, opts: ApplyEachOptions<T>): Promise<Subscription> {
+  return bus.subscribe({
+    group: opts.group,
+    topics: [opts.topic],
+    handler: async (events) => {
+      for (const value of parsedPayloads(events, opts.parse, opts.logger)) await opts.apply(value);
+    },
+  });
 }
