@@ -79,14 +79,16 @@ export class PGlitePool implements PostgresPool {
 
   private async acquire(): Promise<void> {
     const key = this.shareKey() ?? BACKGROUND;
-    if (this.holder) {
-      await new Promise<void>((resolve) => {
-        const queue = this.waiting.get(key);
-        if (queue) queue.push(resolve);
-        else this.waiting.set(key, [resolve]);
-      });
+    if (!this.holder) {
+      this.holder = { key, since: performance.now() };
+      return;
     }
-    this.holder = { key, since: performance.now() };
+    // release() hands the connection over: it makes this borrower the holder before resolving.
+    await new Promise<void>((resolve) => {
+      const queue = this.waiting.get(key);
+      if (queue) queue.push(resolve);
+      else this.waiting.set(key, [resolve]);
+    });
   }
 
   private release(): void {

@@ -39,6 +39,7 @@ export function servedOnBehalf(tenantOf: (req: Parameters<RequestHandler>[0]) =>
       const n = inFlight.get(tenantId)! - 1;
       if (n > 0) inFlight.set(tenantId, n);
       else inFlight.delete(tenantId);
+      if (waiters.length === 0) return;
       const ready = waiters.filter((w) => !othersBusy(w.tenantId));
       if (ready.length === 0) return;
       waiters = waiters.filter((w) => !ready.includes(w));
