@@ -6,6 +6,7 @@ import { usagePeriod } from './events';
  * default), counting what open still gathers in memory. The gateway never forwards /internal.
  */
 export const OPEN_SEARCH_COUNTS = endpoint({
+  service: 'open',
   method: 'GET',
   path: '/internal/open/search-counts',
   summary: "How often Open searches surfaced each of a tenant's collections in a month",
@@ -35,6 +36,7 @@ export type CollectionStats = z.output<typeof collectionStats>;
  * collections holding active records of their active generation.
  */
 export const RECORDS_COLLECTION_STATS = endpoint({
+  service: 'records',
   method: 'GET',
   path: '/internal/records/collection-stats',
   summary: "The caller's tenant's collections with their record and public counts",

@@ -20,6 +20,7 @@ export type KeyVerifyResponse = z.infer<typeof keyVerifyResponse>;
  * answers 401 like an unknown key.
  */
 export const KEY_VERIFY = endpoint({
+  service: 'auth',
   method: 'POST',
   path: '/internal/keys/verify',
   summary: 'Turns an API key into the identity it stands for',

@@ -3,6 +3,7 @@ import { endpoint, type EndpointAnswer } from './endpoint';
 
 /** A tenant's counted usage of the current period (YYYY-MM, UTC), 0 before the first; read by search's monthly cap. */
 export const BILLING_USAGE = endpoint({
+  service: 'billing',
   method: 'GET',
   path: '/internal/billing/usage',
   summary: "A tenant's counted requests and searches of the current month",

@@ -1,6 +1,33 @@
 import type { z } from 'zod';
+import type { Scope, ServiceName } from './services';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a caller must present to use a public endpoint. */
+export type Access =
+  /** No credential; the gateway forwards the request with an anonymous identity. */
+  | { kind: 'none' }
+  /** An API key (or, in development, X-Tenant-Id); with a scope unless any valid key will do. */
+  | { kind: 'key'; scope?: Scope }
+  /** A portal sign-in token. */
+  | { kind: 'portal' };
+
+/** The version roots the gateway serves endpoints under; MCP's `/mcp` and the gateway's own `/health` have none. */
+export type ApiRoot = '/api/v1' | '/open/v1' | '';
+
+/** How callers outside the system reach an endpoint through the gateway. */
+export interface Exposure {
+  /** The roots it answers under: the public path is a root followed by the endpoint's path. */
+  roots: readonly ApiRoot[];
+  access: Access;
+}
+
+/** Under /api/v1 with an API key holding `scope` (any valid key when none is named). */
+export const withKey = (scope?: Scope): Exposure => ({ roots: ['/api/v1'], access: { kind: 'key', scope } });
+/** Under /api/v1 with a portal sign-in token. */
+export const withPortalToken: Exposure = { roots: ['/api/v1'], access: { kind: 'portal' } };
+/** Under the given roots with no credential. */
+export const withoutCredential = (...roots: ApiRoot[]): Exposure => ({ roots, access: { kind: 'none' } });
 
 /**
  * One endpoint, declared once: what the owning service registers its handler from (platform's `serve`, which parses
@@ -14,11 +41,19 @@ export interface Endpoint<
   Body extends Part = Part,
   Answer extends z.ZodType = z.ZodType,
 > {
+  /** The service that answers it. */
+  service: ServiceName;
   method: HttpMethod;
-  /** Express-style, with `:name` for each path parameter (`/internal/records/:id`). */
+  /** The path the service answers, Express-style, with `:name` for each path parameter (`/internal/records/:id`). */
   path: string;
   /** One line: what the endpoint is for. */
   summary: string;
+  /** Present for an endpoint the gateway forwards to its service (or serves itself); absent for an internal one. */
+  exposed?: Exposure;
+  /** The request body's media types when it is not JSON (`multipart/form-data`, `application/x-ndjson`). */
+  consumes?: readonly string[];
+  /** The success answer's media types when it is not JSON (`text/csv`, `text/plain`). */
+  produces?: readonly string[];
   params?: Params;
   query?: Query;
   body?: Body;
@@ -36,11 +71,16 @@ export interface Endpoint<
 /** A request part's schema, or undefined for a part the endpoint does not take. */
 type Part = z.ZodType | undefined;
 
+/** The request parts a declaration names, as present (not optional) on what endpoint() returns. */
+type Declared<P, Q, B> = ([P] extends [z.ZodType] ? { params: P } : object) &
+  ([Q] extends [z.ZodType] ? { query: Q } : object) &
+  ([B] extends [z.ZodType] ? { body: B } : object);
+
 /** Declares an endpoint, keeping its schemas' types for the handler and the caller. */
 export function endpoint<P extends Part = undefined, Q extends Part = undefined, B extends Part = undefined, A extends z.ZodType = z.ZodType>(
   declaration: Endpoint<P, Q, B, A>,
-): Endpoint<P, Q, B, A> {
-  return declaration;
+): Endpoint<P, Q, B, A> & Declared<P, Q, B> {
+  return declaration as Endpoint<P, Q, B, A> & Declared<P, Q, B>;
 }
 
 type In<K extends string, S> = [S] extends [z.ZodType] ? { [k in K]: z.input<S> } : object;
@@ -54,6 +94,11 @@ export type EndpointRequest<E> = E extends Endpoint<infer P, infer Q, infer B, z
 
 /** The success answer's body. */
 export type EndpointAnswer<E> = E extends Endpoint<Part, Part, Part, infer A> ? z.output<A> : never;
+
+/** The paths a caller outside the system sends the endpoint's requests to; none for an internal endpoint. */
+export function publicPaths(e: Pick<Endpoint, 'path' | 'exposed'>): string[] {
+  return (e.exposed?.roots ?? []).map((root) => (root !== '' && e.path === '/' ? root : `${root}${e.path}`));
+}
 
 /** The path with its parameters filled in, each encoded as one path segment. */
 export function endpointPath(e: Pick<Endpoint, 'path'>, params: Record<string, unknown> = {}): string {

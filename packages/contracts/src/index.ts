@@ -1,3 +1,4 @@
+export * from './services';
 export * from './endpoint';
 export * from './topics';
 export * from './records';
@@ -15,3 +16,4 @@ export * from './usage-counts';
 export * from './connector';
 export * from './vocabulary';
 export * from './query-params';
+export * from './api';

@@ -79,6 +79,7 @@ export type BulkUpsertResponse = z.infer<typeof bulkUpsertResponse>;
  * the chunk is applied. The body may reach BULK_UPSERT_MAX_BYTES.
  */
 export const RECORDS_BULK_UPSERT = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/bulk-upsert',
   summary: "Writes one chunk of an upload's records in one transaction",
@@ -111,6 +112,7 @@ export const requeueResponse = z.object({ requeued: z.number().int() });
 
 /** How many of the records (by id) are at each indexing status. */
 export const RECORDS_INDEXING_SUMMARY = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/indexing-summary',
   summary: 'How many of the given records are at each indexing status',
@@ -120,6 +122,7 @@ export const RECORDS_INDEXING_SUMMARY = endpoint({
 
 /** Queues the given records for indexing again; answers how many were. */
 export const RECORDS_REQUEUE = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/requeue',
   summary: 'Queues the given records for indexing again',

@@ -75,6 +75,7 @@ export type CancelReplaceResult = z.infer<typeof cancelReplaceResult>;
 
 /** Opens a staging generation for a replace upload; 402 past the plan, 404 no such collection, 409 one in progress. */
 export const RECORDS_REPLACE_BEGIN = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/replace/begin',
   summary: 'Opens the staging generation of a replace upload',
@@ -85,6 +86,7 @@ export const RECORDS_REPLACE_BEGIN = endpoint({
 
 /** Marks the staging upload finished with its result; 409 when the replace was cancelled meanwhile. */
 export const RECORDS_REPLACE_FINISH = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/replace/finish',
   summary: 'Marks the staging upload of a replace finished',
@@ -96,6 +98,7 @@ export const RECORDS_REPLACE_FINISH = endpoint({
 
 /** An upload that could not write its whole file gives its staging up: archived, as a cancel does; 409 when no longer staged. */
 export const RECORDS_REPLACE_ABORT = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/replace/abort',
   summary: 'Gives the staging generation of a replace upload up',

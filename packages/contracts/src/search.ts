@@ -126,6 +126,7 @@ export type PublicAggregateRequest = z.input<typeof publicAggregateRequest>;
  * is the client's, passed on as it came.
  */
 export const PUBLIC_SEARCH = endpoint({
+  service: 'search',
   method: 'POST',
   path: '/internal/public/search',
   summary: 'Searches the shared public index across tenants',
@@ -135,6 +136,7 @@ export const PUBLIC_SEARCH = endpoint({
 });
 
 export const PUBLIC_AGGREGATE = endpoint({
+  service: 'search',
   method: 'POST',
   path: '/internal/public/aggregate',
   summary: 'Aggregates the shared public index across tenants',
@@ -152,6 +154,7 @@ export type PublicCollection = z.infer<typeof publicCollection>;
  * largest (ties by name), each with its record types (the largest, by name).
  */
 export const PUBLIC_COLLECTIONS = endpoint({
+  service: 'search',
   method: 'POST',
   path: '/internal/public/collections',
   summary: 'The collections of the shared public index, largest first',
@@ -169,6 +172,7 @@ const publicIds = z.strictObject({ ids: z.array(z.guid()).max(PUBLIC_RECORDS_MAX
  * and of the active generation, in the order asked. Any valid internal identity may ask; what it answers is public.
  */
 export const PUBLIC_RECORDS = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/public',
   summary: 'The public records among the given ids, in the order asked',
@@ -181,6 +185,7 @@ export const PUBLIC_RECORDS = endpoint({
  * asked that are public, active and of the active generation, each with its tenant, in the order asked.
  */
 export const PUBLIC_VISIBLE = endpoint({
+  service: 'records',
   method: 'POST',
   path: '/internal/records/public/visible',
   summary: 'Which of the given ids are public now, each with its tenant',

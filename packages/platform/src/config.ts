@@ -19,8 +19,9 @@ const bool = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-export const SERVICE_NAMES = ['gateway', 'auth', 'records', 'ingestion', 'search', 'open', 'billing', 'connector', 'mcp'] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+import { type ServiceName } from '@trove/contracts';
+
+export { SERVICE_NAMES, type ServiceName } from '@trove/contracts';
 
 /** Default port of each service; the gateway listens on PORT. */
 export const DEFAULT_PORTS: Record<ServiceName, number> = {

@@ -2,10 +2,9 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { SERVICE_NAMES, type ServiceName } from './config';
+import { SCOPES, SERVICE_NAMES, type Scope, type ServiceName } from '@trove/contracts';
 
-export const SCOPES = ['search', 'upload', 'records', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
 
 /** Who a request acts for, as the gateway established it. */
 export interface Identity {

@@ -2,11 +2,19 @@ import type { Endpoint, EndpointAnswer, EndpointRequest } from '@trove/contracts
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { parseInput } from './validation';
 
+/**
+ * Registers express handlers at a declared endpoint's method and path, for a handler that reads its request itself
+ * (a streamed upload, a route answering in two vocabularies): the declaration still says what the route is.
+ */
+export function handle(router: Router, e: Endpoint, ...handlers: RequestHandler[]): void {
+  router[e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](e.path, ...handlers);
+}
+
 type Handler<E extends Endpoint> = (input: EndpointRequest<E>, req: Request, res: Response) => Promise<EndpointAnswer<E>>;
 
 /**
  * Registers the handler of a declared endpoint (`@trove/contracts` endpoint()), after the given middleware (scopes,
- * a body limit of its own): the request's path parameters, query and body are parsed by the declaration's schemas
+ * a body limit of its own): the request's path parameters, query and body (an absent body read as `{}`) are parsed by the declaration's schemas
  * before the handler runs (a part that fails answers 422 with the issues' locations), and what the handler returns is
  * answered with the declared success status (204 without a body).
  */
@@ -19,7 +27,7 @@ export function serve<E extends Endpoint>(router: Router, e: E, ...args: [Handle
     const input = {
       ...(e.params && { params: parseInput(e.params, req.params, 'path') }),
       ...(e.query && { query: parseInput(e.query, req.query, 'query') }),
-      ...(e.body && { body: parseInput(e.body, req.body, 'body') }),
+      ...(e.body && { body: parseInput(e.body, req.body ?? {}, 'body') }),
     } as EndpointRequest<E>;
     const answer = await handler(input, req, res);
     const status = e.status ?? 200;

@@ -1,17 +1,8 @@
 import type { RequestHandler, Response } from 'express';
-import { z } from 'zod';
-import { MAX_OFFSET, SEARCH_LIMIT_MAX, collectionName, parseFilters, searchRequest, searchText, withRecordTypeFilters, type FilterValue } from '@trove/contracts';
-import { ERRORS, identityOf, parseInput, requirePortalUser, requireScope, tenantOf, type Router } from '@trove/platform';
+import { PORTAL_SEARCH, SEARCH, SEARCH_BY_QUERY, parseFilters, withRecordTypeFilters, type FilterValue } from '@trove/contracts';
+import { ERRORS, handle, identityOf, parseInput, requirePortalUser, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { MonthlyCap } from '../monthly-cap';
 import type { Rendered, SearchService } from '../search-service';
-
-const searchQueryString = z.object({
-  q: searchText,
-  limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).default(20),
-  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
-});
-
-const collectionParams = z.object({ collection: collectionName });
 
 /** Engine filters from the request's filter object; a filter that cannot apply is a 422 naming it. */
 export function filtersOf(raw: Record<string, FilterValue>) {
@@ -38,8 +29,8 @@ export function send(res: Response, rendered: Rendered): void {
 export function searchRoutes(router: Router, search: SearchService, monthlyCap: MonthlyCap): void {
   /** Private search of one of the caller's collections, for a key and for a person signed in to the portal alike. */
   const privateSearch: RequestHandler = async (req, res) => {
-    const { collection } = parseInput(collectionParams, req.params, 'path');
-    const body = parseInput(searchRequest, req.body ?? {}, 'body');
+    const { collection } = parseInput(SEARCH.params, req.params, 'path');
+    const body = parseInput(SEARCH.body, req.body ?? {}, 'body');
     const filters = filtersOf(body.filters);
     if (body.query === undefined && filters.length === 0) {
       throw ERRORS.validation([{ loc: ['body', 'query'], msg: 'Field required when no filters are given', type: 'missing', input: req.body ?? null, ctx: {} }]);
@@ -48,12 +39,13 @@ export function searchRoutes(router: Router, search: SearchService, monthlyCap: 
     const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
     send(res, await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format }));
   };
-  router.post('/search/:collection', requireScope('search'), privateSearch);
-  router.post('/portal/search/:collection', requirePortalUser(), privateSearch);
+  handle(router, SEARCH, requireScope('search'), privateSearch);
+  handle(router, PORTAL_SEARCH, requirePortalUser(), privateSearch);
 
-  router.get('/search/:collection', requireScope('search'), async (req, res) => {
-    const { collection } = parseInput(collectionParams, req.params, 'path');
-    const q = parseInput(searchQueryString, req.query, 'query');
+  // A cached answer is sent as the JSON text it was cached as, so the handler sends its answer itself.
+  handle(router, SEARCH_BY_QUERY, requireScope('search'), async (req, res) => {
+    const { collection } = parseInput(SEARCH_BY_QUERY.params, req.params, 'path');
+    const q = parseInput(SEARCH_BY_QUERY.query, req.query, 'query');
     await monthlyCap.check(identityOf(req));
     const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
     send(res, await search.search({ scope, query: q.q, filters: [], limit: q.limit, offset: q.offset, format: 'json' }));
