@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import { endpoint } from './endpoint';
+import { SCOPES } from './services';
 
 /** The principal the gateway signs its own calls with; auth's internal routes answer only this one. */
 export const GATEWAY_PRINCIPAL = 'service:gateway';
+
+/** A scope an API key may hold. */
+export const apiKeyScope = z.enum(SCOPES);
 
 /** 200 answer of KEY_VERIFY; unknown, revoked or expired keys answer 401 {detail}. */
 const keyVerifyResponse = z.object({
   tenant_id: z.string(),
   key_id: z.string(),
-  scopes: z.array(z.enum(['search', 'upload', 'records', 'admin'])),
+  scopes: z.array(apiKeyScope),
   plan: z.string(),
   expires_at: z.string().nullable(),
 });

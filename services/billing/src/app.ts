@@ -1,5 +1,6 @@
+import { PAYMENT_WEBHOOK } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
-import { PAYMENT_WEBHOOK_PATH, paymentWebhookRoutes } from './routes/payment-webhook';
+import { paymentWebhookRoutes } from './routes/payment-webhook';
 import { portalBillingRoutes } from './routes/portal-billing';
 import { usageRoutes } from './routes/usage';
 import type { Payments } from './stripe/payments';
@@ -25,7 +26,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
     jsonLimit: config.JSON_BODY_LIMIT,
     readiness: deps.readiness,
     // The payment webhook's signature covers the exact bytes sent: its route reads them itself.
-    rawBodyPaths: [new RegExp(`^${PAYMENT_WEBHOOK_PATH}/?$`, 'i')],
+    rawBodyPaths: [new RegExp(`^${PAYMENT_WEBHOOK.path}/?$`, 'i')],
     routes: (router) => {
       usageRoutes(router, deps.usage);
       if (deps.payments) {

@@ -1,24 +1,15 @@
 import type { Router } from 'express';
-import { z } from 'zod';
-import { ERRORS, SCOPES, fields, identityOf, parseInput, requireScope, validationError } from '@trove/platform';
+import { KEY_CREATE, KEY_LIST, KEY_REVOKE, KEY_ROTATE, type EndpointAnswer } from '@trove/contracts';
+import { ERRORS, handle, identityOf, parseInput, requireScope, serve, validationError } from '@trove/platform';
 import { MESSAGES } from '../domain/key-rules';
 import type { KeyService } from '../key-service';
 import type { ApiKeyRow } from '../store/api-keys';
 
-export const createKeyBody = z.object({
-  name: z.string().trim().min(1).max(100),
-  scopes: z
-    .array(z.enum(SCOPES))
-    .min(1)
-    .refine((s) => new Set(s).size === s.length, { message: 'Scopes must not repeat' }),
-  /** A datetime without an offset is read as UTC. */
-  expires_at: z.iso.datetime({ offset: true, local: true }).nullable().optional(),
-});
-
-// Lower-cased so that events name a key exactly as the gateway's cache knows it.
-export const keyPath = z.object({ key_id: fields.uuid.transform((id) => id.toLowerCase()) });
-
-export const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+export function iso(d: Date | string): string;
+export function iso(d: Date | string | null): string | null;
+export function iso(d: Date | string | null): string | null {
+  return d === null ? null : new Date(d).toISOString();
+}
 
 export function parseExpiry(raw: string | null | undefined): Date | null {
   if (!raw) return null;
@@ -40,7 +31,7 @@ export function listed(row: ApiKeyRow) {
   };
 }
 
-function issued(row: ApiKeyRow, value: string, message: string) {
+function issued(row: ApiKeyRow, value: string, message: string): EndpointAnswer<typeof KEY_ROTATE> {
   return {
     id: row.id,
     name: row.name,
@@ -55,31 +46,30 @@ function issued(row: ApiKeyRow, value: string, message: string) {
 export function keyRoutes(router: Router, keys: KeyService): void {
   const admin = requireScope('admin');
 
-  router.post('/auth/keys', admin, async (req, res) => {
-    const body = parseInput(createKeyBody, req.body, 'body');
+  // The body is parsed as sent: an absent one is a 422 about the body, not about each of its fields.
+  handle(router, KEY_CREATE, admin, async (req, res) => {
+    const body = parseInput(KEY_CREATE.body, req.body, 'body');
     const expiresAt = parseExpiry(body.expires_at);
     const { row, value } = await keys.create(identityOf(req), { name: body.name, scopes: body.scopes, expiresAt });
     req.log.info({ keyId: row.id, scopes: row.scopes }, 'api key created');
-    res.status(201).json(issued(row, value, MESSAGES.created));
+    res.status(201).json(issued(row, value, MESSAGES.created) satisfies EndpointAnswer<typeof KEY_CREATE>);
   });
 
-  router.get('/auth/keys', admin, async (req, res) => {
+  serve(router, KEY_LIST, [admin], async (_input, req) => {
     const rows = await keys.list(identityOf(req).tenantId);
-    res.json(rows.map(listed));
+    return rows.map(listed);
   });
 
-  router.post('/auth/keys/:key_id/rotate', admin, async (req, res) => {
-    const { key_id } = parseInput(keyPath, req.params, 'path');
+  serve(router, KEY_ROTATE, [admin], async ({ params: { key_id } }, req) => {
     const rotated = await keys.rotate(identityOf(req).tenantId, key_id);
     if (!rotated) throw ERRORS.notFound('API key not found');
     req.log.info({ keyId: key_id }, 'api key rotated');
-    res.json(issued(rotated.row, rotated.value, MESSAGES.rotated));
+    return issued(rotated.row, rotated.value, MESSAGES.rotated);
   });
 
-  router.delete('/auth/keys/:key_id', admin, async (req, res) => {
-    const { key_id } = parseInput(keyPath, req.params, 'path');
+  serve(router, KEY_REVOKE, [admin], async ({ params: { key_id } }, req) => {
     if (!(await keys.revoke(identityOf(req).tenantId, key_id))) throw ERRORS.notFound('API key not found');
     req.log.info({ keyId: key_id }, 'api key revoked');
-    res.status(204).end();
+    return undefined;
   });
 }

@@ -1,12 +1,12 @@
 import type { Router } from 'express';
-import { z } from 'zod';
-import { parseInput, portalUserOf, requirePortalUser, tenantOf } from '@trove/platform';
+import { PORTAL_ACCOUNT, PORTAL_ACCOUNT_UPDATE, type EndpointAnswer } from '@trove/contracts';
+import { portalUserOf, requirePortalUser, serve, tenantOf } from '@trove/platform';
 import type { AccountService } from '../account-service';
 import type { UserRow } from '../store/users';
 import { iso } from './key-routes';
 
 /** The specification's account resource. */
-export function accountOf(user: UserRow) {
+export function accountOf(user: UserRow): EndpointAnswer<typeof PORTAL_ACCOUNT> {
   return {
     user_id: user.id,
     email: user.email,
@@ -17,28 +17,14 @@ export function accountOf(user: UserRow) {
   };
 }
 
-/** display_name and company: trimmed, empty meaning none. */
-export const accountText = z
-  .string()
-  .trim()
-  .max(200)
-  .transform((v) => (v === '' ? null : v))
-  .nullable();
-
-// Strict: a misspelt field is a 422, not a silent no-op.
-const patchBody = z.strictObject({ display_name: accountText.optional(), company: accountText.optional() });
-
 /** The signed-in person's account. */
 export function portalAccountRoutes(router: Router, accounts: AccountService): void {
   const portalUser = requirePortalUser();
 
-  router.get('/portal/account', portalUser, async (req, res) => {
-    res.json(accountOf(await accounts.account(tenantOf(req), portalUserOf(req))));
-  });
+  serve(router, PORTAL_ACCOUNT, [portalUser], async (_input, req) => accountOf(await accounts.account(tenantOf(req), portalUserOf(req))));
 
-  router.patch('/portal/account', portalUser, async (req, res) => {
-    const body = parseInput(patchBody, req.body ?? {}, 'body');
+  serve(router, PORTAL_ACCOUNT_UPDATE, [portalUser], async ({ body }, req) => {
     const changes = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
-    res.json(accountOf(await accounts.updateAccount(tenantOf(req), portalUserOf(req), changes)));
+    return accountOf(await accounts.updateAccount(tenantOf(req), portalUserOf(req), changes));
   });
 }

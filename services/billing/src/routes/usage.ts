@@ -1,4 +1,4 @@
-import { BILLING_USAGE } from '@trove/contracts';
+import { BILLING_USAGE, PORTAL_USAGE, USAGE } from '@trove/contracts';
 import { identityOf, requirePortalUser, serve, type Router } from '@trove/platform';
 import type { UsageService } from '../usage-service';
 
@@ -8,11 +8,7 @@ import type { UsageService } from '../usage-service';
  * BILLING_USAGE: the counted requests and searches of a tenant's month, for other services.
  */
 export function usageRoutes(router: Router, usage: UsageService): void {
-  router.get('/usage', async (req, res) => {
-    res.json(await usage.keyUsage(identityOf(req).tenantId, req.id as string | undefined));
-  });
-  router.get('/portal/usage', requirePortalUser(), async (req, res) => {
-    res.json(await usage.portalUsage(identityOf(req).tenantId, req.id as string | undefined));
-  });
+  serve(router, USAGE, (_input, req) => usage.keyUsage(identityOf(req).tenantId, req.id as string | undefined));
+  serve(router, PORTAL_USAGE, [requirePortalUser()], (_input, req) => usage.portalUsage(identityOf(req).tenantId, req.id as string | undefined));
   serve(router, BILLING_USAGE, ({ query }) => usage.counted(query.tenant_id.toLowerCase()));
 }

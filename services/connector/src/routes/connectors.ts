@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { ERRORS, fields, identityOf, parseInput, requireScope, validationError, type Router } from '@trove/platform';
+import { CONNECTOR_CREATE, CONNECTOR_DELETE, CONNECTOR_LIST, CONNECTOR_PULL, type EndpointAnswer } from '@trove/contracts';
+import { ERRORS, handle, identityOf, requireScope, serve, validationError, type Router } from '@trove/platform';
 import type { CredentialCipher } from '../domain/cipher';
 import { parseConnectorBody, REDACTED } from '../domain/connector-input';
 import { hostsOf } from '../domain/literal-hosts';
@@ -9,10 +9,8 @@ import type { PullService } from '../pull-service';
 import { deleteConnector, insertConnector, listConnectors } from '../store/connectors';
 import type { ConnectorRow, Db } from '../store/schema';
 
-const idParams = z.object({ connector_id: fields.uuid });
-
 /** A connector as every answer shows it: the settings never, the literal REDACTED in their place. */
-function view(row: ConnectorRow) {
+function view(row: ConnectorRow): EndpointAnswer<typeof CONNECTOR_LIST>[number] {
   return {
     id: row.id,
     name: row.name,
@@ -47,7 +45,8 @@ export function connectorRoutes(router: Router, deps: ConnectorRouteDeps): void 
   const admin = requireScope('admin');
   const { db } = deps;
 
-  router.post('/connectors', admin, async (req, res) => {
+  // The body is read by parseConnectorBody, so that no 422 echoes connection settings.
+  handle(router, CONNECTOR_CREATE, admin, async (req, res) => {
     const input = parseConnectorBody(req.body);
     if (deps.cloud) {
       try {
@@ -72,25 +71,21 @@ export function connectorRoutes(router: Router, deps: ConnectorRouteDeps): void 
       batch_size: input.batch_size,
       plan: identity.plan ?? null,
     });
-    res.status(201).json(view(row));
+    res.status(201).json(view(row) satisfies EndpointAnswer<typeof CONNECTOR_CREATE>);
   });
 
-  router.get('/connectors', admin, async (req, res) => {
-    res.json((await listConnectors(db, identityOf(req).tenantId)).map(view));
-  });
+  serve(router, CONNECTOR_LIST, [admin], async (_input, req) => (await listConnectors(db, identityOf(req).tenantId)).map(view));
 
-  router.post('/connectors/:connector_id/pull', admin, async (req, res) => {
-    const { connector_id } = parseInput(idParams, req.params, 'path');
+  serve(router, CONNECTOR_PULL, [admin], async ({ params: { connector_id } }, req) => {
     const identity = identityOf(req);
     const result = await deps.pulls.pull(identity.tenantId, connector_id.toLowerCase(), identity, req.id);
     if (result === undefined) throw ERRORS.notFound('Connector not found');
     if (result === 'busy') throw ERRORS.conflict('A pull of this connector is already running; try again when it has finished');
-    res.json(result);
+    return result;
   });
 
-  router.delete('/connectors/:connector_id', admin, async (req, res) => {
-    const { connector_id } = parseInput(idParams, req.params, 'path');
+  serve(router, CONNECTOR_DELETE, [admin], async ({ params: { connector_id } }, req) => {
     if (!(await deleteConnector(db, identityOf(req).tenantId, connector_id.toLowerCase()))) throw ERRORS.notFound('Connector not found');
-    res.status(204).end();
+    return undefined;
   });
 }

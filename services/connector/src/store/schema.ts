@@ -1,10 +1,10 @@
 import type { ColumnType, Kysely } from 'kysely';
+import type { ConnectorType } from '@trove/contracts';
+
+export type { ConnectorType } from '@trove/contracts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-
-export const CONNECTOR_TYPES = ['postgresql', 'mysql', 'mongodb', 'neo4j'] as const;
-export type ConnectorType = (typeof CONNECTOR_TYPES)[number];
 
 export interface ConnectorsTable {
   id: string;
@@ -23,7 +23,7 @@ export interface ConnectorsTable {
   plan: string | null;
   created_at: Timestamp;
   last_pull_at: NullableTimestamp;
-  last_pull_status: string | null;
+  last_pull_status: 'completed' | 'failed' | null;
   last_pull_finished_at: NullableTimestamp;
   pull_owner: string | null;
   pull_lease_until: NullableTimestamp;
