@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INGESTION_CONNECTOR_UPLOAD_PATH } from './connector';
 import { endpoint } from './endpoint';
 import { collectionVocabulary } from './vocabulary';
 import { collectionData, collectionName, recordDescription, recordName, recordType, sourceId, sourceName, sourceType, sourceUrl } from './records';
@@ -128,4 +129,74 @@ export const RECORDS_REQUEUE = endpoint({
   summary: 'Queues the given records for indexing again',
   body: recordIdsRequest,
   answer: requeueResponse,
+});
+
+/** A record an upload could not store, with why: the dead letter an upload result and its error list show. */
+export const deadLetter = z.object({
+  /** The record's position in the upload (the batch's list, the file's rows or lines), from 0. */
+  record_index: z.number().int(),
+  error: z.string(),
+  /** What was sent: the submitted object, or `{value}` holding anything else (an NDJSON line that is not an object). */
+  record_data: z.record(z.string(), z.unknown()),
+});
+
+/** Every submitted record is accounted for once: accepted (created or updated), rejected, or skipped as a duplicate. */
+export const uploadSummary = z.object({
+  submitted: z.number().int(),
+  accepted: z.number().int(),
+  rejected: z.number().int(),
+  dedup_skipped: z.number().int(),
+});
+
+/**
+ * The result of an upload that read all it was sent (batch, webhook, file, PDF, connector pull): its counts, its
+ * first dead letters, and whether every record it counted as accepted was confirmed written.
+ */
+export const uploadResult = z.object({
+  upload_id: z.uuid(),
+  status: z.literal('complete'),
+  summary: uploadSummary,
+  /** The first dead letters by record_index, at most 100; the upload's error list holds them all. */
+  errors: z.array(deadLetter),
+  metadata: z.object({
+    processing_time_ms: z.number(),
+    /** `sha256:<hex>` of the bytes sent (the body, or the file's own bytes). */
+    file_hash: z.string(),
+    /** False when part of the upload could not be written (it is retried by sending it again). */
+    reconciliation_passed: z.boolean(),
+    /** The tenant's indexing backlog was above the threshold: new records become searchable later. */
+    pipeline_backpressure: z.boolean(),
+  }),
+});
+export type UploadResult = z.infer<typeof uploadResult>;
+
+/** An NDJSON request body: one JSON object per line, read line by line. */
+export const NDJSON_MEDIA_TYPES = ['application/x-ndjson', 'application/ndjson'] as const;
+
+/**
+ * INGESTION_CONNECTOR_UPLOAD_PATH: one connector pull's rows, NDJSON as the connector reads them, become one upload
+ * with source_type `connector` (dedup, upsert by source_id and dead letters as for any upload; a row without a
+ * name_column value is a dead letter). The body has no size limit of its own. Only the connector service may call it
+ * (any other caller is answered 404, as for an unknown route).
+ */
+export const INGESTION_CONNECTOR_UPLOAD = endpoint({
+  service: 'ingestion',
+  method: 'POST',
+  path: INGESTION_CONNECTOR_UPLOAD_PATH,
+  summary: "Ingests one connector pull's rows, sent as NDJSON, as one upload",
+  consumes: NDJSON_MEDIA_TYPES,
+  query: z.object({
+    collection: collectionName,
+    record_type: recordType,
+    /** The connector's name, kept as the records' source_name. */
+    source_name: sourceName.min(1).optional(),
+    /** The row field holding the record's name; `name` unless said. */
+    name_column: z.string().trim().min(1).max(200).optional(),
+  }),
+  body: z
+    .array(z.unknown().describe('One row of the pull: a JSON object whose name_column field names the record; any other line is a dead letter'))
+    .describe('NDJSON: one JSON object per line'),
+  status: 201,
+  answer: uploadResult,
+  refusals: [400, 404, 415],
 });

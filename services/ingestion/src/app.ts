@@ -1,3 +1,4 @@
+import { INGESTION_CONNECTOR_UPLOAD } from '@trove/contracts';
 import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { Ingestor } from './ingestor';
 import type { RecordsPipeline } from './records-pipeline';
@@ -28,6 +29,11 @@ export interface AppDeps {
   replace: RecordsReplace;
 }
 
+/** Paths that begin with `path` (which names no parameter). */
+function startsWith(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+}
+
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
 export function buildApp({ config, logger, metrics, readiness, ingestor, uploads, streams, pipeline, replace }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
@@ -38,7 +44,7 @@ export function buildApp({ config, logger, metrics, readiness, ingestor, uploads
     jsonLimit: config.JSON_BODY_LIMIT,
     // Upload bodies are read by their routes: batch and webhook need the raw bytes (hash, signature) and a larger
     // limit, files and streams are parsed as they arrive.
-    rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//, /^\/portal\/upload\//, /^\/internal\/ingestion\/connector-upload/],
+    rawBodyPaths: [/^\/upload\//, /^\/ingest\//, /^\/webhooks\//, /^\/portal\/upload\//, startsWith(INGESTION_CONNECTOR_UPLOAD.path)],
     readiness,
     routes: (router) => {
       const streamLimits = { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT };

@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Endpoint } from '@trove/contracts';
 import { BODY_ENCODINGS, ERRORS, bodyEncodingOf, bodyParserError, decodedBody, jsonDecodeError, type BodyEncoding } from '@trove/platform';
 
 export type { Request, Response } from 'express';
@@ -103,4 +104,9 @@ export function parseJson(bytes: Buffer): unknown {
   } catch (err) {
     throw jsonDecodeError((err as Error).message);
   }
+}
+
+/** Answers a handler registered with `handle` with its endpoint's declared success status, as platform's `serve` does. */
+export function answer(res: Response, e: Pick<Endpoint, 'status'>, body: unknown): void {
+  res.status(e.status ?? 200).json(body);
 }

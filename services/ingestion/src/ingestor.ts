@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import type { BulkUpsertRequest, VocabularyName } from '@trove/contracts';
+import type { BulkUpsertRequest, UploadResult, VocabularyName } from '@trove/contracts';
 import { SchedulerRefusal, type FairScheduler, type Identity, type Logger } from '@trove/platform';
 import { ChunkScheduler, type Pending } from './chunk-scheduler';
 import { isPlainObject, mapRecord, type Mapped, type MappingOptions } from './domain/record-mapping';
@@ -53,18 +53,8 @@ export async function* submittedItems(parsed: AsyncIterable<ParsedItem>, opts: M
   }
 }
 
-export interface UploadResult {
-  upload_id: string;
-  status: 'complete';
-  summary: UploadSummary;
-  errors: DeadLetter[];
-  metadata: {
-    processing_time_ms: number;
-    file_hash: string;
-    reconciliation_passed: boolean;
-    pipeline_backpressure: boolean;
-  };
-}
+/** What an upload that read all it was sent answers: the contract's upload result (uploadResult of @trove/contracts). */
+export type { UploadResult };
 
 /**
  * The items of an upload failed (a file that proved unparseable, a body over the limit, a client that went away):

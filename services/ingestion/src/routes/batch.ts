@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import { ERRORS, identityOf, parseInput, requireScope, type Router } from '@trove/platform';
-import { mapRecord } from '../domain/record-mapping';
 import type { RequestHandler } from 'express';
-import { guardBody, parseJson, readRawBody, type Request, type Response } from '../http';
+import { INGEST_BATCH, UPLOAD_BATCH, WEBHOOK_INGEST, WEBHOOK_UPLOAD } from '@trove/contracts';
+import { ERRORS, handle, identityOf, parseInput, requireScope, type Router } from '@trove/platform';
+import { mapRecord } from '../domain/record-mapping';
+import { answer, guardBody, parseJson, readRawBody, type Request, type Response } from '../http';
 import type { Ingestor, SubmittedItem, UploadResult } from '../ingestor';
 import type { UploadSourceType } from '../store/schema';
-import { sourceNameQuery } from './target';
-import { CURRENT, type Vocabulary } from './vocabulary';
+import { CURRENT, uploadPlace, type Vocabulary } from './vocabulary';
 
-export const BATCH_MAX_RECORDS = 10_000;
 /** Room for 10,000 records with generous collection_data; beyond it (once inflated, when compressed) the body answers 413. */
 export const BATCH_BODY_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -23,14 +21,14 @@ function bodyTooLarge(max: number) {
  */
 export const refuseOversizedBatch: RequestHandler = guardBody({ maxBytes: () => BATCH_BODY_MAX_BYTES, tooLarge: bodyTooLarge });
 
-/** Each record is checked on its own (a bad one is a dead letter); the envelope itself must hold a list. */
-const batchBody = z.strictObject({ records: z.array(z.unknown()).max(BATCH_MAX_RECORDS) });
-
 function* submitted(records: unknown[], vocabulary: Vocabulary): Iterable<SubmittedItem> {
   for (let index = 0; index < records.length; index++) {
     yield { index, raw: records[index], mapped: mapRecord(records[index], vocabulary.mapping) };
   }
 }
+
+/** The declarations of the batch bodies: batch and webhook uploads, in either vocabulary. */
+export type BatchEndpoint = typeof UPLOAD_BATCH | typeof WEBHOOK_UPLOAD | typeof INGEST_BATCH | typeof WEBHOOK_INGEST;
 
 export interface BatchOptions {
   sourceType: UploadSourceType;
@@ -39,15 +37,19 @@ export interface BatchOptions {
   vocabulary?: Vocabulary;
 }
 
-/** Reads a batch body (batch and webhook uploads) from its raw bytes and ingests its records; file_hash is their sha256. */
-export async function ingestBatch(ingestor: Ingestor, req: Request, res: Response, opts: BatchOptions): Promise<UploadResult> {
+/**
+ * Reads a batch body (batch and webhook uploads) from its raw bytes and ingests its records; file_hash is their
+ * sha256. The path, the query and the body are parsed by the endpoint's declaration, in that order, the body only
+ * once its bytes are read (and verified).
+ */
+export async function ingestBatch(ingestor: Ingestor, e: BatchEndpoint, req: Request, res: Response, opts: BatchOptions): Promise<UploadResult> {
   const startedAt = performance.now();
   const vocabulary = opts.vocabulary ?? CURRENT;
-  const target = vocabulary.target(req.params);
-  const query = parseInput(sourceNameQuery, req.query, 'query');
+  const target = uploadPlace(parseInput(e.params, req.params, 'path'));
+  const query = parseInput(e.query, req.query, 'query');
   const raw = await readRawBody(req, res, BATCH_BODY_MAX_BYTES);
   opts.verify?.(raw);
-  const body = parseInput(batchBody, parseJson(raw), 'body');
+  const body = parseInput(e.body, parseJson(raw), 'body');
   return ingestor.ingest(
     {
       identity: identityOf(req),
@@ -65,7 +67,7 @@ export async function ingestBatch(ingestor: Ingestor, req: Request, res: Respons
 }
 
 export function batchRoutes(router: Router, ingestor: Ingestor): void {
-  router.post('/upload/:collection/:record_type/batch', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
-    res.status(201).json(await ingestBatch(ingestor, req, res, { sourceType: 'api' }));
+  handle(router, UPLOAD_BATCH, requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+    answer(res, UPLOAD_BATCH, await ingestBatch(ingestor, UPLOAD_BATCH, req, res, { sourceType: 'api' }));
   });
 }

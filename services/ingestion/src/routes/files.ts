@@ -1,21 +1,18 @@
 import type { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
-import { z } from 'zod';
-import { HttpError, identityOf, parseInput, requirePortalUser, requireScope, validationError, type Router } from '@trove/platform';
+import type { z } from 'zod';
+import { INGEST_FILE, INGEST_PDF, PORTAL_UPLOAD, UPLOAD_FILE, UPLOAD_PDF, fileUploadOptions } from '@trove/contracts';
+import { HttpError, handle, identityOf, parseInput, requirePortalUser, requireScope, validationError, type Router } from '@trove/platform';
 import { detectFormat, parserFor } from '../domain/parsers';
 import { UnparseableFileError, type FileFormat } from '../domain/parsers/types';
 import { storableCopy } from '../domain/storable';
-import { guardBody, type Request, type Response } from '../http';
+import { answer, guardBody, type Request, type Response } from '../http';
 import { submittedItems, UploadAborted, type Ingestor, type SubmittedItem, type UploadResult, type UploadTarget } from '../ingestor';
 import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from '../multipart';
-import { CURRENT, type Vocabulary } from './vocabulary';
+import { CURRENT, uploadPlace, type UploadPlace, type Vocabulary } from './vocabulary';
 
 /** Parse options, from the form (fields) or the query string; a form field wins. */
-const fileOptions = z.object({
-  name_column: z.string().trim().min(1).max(200).optional(),
-  record_tag: z.string().trim().min(1).max(200).optional(),
-});
-type FileOptions = z.output<typeof fileOptions>;
+type FileOptions = z.output<typeof fileUploadOptions>;
 
 /** Form fields and the rest of the multipart envelope fit in this much beside the file itself. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
@@ -53,8 +50,9 @@ function checkFormat(file: IncomingFile, kind: FileKind, vocabulary: Vocabulary)
   return format;
 }
 
-function optionsIn(values: Record<string, unknown>, source: 'body' | 'query'): FileOptions {
-  return parseInput(fileOptions, { name_column: values.name_column, record_tag: values.record_tag }, source);
+/** The parse options among a form's fields (the declared form's fields but the file). */
+function optionsIn(fields: Record<string, unknown>): FileOptions {
+  return parseInput(fileUploadOptions, { name_column: fields.name_column, record_tag: fields.record_tag }, 'body');
 }
 
 /** File names label records (source_name, at most 200 characters); what PostgreSQL cannot store is replaced. */
@@ -65,8 +63,10 @@ function sourceNameOf(fileName: string): string | null {
 
 export interface FileUploadOptions {
   vocabulary?: Vocabulary;
-  /** Where the records go when the path does not say (a replace names the record type in its query). */
-  target?: { collection: string; record_type: string; source_name?: string };
+  /** Where the records go (from the path, or a replace's query), and their source_name when not the file's name. */
+  target: UploadPlace & { source_name?: string };
+  /** The parse options in the query, parsed by the endpoint's declaration. */
+  options: FileOptions;
   /** Runs the upload of the received file; without it, the file's records are ingested as they are read. */
   run?: (upload: ReceivedUpload) => Promise<UploadResult>;
 }
@@ -87,19 +87,19 @@ export async function ingestFile(
   kind: FileKind,
   req: Request,
   res: Response,
-  opts: FileUploadOptions = {},
+  opts: FileUploadOptions,
 ): Promise<UploadResult> {
   const startedAt = performance.now();
   const vocabulary = opts.vocabulary ?? CURRENT;
-  const params = opts.target ?? vocabulary.target(req.params);
-  const fromQuery = optionsIn(req.query as Record<string, unknown>, 'query');
+  const params = opts.target;
+  const fromQuery = { name_column: opts.options.name_column, record_tag: opts.options.record_tag };
   let used: FileOptions = {};
   let uploadId: string | undefined;
 
   const received = await receiveFile(req, res, {
     maxBytes,
     handle: async (file) => {
-      used = { ...fromQuery, ...stripUndefined(optionsIn(file.fields, 'body')) };
+      used = { ...fromQuery, ...stripUndefined(optionsIn(file.fields)) };
       const format = checkFormat(file, kind, vocabulary);
       const options = used;
       const upload: ReceivedUpload = {
@@ -111,7 +111,7 @@ export async function ingestFile(
           collection: params.collection,
           recordType: params.record_type,
           sourceType: 'file_upload',
-          sourceName: opts.target?.source_name ?? sourceNameOf(file.fileName),
+          sourceName: opts.target.source_name ?? sourceNameOf(file.fileName),
           requestId: req.id,
           startedAt,
           origin: vocabulary.origin,
@@ -144,7 +144,7 @@ export async function ingestFile(
   if (!received) throw validationError(['body', 'file'], 'Field required', 'missing', null);
 
   // Options sent after a file larger than the look-ahead arrive once the file has been read with the others.
-  const final = { ...fromQuery, ...stripUndefined(optionsIn(received.fields, 'body')) };
+  const final = { ...fromQuery, ...stripUndefined(optionsIn(received.fields)) };
   const effective = (o: FileOptions) => ({ name_column: o.name_column ?? 'name', record_tag: o.record_tag });
   for (const key of ['name_column', 'record_tag'] as const) {
     if (effective(final)[key] !== effective(used)[key]) {
@@ -172,6 +172,28 @@ export function refuseOversizedFile(maxBytes: number): RequestHandler {
   return guardBody({ maxBytes: () => maxBytes + FORM_OVERHEAD_BYTES, tooLarge: () => fileTooLarge(maxBytes), encodings: ['identity'] });
 }
 
+/** The declarations of the file uploads, in either vocabulary (a replace is read by its own route, routes/replace.ts). */
+type FileEndpoint = typeof UPLOAD_FILE | typeof UPLOAD_PDF | typeof PORTAL_UPLOAD | typeof INGEST_FILE | typeof INGEST_PDF;
+
+/**
+ * The handler of a file upload declared by `e`: the path and the query are parsed by the declaration, then the form
+ * as it arrives; the answer is `view` of the upload result (the result itself unless said) at the declared status.
+ */
+export function fileUpload(
+  ingestor: Ingestor,
+  maxBytes: number,
+  e: FileEndpoint,
+  kind: FileKind,
+  vocabulary: Vocabulary,
+  view: (result: UploadResult) => unknown = (result) => result,
+): RequestHandler {
+  return async (req, res) => {
+    const target = uploadPlace(parseInput(e.params, req.params, 'path'));
+    const options = parseInput(e.query, req.query, 'query');
+    answer(res, e, await view(await ingestFile(ingestor, maxBytes, kind, req, res, { vocabulary, target, options })));
+  };
+}
+
 /**
  * File uploads: the file is parsed while it arrives and never stored; records are written as it is read. A declared
  * Content-Length over the limit is refused before the body is read; a body that crosses the limit while streaming
@@ -179,13 +201,8 @@ export function refuseOversizedFile(maxBytes: number): RequestHandler {
  */
 export function fileRoutes(router: Router, ingestor: Ingestor, maxBytes: number): void {
   const refuse = refuseOversizedFile(maxBytes);
-  const uploadRecords: RequestHandler = async (req, res) => {
-    res.status(201).json(await ingestFile(ingestor, maxBytes, RECORD_FILES, req, res));
-  };
-  router.post('/upload/:collection/:record_type/upload', requireScope('upload'), refuse, uploadRecords);
+  handle(router, UPLOAD_FILE, requireScope('upload'), refuse, fileUpload(ingestor, maxBytes, UPLOAD_FILE, RECORD_FILES, CURRENT));
   // The portal's upload (a person signed in) is the same upload, limits and answers included.
-  router.post('/portal/upload/:collection/:record_type/upload', requirePortalUser(), refuse, uploadRecords);
-  router.post('/upload/:collection/:record_type/pdf', requireScope('upload'), refuse, async (req, res) => {
-    res.status(201).json(await ingestFile(ingestor, maxBytes, PDF_FILES, req, res));
-  });
+  handle(router, PORTAL_UPLOAD, requirePortalUser(), refuse, fileUpload(ingestor, maxBytes, PORTAL_UPLOAD, RECORD_FILES, CURRENT));
+  handle(router, UPLOAD_PDF, requireScope('upload'), refuse, fileUpload(ingestor, maxBytes, UPLOAD_PDF, PDF_FILES, CURRENT));
 }

@@ -1,8 +1,10 @@
-import { requireScope, type Router } from '@trove/platform';
+import { INGEST_BATCH, INGEST_FILE, INGEST_PDF, WEBHOOK_INGEST } from '@trove/contracts';
+import { handle, requireScope, type Router } from '@trove/platform';
+import { answer } from '../http';
 import type { Ingestor, UploadResult } from '../ingestor';
 import type { UploadService } from '../upload-service';
 import { ingestBatch, refuseOversizedBatch } from './batch';
-import { PDF_FILES, RECORD_FILES, ingestFile, refuseOversizedFile } from './files';
+import { PDF_FILES, RECORD_FILES, fileUpload, refuseOversizedFile } from './files';
 import { olderIngestionResult, OLDER } from './vocabulary';
 import { signatureCheck } from './webhooks';
 
@@ -22,26 +24,22 @@ export function olderIngestRoutes(
   opts: { maxBytes: number; webhookSecret: string | undefined },
 ): void {
   /** The older answer: entity_ids are the ids the ingestor kept for the upload, in item order. */
-  const answer = async (result: UploadResult) => {
+  const ingestionResult = async (result: UploadResult) => {
     const ids: string[] = [];
     for await (const page of uploads.recordIds(result.upload_id, IDS_PAGE)) ids.push(...page);
     return olderIngestionResult(result, ids);
   };
 
-  router.post('/ingest/:vertical/:entity_type/batch', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
-    res.status(200).json(await answer(await ingestBatch(ingestor, req, res, { sourceType: 'api', vocabulary: OLDER })));
+  handle(router, INGEST_BATCH, requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+    answer(res, INGEST_BATCH, await ingestionResult(await ingestBatch(ingestor, INGEST_BATCH, req, res, { sourceType: 'api', vocabulary: OLDER })));
   });
 
-  router.post('/webhooks/ingest/:vertical/:entity_type', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+  handle(router, WEBHOOK_INGEST, requireScope('upload'), refuseOversizedBatch, async (req, res) => {
     const verify = signatureCheck(opts.webhookSecret, req);
-    res.status(200).json(await answer(await ingestBatch(ingestor, req, res, { sourceType: 'webhook', verify, vocabulary: OLDER })));
+    answer(res, WEBHOOK_INGEST, await ingestionResult(await ingestBatch(ingestor, WEBHOOK_INGEST, req, res, { sourceType: 'webhook', verify, vocabulary: OLDER })));
   });
 
   const refuseFile = refuseOversizedFile(opts.maxBytes);
-  router.post('/ingest/:vertical/:entity_type/upload', requireScope('upload'), refuseFile, async (req, res) => {
-    res.status(200).json(await answer(await ingestFile(ingestor, opts.maxBytes, RECORD_FILES, req, res, { vocabulary: OLDER })));
-  });
-  router.post('/ingest/:vertical/:entity_type/pdf', requireScope('upload'), refuseFile, async (req, res) => {
-    res.status(200).json(await answer(await ingestFile(ingestor, opts.maxBytes, PDF_FILES, req, res, { vocabulary: OLDER })));
-  });
+  handle(router, INGEST_FILE, requireScope('upload'), refuseFile, fileUpload(ingestor, opts.maxBytes, INGEST_FILE, RECORD_FILES, OLDER, ingestionResult));
+  handle(router, INGEST_PDF, requireScope('upload'), refuseFile, fileUpload(ingestor, opts.maxBytes, INGEST_PDF, PDF_FILES, OLDER, ingestionResult));
 }

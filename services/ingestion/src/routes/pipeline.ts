@@ -1,8 +1,7 @@
-import { RECORD_IDS_MAX } from '@trove/contracts';
-import { identityOf, parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
+import { PIPELINE_STATUS, PIPELINE_TRIGGER, RECORD_IDS_MAX } from '@trove/contracts';
+import { identityOf, requireScope, serve, tenantOf, type Router } from '@trove/platform';
 import type { RecordsPipeline } from '../records-pipeline';
 import type { UploadService } from '../upload-service';
-import { ingestionParams } from './uploads';
 
 /**
  * The older pipeline routes (spec, Upload: "Older pipeline"): where the records an upload wrote (created or updated)
@@ -11,9 +10,8 @@ import { ingestionParams } from './uploads';
 export function pipelineRoutes(router: Router, uploads: UploadService, records: RecordsPipeline): void {
   const load = (tenantId: string, id: string) => uploads.get(tenantId, id, 'Ingestion');
 
-  router.get('/pipeline/status/:ingestion_id', requireScope('upload'), async (req, res) => {
-    const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
-    const upload = await load(tenantOf(req), ingestion_id);
+  serve(router, PIPELINE_STATUS, [requireScope('upload')], async ({ params }, req) => {
+    const upload = await load(tenantOf(req), params.ingestion_id);
     const totals = { total: 0, pending: 0, processing: 0, completed: 0, failed: 0 };
     for await (const ids of uploads.recordIds(upload.id, RECORD_IDS_MAX)) {
       const s = await records.summary(identityOf(req), ids);
@@ -23,14 +21,13 @@ export function pipelineRoutes(router: Router, uploads: UploadService, records: 
       totals.completed += s.indexed;
       totals.failed += s.failed;
     }
-    res.json({ ingestion_id: upload.id, ...totals });
+    return { ingestion_id: upload.id, ...totals };
   });
 
-  router.post('/pipeline/trigger/:ingestion_id', requireScope('upload'), async (req, res) => {
-    const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
-    const upload = await load(tenantOf(req), ingestion_id);
+  serve(router, PIPELINE_TRIGGER, [requireScope('upload')], async ({ params }, req) => {
+    const upload = await load(tenantOf(req), params.ingestion_id);
     let triggered = 0;
     for await (const ids of uploads.recordIds(upload.id, RECORD_IDS_MAX)) triggered += await records.requeue(identityOf(req), ids);
-    res.json({ triggered, message: `${triggered} records of ingestion ${upload.id} queued for indexing` });
+    return { triggered, message: `${triggered} records of ingestion ${upload.id} queued for indexing` };
   });
 }

@@ -1,18 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { z } from 'zod';
-import { collectionName, recordType, sourceName, type ReplaceStaging } from '@trove/contracts';
-import { ERRORS, parseInput, requirePortalUser, validationError, type Router } from '@trove/platform';
+import { PORTAL_COLLECTION_REPLACE, type ReplaceStaging } from '@trove/contracts';
+import { ERRORS, handle, parseInput, requirePortalUser, validationError, type Router } from '@trove/platform';
+import { answer } from '../http';
 import type { Ingestor, UploadResult } from '../ingestor';
 import { spoolToTempFile } from '../multipart';
 import type { RecordsReplace } from '../records-replace';
 import { ANY_FILES, ingestFile, refuseOversizedFile, type ReceivedUpload } from './files';
-
-const replaceParams = z.object({ name: collectionName });
-const replaceQuery = z.object({
-  record_type: recordType,
-  source_name: sourceName.min(1).optional(),
-  record_tag: z.string().trim().min(1).max(200).optional(),
-});
 
 /**
  * POST /portal/collections/{name}/replace: a file becomes a staging generation of the collection (blue-green
@@ -21,9 +14,9 @@ const replaceQuery = z.object({
  * written (402, 404, 409 leave nothing behind), then to write them into the staging generation.
  */
 export function replaceRoutes(router: Router, ingestor: Ingestor, replace: RecordsReplace, maxBytes: number): void {
-  router.post('/portal/collections/:name/replace', requirePortalUser(), refuseOversizedFile(maxBytes), async (req, res) => {
-    const { name } = parseInput(replaceParams, req.params, 'path');
-    const query = parseInput(replaceQuery, req.query, 'query');
+  handle(router, PORTAL_COLLECTION_REPLACE, requirePortalUser(), refuseOversizedFile(maxBytes), async (req, res) => {
+    const { name } = parseInput(PORTAL_COLLECTION_REPLACE.params, req.params, 'path');
+    const query = parseInput(PORTAL_COLLECTION_REPLACE.query, req.query, 'query');
     let staging: ReplaceStaging | undefined;
 
     const run = async (upload: ReceivedUpload): Promise<UploadResult> => {
@@ -61,8 +54,9 @@ export function replaceRoutes(router: Router, ingestor: Ingestor, replace: Recor
 
     const result = await ingestFile(ingestor, maxBytes, ANY_FILES, req, res, {
       target: { collection: name, record_type: query.record_type, source_name: query.source_name },
+      options: { name_column: query.name_column, record_tag: query.record_tag },
       run,
     });
-    res.json({ ...result, staging });
+    answer(res, PORTAL_COLLECTION_REPLACE, { ...result, staging });
   });
 }

@@ -1,14 +1,13 @@
 import type { RequestHandler } from 'express';
-import { ERRORS, bodyEncodingOf, decodedBody, identityOf, requireScope, validationError, type Router } from '@trove/platform';
+import { INGEST_STREAM, NDJSON_MEDIA_TYPES, UPLOAD_STREAM } from '@trove/contracts';
+import { ERRORS, bodyEncodingOf, decodedBody, handle, identityOf, parseInput, requireScope, validationError, type Router } from '@trove/platform';
 import { ByteMeter, formatBytes } from '../byte-meter';
 import { parserFor, UnparseableFileError, type ParsedItem } from '../domain/parsers';
 import { mapRecord } from '../domain/record-mapping';
 import { storableCopy } from '../domain/storable';
-import { guardBody } from '../http';
+import { answer, guardBody } from '../http';
 import type { StreamBuffers, StreamEntry } from '../stream-buffers';
-import { CURRENT, OLDER, type Vocabulary } from './vocabulary';
-
-const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
+import { CURRENT, OLDER, uploadPlace, type Vocabulary } from './vocabulary';
 
 export interface StreamRouteOptions {
   /** A stream request's body is bounded like a file upload (UPLOAD_MAX_BYTES), once inflated when compressed. */
@@ -50,16 +49,19 @@ function bufferFull(detail: string) {
  */
 export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions): void {
   const guard = guardBody({ maxBytes: () => opts.maxBytes, tooLarge: bodyTooLarge });
-  router.post('/upload/:collection/:record_type/stream', requireScope('upload'), guard, streamUpload(streams, opts, CURRENT));
+  handle(router, UPLOAD_STREAM, requireScope('upload'), guard, streamUpload(streams, opts, UPLOAD_STREAM, CURRENT));
   // The older vocabulary's stream (spec, Upload: "Older equivalents") answers as the current one does.
-  router.post('/ingest/:vertical/:entity_type/stream', requireScope('upload'), guard, streamUpload(streams, opts, OLDER));
+  handle(router, INGEST_STREAM, requireScope('upload'), guard, streamUpload(streams, opts, INGEST_STREAM, OLDER));
 }
 
-/** One stream request: its records, named in the vocabulary's terms, join the target's buffer. */
-function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, vocabulary: Vocabulary): RequestHandler {
+/**
+ * One stream request: its records, named in the vocabulary's terms, join the target's buffer. The path is parsed by
+ * the declaration; the body is read line by line as it arrives.
+ */
+function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, e: typeof UPLOAD_STREAM | typeof INGEST_STREAM, vocabulary: Vocabulary): RequestHandler {
   return async (req, res) => {
-    const params = vocabulary.target(req.params);
-    if (!req.is(NDJSON_TYPES)) {
+    const params = uploadPlace(parseInput(e.params, req.params, 'path'));
+    if (!req.is([...NDJSON_MEDIA_TYPES])) {
       throw ERRORS.unsupportedMediaType(`Content-Type must be application/x-ndjson, one JSON object per line`);
     }
     const target = { identity: identityOf(req), collection: params.collection, recordType: params.record_type, origin: vocabulary.origin };
@@ -98,6 +100,6 @@ function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, vocabula
     const flush = added.full ? await streams.flush(target) : undefined;
     // The body keeps the specified shape; the flush's upload entry (counts, dead letters) is named in a header.
     if (flush?.uploadId) res.setHeader('X-Upload-Id', flush.uploadId);
-    res.json({ accepted, parse_errors: parseErrors, buffer_size: streams.size(target), flushed: flush?.written ?? false });
+    answer(res, e, { accepted, parse_errors: parseErrors, buffer_size: streams.size(target), flushed: flush?.written ?? false });
   };
 }

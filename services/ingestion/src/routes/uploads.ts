@@ -1,22 +1,21 @@
-import { z } from 'zod';
-import { fields, parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
+import { INGESTION_ERRORS, INGESTION_STATUS, UPLOAD_ERRORS, UPLOAD_STATUS } from '@trove/contracts';
+import { handle, parseInput, requireScope, serve, tenantOf, type Router } from '@trove/platform';
 import { ERRORS_IN_RESULT, type DeadLetter } from '../domain/tally';
 import type { Response } from '../http';
 import { olderDeadLetter, olderStatus } from './vocabulary';
 import type { UploadRow } from '../store/uploads';
 import type { UploadService } from '../upload-service';
 
-const uploadParams = z.object({ upload_id: fields.uuid });
-export const ingestionParams = z.object({ ingestion_id: fields.uuid });
-
 /** Dead letters are read and written out this many at a time, so a long list never sits in memory whole. */
 const ERRORS_PAGE = 1000;
 
+function iso(value: Date): string;
+function iso(value: Date | null): string | null;
 function iso(value: Date | null): string | null {
   return value === null ? null : new Date(value).toISOString();
 }
 
-function statusView(row: UploadRow, errors: unknown[]) {
+function statusView(row: UploadRow, errors: DeadLetter[]) {
   return {
     id: row.id,
     status: row.status,
@@ -53,16 +52,12 @@ function olderStatusView(row: UploadRow) {
 export function uploadRoutes(router: Router, uploads: UploadService): void {
   const load = (tenantId: string, id: string) => uploads.get(tenantId, id);
 
-  router.get('/uploads/:upload_id', requireScope('upload'), async (req, res) => {
-    const { upload_id } = parseInput(uploadParams, req.params, 'path');
-    const row = await load(tenantOf(req), upload_id);
-    res.json(statusView(row, await uploads.deadLetters(row.id, -1, ERRORS_IN_RESULT)));
+  serve(router, UPLOAD_STATUS, [requireScope('upload')], async ({ params }, req) => {
+    const row = await load(tenantOf(req), params.upload_id);
+    return statusView(row, await uploads.deadLetters(row.id, -1, ERRORS_IN_RESULT));
   });
 
-  router.get('/ingestions/:ingestion_id', requireScope('upload'), async (req, res) => {
-    const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
-    res.json(olderStatusView(await load(tenantOf(req), ingestion_id)));
-  });
+  serve(router, INGESTION_STATUS, [requireScope('upload')], async ({ params }, req) => olderStatusView(await load(tenantOf(req), params.ingestion_id)));
 
   /** Every dead letter, read and written out a page at a time so a long list never sits in memory whole. */
   const writeDeadLetters = async (res: Response, uploadId: string, view: (letter: DeadLetter) => unknown) => {
@@ -80,14 +75,15 @@ export function uploadRoutes(router: Router, uploads: UploadService): void {
     res.end(']');
   };
 
-  router.get('/uploads/:upload_id/errors', requireScope('upload'), async (req, res) => {
-    const { upload_id } = parseInput(uploadParams, req.params, 'path');
+  // The lists are written out as they are read, so the handlers answer themselves.
+  handle(router, UPLOAD_ERRORS, requireScope('upload'), async (req, res) => {
+    const { upload_id } = parseInput(UPLOAD_ERRORS.params, req.params, 'path');
     const row = await load(tenantOf(req), upload_id);
     await writeDeadLetters(res, row.id, (l) => l);
   });
 
-  router.get('/ingestions/:ingestion_id/errors', requireScope('upload'), async (req, res) => {
-    const { ingestion_id } = parseInput(ingestionParams, req.params, 'path');
+  handle(router, INGESTION_ERRORS, requireScope('upload'), async (req, res) => {
+    const { ingestion_id } = parseInput(INGESTION_ERRORS.params, req.params, 'path');
     const row = await load(tenantOf(req), ingestion_id);
     await writeDeadLetters(res, row.id, olderDeadLetter);
   });

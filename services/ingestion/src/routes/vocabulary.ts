@@ -1,47 +1,50 @@
-import { z } from 'zod';
-import { parseInput } from '@trove/platform';
+import type { z } from 'zod';
+import type { ingestTargetParams, uploadTargetParams } from '@trove/contracts';
 import type { MappingOptions } from '../domain/record-mapping';
 import type { UploadOrigin, UploadResult } from '../ingestor';
 import type { DeadLetter } from '../domain/tally';
-import { targetParams } from './target';
+import type { UploadStatus } from '../store/schema';
 
 /**
  * The two vocabularies of the upload routes (spec, first section): the current one (`/upload/{collection}/
  * {record_type}`, `collection_data`, upload results) and the older one (`/ingest/{vertical}/{entity_type}`,
  * `vertical_data`, ingestion results). Both write through the same ingestor; only names and answers differ. Each
- * route file writes its paths out in full, so a search for a path finds its handler.
+ * route is registered from its declaration in @trove/contracts (api/ingestion.ts), whose path parameters are the
+ * vocabulary's.
  */
 export interface Vocabulary {
   /** Where the routes live, for messages that point to a sibling route. */
   root: '/upload/{collection}/{record_type}' | '/ingest/{vertical}/{entity_type}';
-  /** The upload's collection and record type from the path parameters (422 naming this vocabulary's fields). */
-  target(params: unknown): { collection: string; record_type: string };
   mapping: Pick<MappingOptions, 'dataField'>;
   /** How its uploads write: the older vocabulary's records go through the pipeline's jobs (spec, Older pipeline). */
   origin: UploadOrigin;
 }
 
+/** Where an upload's records go: the collection and the record type. */
+export interface UploadPlace {
+  collection: string;
+  record_type: string;
+}
+
+/** The upload's place from its path parameters, parsed by its declaration, in either vocabulary's words. */
+export function uploadPlace(params: z.output<typeof uploadTargetParams> | z.output<typeof ingestTargetParams>): UploadPlace {
+  return 'vertical' in params ? { collection: params.vertical, record_type: params.entity_type } : { collection: params.collection, record_type: params.record_type };
+}
+
 export const CURRENT: Vocabulary = {
   root: '/upload/{collection}/{record_type}',
-  target: (params) => parseInput(targetParams, params, 'path'),
   mapping: { dataField: 'collection_data' },
   origin: { vocabulary: 'current', pipeline: false },
 };
 
-const olderParams = z.object({ vertical: targetParams.shape.collection, entity_type: targetParams.shape.record_type });
-
 export const OLDER: Vocabulary = {
   root: '/ingest/{vertical}/{entity_type}',
-  target: (params) => {
-    const { vertical, entity_type } = parseInput(olderParams, params, 'path');
-    return { collection: vertical, record_type: entity_type };
-  },
   mapping: { dataField: 'vertical_data' },
   origin: { vocabulary: 'older', pipeline: true },
 };
 
 /** The ingestion status values of the older vocabulary: `completed` where the current one says `complete`. */
-export function olderStatus(status: string): string {
+export function olderStatus(status: UploadStatus): 'processing' | 'completed' | 'failed' {
   return status === 'complete' ? 'completed' : status;
 }
 

@@ -1,6 +1,7 @@
-import { ERRORS, requireScope, type Router } from '@trove/platform';
+import { WEBHOOK_UPLOAD } from '@trove/contracts';
+import { ERRORS, handle, requireScope, type Router } from '@trove/platform';
 import { isValidWebhookSignature } from '../domain/signature';
-import type { Request } from '../http';
+import { answer, type Request } from '../http';
 import type { Ingestor } from '../ingestor';
 import { ingestBatch, refuseOversizedBatch } from './batch';
 
@@ -10,8 +11,8 @@ import { ingestBatch, refuseOversizedBatch } from './batch';
  * body (Content-Encoding gzip, deflate or br) is signed as it was before compression, the bytes its records are read from.
  */
 export function webhookRoutes(router: Router, ingestor: Ingestor, secret: string | undefined): void {
-  router.post('/webhooks/upload/:collection/:record_type', requireScope('upload'), refuseOversizedBatch, async (req, res) => {
-    res.status(201).json(await ingestBatch(ingestor, req, res, { sourceType: 'webhook', verify: signatureCheck(secret, req) }));
+  handle(router, WEBHOOK_UPLOAD, requireScope('upload'), refuseOversizedBatch, async (req, res) => {
+    answer(res, WEBHOOK_UPLOAD, await ingestBatch(ingestor, WEBHOOK_UPLOAD, req, res, { sourceType: 'webhook', verify: signatureCheck(secret, req) }));
   });
 }
 
