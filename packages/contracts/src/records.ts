@@ -122,25 +122,27 @@ export type RecordDto = z.infer<typeof recordSchema>;
  */
 export const RECORDS_COLLECTIONS_PATH = '/collections';
 
-export interface CollectionSummary {
-  name: string;
+/** One collection as GET /collections lists it: its active generation's active records. */
+export const collectionSummary = z.object({
+  name: z.string(),
   /** The collection's record types, most records first (ties by name): the first is its main type. */
-  record_types: string[];
+  record_types: z.array(z.string()),
   /** Active records of each record type. */
-  record_type_counts: Record<string, number>;
-  total_records: number;
-  indexed: number;
-  pending: number;
-  processing: number;
-  failed: number;
-}
+  record_type_counts: z.record(z.string(), z.number().int()),
+  total_records: z.number().int(),
+  indexed: z.number().int(),
+  pending: z.number().int(),
+  processing: z.number().int(),
+  failed: z.number().int(),
+});
+export type CollectionSummary = z.infer<typeof collectionSummary>;
+
+/** GET /collections's answer (COLLECTION_LIST): the tenant's collections by name. */
+export const collectionsAnswer = z.object({ collections: z.array(collectionSummary) });
+export type CollectionsAnswer = z.infer<typeof collectionsAnswer>;
 
 /**
  * Where other services (MCP) list a tenant's records: GET /records's parameters as a JSON body (`limit` a number,
  * `filters` an object), so filters of any size fit; the answer is GET /records's.
  */
 export const RECORDS_LIST_PATH = '/internal/records/list';
-
-export interface CollectionsAnswer {
-  collections: CollectionSummary[];
-}

@@ -41,29 +41,31 @@ export const REPLACE_PHASES = ['uploading', 'queued', 'indexing', 'completed_wit
 export type ReplacePhase = (typeof REPLACE_PHASES)[number];
 
 /** GET /portal/collections/{name}/replace-status; every field but has_pending_replace is null when nothing is staged. */
-export interface ReplaceStatus {
-  has_pending_replace: boolean;
-  staging_generation: number | null;
-  staging_status: 'staging' | null;
-  phase: ReplacePhase | null;
-  total: number | null;
-  indexed: number | null;
-  pending: number | null;
-  processing: number | null;
-  failed: number | null;
-  ready_to_swap: boolean | null;
-}
+export const replaceStatusAnswer = z.object({
+  has_pending_replace: z.boolean(),
+  staging_generation: z.number().int().nullable(),
+  staging_status: z.literal('staging').nullable(),
+  phase: z.enum(REPLACE_PHASES).nullable(),
+  total: z.number().int().nullable(),
+  indexed: z.number().int().nullable(),
+  pending: z.number().int().nullable(),
+  processing: z.number().int().nullable(),
+  failed: z.number().int().nullable(),
+  ready_to_swap: z.boolean().nullable(),
+});
+export type ReplaceStatus = z.infer<typeof replaceStatusAnswer>;
 
 /** POST /portal/collections/{name}/swap. */
-export interface SwapResult {
-  collection: string;
-  old_generation: number;
-  new_generation: number;
-  old_record_count: number;
-  new_record_count: number;
+export const swapResult = z.object({
+  collection: z.string(),
+  old_generation: z.number().int(),
+  new_generation: z.number().int(),
+  old_record_count: z.number().int(),
+  new_record_count: z.number().int(),
   /** Rows of the old generation permanently removed (archived ones included). */
-  deleted: number;
-}
+  deleted: z.number().int(),
+});
+export type SwapResult = z.infer<typeof swapResult>;
 
 /** POST /portal/collections/{name}/cancel-replace, and what an aborted replace upload archived. */
 export const cancelReplaceResult = z.object({

@@ -1,7 +1,7 @@
 import { PLAN_LIMITS, type Plan } from '@trove/contracts';
 import type { RecordsService } from './records-service';
 import { browseRecords, collectionsWithPendingReplace, type BrowseFilter } from './store/collection-records';
-import type { Db } from './store/schema';
+import type { Db, IndexingStatus } from './store/schema';
 
 /** One collection as the portal lists it: its active generation's active records, and whether a replace is staged. */
 export interface PortalCollection {
@@ -30,7 +30,7 @@ export interface PortalRecordItem {
   description: string | null;
   collection: string;
   record_type: string;
-  indexing_status: string;
+  indexing_status: IndexingStatus;
   collection_data: Record<string, unknown>;
   created_at: string;
   updated_at: string;

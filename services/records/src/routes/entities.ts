@@ -1,25 +1,35 @@
-import { requireScope, type Router } from '@trove/platform';
+import {
+  ENTITY_ARCHIVE,
+  ENTITY_BULK_DELETE,
+  ENTITY_BULK_UPDATE,
+  ENTITY_CREATE,
+  ENTITY_LIST,
+  ENTITY_READ,
+  ENTITY_RETRY_RESET,
+  ENTITY_UPDATE,
+} from '@trove/contracts';
+import { handle, requireScope, serve, tenantOf, type Router } from '@trove/platform';
 import type { RecordsService } from '../records-service';
-import { recordHandlers } from './records';
-import { bulkHandlers } from './records-bulk';
-import { OLDER } from './vocabulary';
+import { archiveRecord, createHandler, listHandler, updateHandler } from './records';
+import { bulkHandlers, retryReset } from './records-bulk';
+import { OLDER, entityOf } from './vocabulary';
 
 /**
- * The older vocabulary's record routes (spec, Entities, older vocabulary): the /records handlers run with OLDER. An
- * entity is created pending and indexed by the pipeline's jobs; reads, updates, deletes and bulk calls behave as their
- * /records twins, in the older names.
+ * The older vocabulary's record routes (spec, Entities, older vocabulary): the /records handlers run with OLDER and the
+ * ENTITY_ declarations. An entity is created pending and indexed by the pipeline's jobs; reads, updates, deletes and
+ * bulk calls behave as their /records twins, in the older names.
  */
 export function entityRoutes(router: Router, records: RecordsService): void {
+  const scope = requireScope('records');
   // Fixed paths first: /entities/bulk would otherwise be taken for an entity id.
-  const bulk = bulkHandlers(records, OLDER);
-  router.patch('/entities/bulk', requireScope('records'), bulk.update);
-  router.post('/entities/bulk-delete', requireScope('records'), bulk.archive);
-  router.post('/entities/retry-reset', requireScope('records'), bulk.retryReset);
+  const bulk = bulkHandlers(records, OLDER, { update: ENTITY_BULK_UPDATE, archive: ENTITY_BULK_DELETE });
+  handle(router, ENTITY_BULK_UPDATE, scope, bulk.update);
+  handle(router, ENTITY_BULK_DELETE, scope, bulk.archive);
+  serve(router, ENTITY_RETRY_RESET, [scope], retryReset(records, OLDER));
 
-  const entities = recordHandlers(records, OLDER);
-  router.post('/entities', requireScope('records'), entities.create);
-  router.get('/entities', requireScope('records'), entities.list);
-  router.get('/entities/:id', requireScope('records'), entities.read);
-  router.patch('/entities/:id', requireScope('records'), entities.update);
-  router.delete('/entities/:id', requireScope('records'), entities.archive);
+  handle(router, ENTITY_CREATE, scope, createHandler(records, OLDER, ENTITY_CREATE));
+  handle(router, ENTITY_LIST, scope, listHandler(records, OLDER, ENTITY_LIST));
+  serve(router, ENTITY_READ, [scope], async ({ params }, req) => entityOf(await records.get(tenantOf(req), params.id)));
+  handle(router, ENTITY_UPDATE, scope, updateHandler(records, OLDER, ENTITY_UPDATE));
+  serve(router, ENTITY_ARCHIVE, [scope], archiveRecord(records));
 }

@@ -1,38 +1,24 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { z } from 'zod';
-import { collectionName, recordStatus } from '@trove/contracts';
-import { parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
+import { EXPORT_ACTIVE, EXPORT_DOWNLOAD, EXPORT_START, EXPORT_STATUS } from '@trove/contracts';
+import { handle, parseInput, requireScope, serve, tenantOf, type Router } from '@trove/platform';
 import type { ExportService } from '../export-service';
-import { idParams } from './request-schemas';
-
-/** Unknown query parameters are ignored, as caches and proxies add their own. */
-const startQuery = z.object({
-  collection: collectionName,
-  format: z.enum(['csv', 'json']).default('json'),
-  status: recordStatus.default('active'),
-});
 
 /** Asynchronous exports: start one, poll its status, download its file once completed. Admin scope throughout. */
 export function exportRoutes(router: Router, exports: ExportService): void {
-  router.post('/export', requireScope('admin'), async (req, res) => {
-    const query = parseInput(startQuery, req.query, 'query');
+  serve(router, EXPORT_START, [requireScope('admin')], async ({ query }, req) => {
     const job = await exports.create(tenantOf(req), query);
-    res.status(202).json({ export_id: job.export_id, status: job.status });
+    return { export_id: job.export_id, status: job.status };
   });
 
   // Before the /export/:id routes by habit; it has fewer segments, so it could not be taken for an id anyway.
-  router.get('/export/active', requireScope('admin'), async (req, res) => {
-    res.json(await exports.active(tenantOf(req)));
-  });
+  serve(router, EXPORT_ACTIVE, [requireScope('admin')], (_input, req) => exports.active(tenantOf(req)));
 
-  router.get('/export/:id/status', requireScope('admin'), async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
-    res.json(await exports.status(tenantOf(req), id));
-  });
+  serve(router, EXPORT_STATUS, [requireScope('admin')], ({ params }, req) => exports.status(tenantOf(req), params.id));
 
-  router.get('/export/:id/download', requireScope('admin'), async (req, res) => {
-    const { id } = parseInput(idParams, req.params, 'path');
+  // The file is streamed, so the handler answers itself.
+  handle(router, EXPORT_DOWNLOAD, requireScope('admin'), async (req, res) => {
+    const { id } = parseInput(EXPORT_DOWNLOAD.params, req.params, 'path');
     const file = await exports.download(tenantOf(req), id);
     res.status(200).set({
       'content-type': file.contentType,

@@ -1,9 +1,8 @@
-import { requirePortalUser, type Router } from '@trove/platform';
+import { PORTAL_ENTITY_ARCHIVE, PORTAL_ENTITY_READ, PORTAL_ENTITY_UPDATE, PORTAL_VERTICAL_ARCHIVE, PORTAL_VERTICAL_REINDEX } from '@trove/contracts';
+import { handle, requirePortalUser, serve, tenantOf, type Router } from '@trove/platform';
 import { PIPELINE_WRITE, type RecordsService } from '../records-service';
-import { collectionHandlers } from './portal-collections';
-import { portalRecordUpdate } from './portal-records';
-import { recordHandlers } from './records';
-import { OLDER } from './vocabulary';
+import { archiveRecord, updateHandler } from './records';
+import { OLDER, entityOf } from './vocabulary';
 
 /**
  * The older portal vocabulary (spec, Older portal): entities and verticals, served by the portal's record and
@@ -12,15 +11,17 @@ import { OLDER } from './vocabulary';
 export function portalEntityRoutes(router: Router, records: RecordsService): void {
   const signedIn = requirePortalUser();
 
-  const entities = recordHandlers(records, OLDER, portalRecordUpdate);
-  router.get('/portal/entities/:id', signedIn, entities.read);
-  router.patch('/portal/entities/:id', signedIn, entities.update);
-  router.delete('/portal/entities/:id', signedIn, entities.archive);
+  serve(router, PORTAL_ENTITY_READ, [signedIn], async ({ params }, req) => entityOf(await records.get(tenantOf(req), params.id)));
+  handle(router, PORTAL_ENTITY_UPDATE, signedIn, updateHandler(records, OLDER, PORTAL_ENTITY_UPDATE));
+  serve(router, PORTAL_ENTITY_ARCHIVE, [signedIn], archiveRecord(records));
 
-  const verticals = collectionHandlers(records, PIPELINE_WRITE, {
-    archived: (name, n) => ({ vertical: name, entities_archived: n }),
-    queued: (name, n) => ({ vertical: name, entities_queued: n }),
-  });
-  router.delete('/portal/verticals/:name', signedIn, verticals.archive);
-  router.post('/portal/verticals/:name/reindex', signedIn, verticals.reindex);
+  /** Archives every entity of the vertical: gone from private search and the Open API once this answers. */
+  serve(router, PORTAL_VERTICAL_ARCHIVE, [signedIn], async ({ params }, req) => ({
+    vertical: params.name,
+    entities_archived: await records.archiveCollection(tenantOf(req), params.name),
+  }));
+  serve(router, PORTAL_VERTICAL_REINDEX, [signedIn], async ({ params }, req) => ({
+    vertical: params.name,
+    entities_queued: await records.reindexCollection(tenantOf(req), params.name, PIPELINE_WRITE),
+  }));
 }

@@ -1,45 +1,50 @@
-import { z } from 'zod';
-import { visibility } from '@trove/contracts';
-import { parseInput, requireScope, tenantOf, type Router } from '@trove/platform';
+import type { z } from 'zod';
+import { RECORD_BULK_DELETE, RECORD_BULK_UPDATE, RECORD_BULK_VISIBILITY, RECORD_RETRY_RESET, type Endpoint } from '@trove/contracts';
+import { handle, parseInput, requireScope, serve, tenantOf, type Router } from '@trove/platform';
+import type { RecordUpdate } from '../domain/update';
 import { planOfRequest, type Handler } from '../http';
 import type { RecordsService } from '../records-service';
-import { recordIds, recordUpdate } from './request-schemas';
-import { CURRENT, type RecordFields, type RecordVocabulary } from './vocabulary';
+import { CURRENT, type RecordVocabulary } from './vocabulary';
 
-const bulkDeleteBody = z.strictObject({ record_ids: recordIds });
-const bulkVisibilityBody = z.strictObject({ record_ids: recordIds, visibility });
+/** The declarations of the bulk calls a vocabulary's handlers read their requests with (RECORD_BULK_UPDATE, ENTITY_BULK_UPDATE, …). */
+interface BulkEndpoints {
+  update: Endpoint & { body: z.ZodType<{ record_ids: string[]; update: RecordUpdate }> };
+  archive: Endpoint & { body: z.ZodType<{ record_ids: string[] }> };
+}
 
 /**
  * The bulk handlers in one vocabulary (/records with CURRENT, /entities with OLDER). Bulk calls act on the caller's
  * records among the ids, in one transaction: ids of other tenants, unknown ids and archived records are not counted
  * and not touched.
  */
-export function bulkHandlers(records: RecordsService, v: RecordVocabulary): Record<'update' | 'archive' | 'retryReset', Handler> {
-  const bulkUpdateBody = z.strictObject({ record_ids: recordIds, update: recordUpdate.extend(v.recordFields as RecordFields) });
+export function bulkHandlers(records: RecordsService, v: RecordVocabulary, E: BulkEndpoints): Record<'update' | 'archive', Handler> {
   return {
     update: v.handler(async (req, res) => {
-      const body = v.parse(bulkUpdateBody, req.body, 'body');
+      const body = v.parse(E.update.body, req.body, 'body');
       res.json({ updated: await records.bulkUpdate(tenantOf(req), planOfRequest(req), body.record_ids, body.update) });
     }),
     archive: v.handler(async (req, res) => {
-      const body = v.parse(bulkDeleteBody, req.body, 'body');
+      const body = v.parse(E.archive.body, req.body, 'body');
       res.json({ deleted: await records.bulkArchive(tenantOf(req), body.record_ids) });
-    }),
-    /** Failed records back to pending, retried by indexing (the older vocabulary's by the pipeline's jobs). */
-    retryReset: v.handler(async (req, res) => {
-      res.json({ reset: await records.retryFailed(tenantOf(req), v.queues) });
     }),
   };
 }
 
-export function recordBulkRoutes(router: Router, records: RecordsService): void {
-  const handlers = bulkHandlers(records, CURRENT);
-  router.patch('/records/bulk', requireScope('records'), handlers.update);
-  router.post('/records/bulk-delete', requireScope('records'), handlers.archive);
-  router.post('/records/retry-reset', requireScope('records'), handlers.retryReset);
+/** Failed records back to pending, retried by indexing (the older vocabulary's by the pipeline's jobs); served. */
+export function retryReset(records: RecordsService, v: RecordVocabulary) {
+  return async (_input: unknown, req: Parameters<Handler>[0]) => ({ reset: await records.retryFailed(tenantOf(req), v.queues) });
+}
 
-  router.post('/records/bulk-visibility', requireScope('records'), async (req, res) => {
-    const body = parseInput(bulkVisibilityBody, req.body, 'body');
+export function recordBulkRoutes(router: Router, records: RecordsService): void {
+  const scope = requireScope('records');
+  const handlers = bulkHandlers(records, CURRENT, { update: RECORD_BULK_UPDATE, archive: RECORD_BULK_DELETE });
+  handle(router, RECORD_BULK_UPDATE, scope, handlers.update);
+  handle(router, RECORD_BULK_DELETE, scope, handlers.archive);
+  serve(router, RECORD_RETRY_RESET, [scope], retryReset(records, CURRENT));
+
+  // The body is read as sent (an absent body is a 422 on `body`), so the handler parses it itself.
+  handle(router, RECORD_BULK_VISIBILITY, scope, async (req, res) => {
+    const body = parseInput(RECORD_BULK_VISIBILITY.body, req.body, 'body');
     res.json({ updated: await records.bulkSetVisibility(tenantOf(req), body.record_ids, body.visibility) });
   });
 }

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { claimStatus, foreignNames, inOlderNames, olderLoc, withOlderNames, type RecordDto, type VocabularyName } from '@trove/contracts';
+import type { z } from 'zod';
+import { foreignNames, olderLoc, withOlderNames, type Entity, type RecordDto, type VocabularyName } from '@trove/contracts';
 import { ERRORS, HttpError, parseInput } from '@trove/platform';
 import { entityExtras } from '../domain/entity';
 import type { Handler } from '../http';
@@ -7,34 +7,26 @@ import { CURRENT_WRITE, PIPELINE_WRITE, type WriteOrigin } from '../records-serv
 
 type Source = 'body' | 'query';
 
-const optionalClaimStatus = claimStatus.optional();
-
-/** Every field some vocabulary's record bodies add to the current ones. */
-export interface RecordFields {
-  claim_status: typeof optionalClaimStatus;
-}
-
 /**
  * The two vocabularies of the record routes (spec, first section): the current one (`/records`, collection,
  * record_type, collection_data, indexing_status) and the older one (`/entities`, vertical, entity_type,
  * vertical_data, embedding_status, plus claim_status and data_quality_score). An older route is the current route's
- * handler run with OLDER: it reads requests in the older names, answers in them and names its fields so in 422s. The
- * names come from one table (@trove/contracts, OLDER_NAMES). Each route file writes its paths out in full, so a search
- * for a path finds its handler.
+ * handler run with OLDER: it reads requests in the older names (with its own declaration's schemas, @trove/contracts
+ * ENTITY_CREATE and friends), answers in them and names its fields so in 422s. The names come from one table
+ * (@trove/contracts, OLDER_NAMES). Each route registers from its declaration, so a search for a path finds its handler.
  */
 export interface RecordVocabulary {
-  /** Fields a record's body may carry in this vocabulary besides the current ones (the older claim_status). */
-  recordFields: Partial<RecordFields>;
   /**
    * How writes that queue records for indexing go (creations, retry-reset): the current ones answer once search has
    * them, the older ones go through the pipeline's jobs and answer pending (spec, Indexing status, older rows).
    */
   queues: WriteOrigin;
   /**
-   * Reads a request part sent in this vocabulary with the current schema, answering it in the current names. A name of
-   * the other vocabulary is refused (422 extra_forbidden), in a query too, where other unknown parameters pass.
+   * Reads a request part sent in this vocabulary with its route's declared schema (an older route's reads the older
+   * names into the current ones), answering it in the current names. A name of the other vocabulary is refused (422
+   * extra_forbidden), in a query too, where other unknown parameters pass.
    */
-  parse<S extends z.ZodObject>(schema: S, input: unknown, source: Source): z.output<S>;
+  parse<S extends z.ZodType>(schema: S, input: unknown, source: Source): z.output<S>;
   /** Any answer (a list item, a count, part of a record) with its fields under this vocabulary's names. */
   names(answer: Record<string, unknown>): Record<string, unknown>;
   /** What this vocabulary shows of a record besides the current fields. */
@@ -62,7 +54,6 @@ export function recordIn(v: RecordVocabulary, dto: RecordDto): Record<string, un
 }
 
 export const CURRENT: RecordVocabulary = {
-  recordFields: {},
   queues: CURRENT_WRITE,
   parse: (schema, input, source) => {
     refuseForeign('current', input, source);
@@ -74,12 +65,11 @@ export const CURRENT: RecordVocabulary = {
 };
 
 export const OLDER: RecordVocabulary = {
-  recordFields: { claim_status: optionalClaimStatus },
   queues: PIPELINE_WRITE,
   parse: (schema, input, source) => {
     try {
       refuseForeign('older', input, source);
-      return parseInput(inOlderNames(schema), input, source);
+      return parseInput(schema, input, source);
     } catch (err) {
       // These issues already name each field as the client sent it.
       if (err instanceof HttpError) namedAsSent.add(err);
@@ -97,3 +87,8 @@ export const OLDER: RecordVocabulary = {
     }
   },
 };
+
+/** A full record as the older vocabulary shows it (GET /entities/{id}): entitySchema's fields, which are named from the same table. */
+export function entityOf(dto: RecordDto): Entity {
+  return recordIn(OLDER, dto) as Entity;
+}
