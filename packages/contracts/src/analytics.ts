@@ -48,3 +48,23 @@ export const RECORDS_COLLECTION_STATS = endpoint({
   }),
 });
 export type CollectionStatsAnswer = EndpointAnswer<typeof RECORDS_COLLECTION_STATS>;
+
+/**
+ * The portal's analytics of the signed-in person's tenant for the current month (GET /portal/analytics, open's): how
+ * often Open searches surfaced each collection beside its record and public counts. A collection searched this month
+ * but since emptied is listed with no records and last_updated null, so the collections add up to total_open_searches.
+ */
+export const portalAnalyticsAnswer = z.object({
+  tenant_id: z.string(),
+  /** The month counted (YYYY-MM, UTC). */
+  period: z.string(),
+  total_open_searches: z.number().int(),
+  /** By name. */
+  collections: z.array(
+    collectionStats.extend({
+      open_searches: z.number().int(),
+      last_updated: collectionStats.shape.last_updated.nullable(),
+    }),
+  ),
+});
+export type PortalAnalytics = z.output<typeof portalAnalyticsAnswer>;

@@ -50,6 +50,8 @@ export interface Endpoint<
   summary: string;
   /** Present for an endpoint the gateway forwards to its service (or serves itself); absent for an internal one. */
   exposed?: Exposure;
+  /** Request headers the endpoint reads (a signature, an idempotency key), for its reference; the handler checks them. */
+  headers?: z.ZodObject;
   /** The request body's media types when it is not JSON (`multipart/form-data`, `application/x-ndjson`). */
   consumes?: readonly string[];
   /** The success answer's media types when it is not JSON (`text/csv`, `text/plain`). */

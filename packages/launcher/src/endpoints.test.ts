@@ -1,13 +1,15 @@
 /**
- * The endpoint table of docs/api/endpoints.md, built from what answers rather than written by hand: every route
- * each service of the launcher registers (read from its express router), reached through the gateway's route table
- * (services/gateway/src/domain/route-table.ts), with the access that table demands. Routes the gateway never
- * forwards (every /internal route, a service's own /health unless a prefix reaches it as /open/v1 reaches open's) are
+ * The endpoint table of docs/api/endpoints.md, written from the endpoint declarations (`API_ENDPOINTS` of
+ * @trove/contracts), and the check that the declarations are what answers: every route a service registers that the
+ * gateway forwards (read from each service's express router, reached through the gateway's route table) is declared,
+ * and every declared endpoint is registered by its service and reached through the gateway. Routes the gateway never
+ * forwards (every /internal route, a service's own /health unless a root reaches it as /open/v1 reaches open's) are
  * left out: no caller can reach them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ROUTES, VERSIONED_ALIASES, matchRoute, upstreamPath, type Access, type Route } from '@trove/gateway-service';
+import { API_ENDPOINTS, publicPaths, type Access, type Endpoint } from '@trove/contracts';
+import { matchRoute, upstreamPath } from '@trove/gateway-service';
 import type { ServiceInstance } from '@trove/runtime';
 import { createTestDatabase, startTestService } from '@trove/testing';
 import { MODULES } from './modules';
@@ -21,19 +23,15 @@ const REGENERATE =
 /** Settings under which billing mounts its cloud-only routes (no payment-provider call is made by mounting them). */
 const CLOUD_BILLING = { DEPLOYMENT_MODE: 'cloud', STRIPE_SECRET_KEY: 'sk_test_endpoint_table', STRIPE_WEBHOOK_SECRET: 'whsec_endpoint_table' };
 
-/** The public version roots a gateway prefix can start with; MCP's /mcp has none. */
+/** The public version roots a service path can be reached under; MCP's /mcp has none. */
 const ROOTS = ['/api/v1', '/open/v1', ''];
 
-interface ServiceRoute {
+interface Row {
   method: string;
   path: string;
-}
-
-interface Endpoint {
-  method: string;
-  path: string;
-  scope: string;
+  access: string;
   service: string;
+  summary: string;
 }
 
 interface Layer {
@@ -41,15 +39,18 @@ interface Layer {
   handle?: { stack?: Layer[] };
 }
 
-/** The method and path of every route an express app registers, routers mounted without a path included. */
-function routesOf(app: ServiceInstance['app']): ServiceRoute[] {
-  const found: ServiceRoute[] = [];
+/** `METHOD path` of every route an express app registers, routers mounted without a path included. */
+function routesOf(app: ServiceInstance['app']): string[] {
+  const found: string[] = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
       if (layer.route) {
         const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-        for (const method of Object.keys(layer.route.methods)) {
-          for (const path of paths) found.push({ method: method === '_all' ? 'ALL' : method.toUpperCase(), path });
+        const methods = Object.keys(layer.route.methods);
+        for (const method of methods) {
+          // A route for every method on a path that has its own answers the other methods (405); it is no endpoint.
+          if (method === '_all') continue;
+          for (const path of paths) found.push(`${method.toUpperCase()} ${path}`);
         }
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack);
@@ -60,77 +61,54 @@ function routesOf(app: ServiceInstance['app']): ServiceRoute[] {
   return found;
 }
 
-function scopeOf(access: Access): string {
+function accessOf(access: Access): string {
   if (access.kind === 'none') return 'none';
   if (access.kind === 'portal') return 'portal sign-in';
   return access.scope ?? 'any key';
 }
 
-/** The gateway route a service path is reached by, and the path a caller sends; undefined when none reaches it. */
-function publicPathOf(service: string, path: string): { route: Route; path: string } | undefined {
-  for (const root of ROOTS) {
+/** Whether the gateway forwards some public spelling of the service path to that service, unchanged. */
+function reachable(service: string, path: string): boolean {
+  return ROOTS.some((root) => {
     const candidate = root !== '' && path === '/' ? root : `${root}${path}`;
     const match = matchRoute(candidate);
-    if (match && match.route.service === service && upstreamPath(match.path) === path) return { route: match.route, path: candidate };
-  }
-  return undefined;
+    return match !== undefined && match.route.service === service && upstreamPath(match.path) === path;
+  });
 }
 
-/**
- * Public endpoints of the services' routes, ordered by path then method. The gateway's own are the health and
- * metrics routes every service app has (createServiceApp), also answered under /api/v1 (routes/health.ts).
- */
-function endpointsOf(routes: Record<string, ServiceRoute[]>): Endpoint[] {
-  const endpoints: Endpoint[] = [];
-  for (const [service, list] of Object.entries(routes)) {
-    for (const { method, path } of list) {
-      // A route for every method on a path that has its own answers the other methods (405); it is no endpoint.
-      if (method === 'ALL' && list.some((r) => r.path === path && r.method !== 'ALL')) continue;
-      const reached = publicPathOf(service, path);
-      if (reached) endpoints.push({ method, path: reached.path, scope: scopeOf(reached.route.access), service });
-    }
-  }
-  const everyRoute = Object.values(routes).flat();
-  for (const [alias, target] of Object.entries(VERSIONED_ALIASES)) {
-    for (const { method } of everyRoute.filter((r) => r.path === target)) {
-      endpoints.push({ method, path: target, scope: 'none', service: 'gateway' });
-      endpoints.push({ method, path: alias, scope: 'none', service: 'gateway' });
-    }
-  }
-  const key = (e: Endpoint) => `${e.path}\u0000${e.method}`;
-  return [...new Map(endpoints.map((e) => [key(e), e])).values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+/** One row per public path of every declared endpoint, ordered by path then method. */
+function rowsOf(endpoints: readonly Endpoint[]): Row[] {
+  const rows = endpoints.flatMap((e) =>
+    publicPaths(e).map((path) => ({ method: e.method, path, access: accessOf(e.exposed!.access), service: e.service, summary: e.summary })),
+  );
+  const key = (r: Row) => `${r.path}\u0000${r.method}`;
+  return rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /** The markdown between the markers of docs/api/endpoints.md. */
-function renderEndpoints(endpoints: Endpoint[]): string {
-  const served = new Set(endpoints.map((e) => publicPathOf(e.service, upstreamPath(e.path))?.route.prefix));
-  const unserved = ROUTES.filter((r) => !served.has(r.prefix)).map((r) => `\`${r.prefix}\` (${r.service})`);
-  const lines = [
+function renderEndpoints(rows: Row[]): string {
+  return [
     START_MARKER,
-    `<!-- Generated from the gateway's route table and the services' routes; do not edit by hand. Regenerate: ${REGENERATE} -->`,
+    `<!-- Generated from the endpoint declarations (API_ENDPOINTS in packages/contracts/src/api); do not edit by hand. Regenerate: ${REGENERATE} -->`,
     '',
-    '| Method | Path | Scope | Service |',
-    '| --- | --- | --- | --- |',
-    ...endpoints.map((e) => `| ${e.method} | \`${e.path}\` | ${e.scope} | ${e.service} |`),
+    '| Method | Path | Scope | Service | What it does |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.method} | \`${r.path}\` | ${r.access} | ${r.service} | ${r.summary.replaceAll('|', '\\|')} |`),
     '',
-    'Scope is what the gateway asks of the key for the path (an `admin` key holds every scope); `none` needs no key.',
+    'Scope is what the gateway asks of the key for the path (an `admin` key holds every scope); `none` needs no key, `portal sign-in` a portal token.',
     'The billing routes under `/api/v1/portal/billing` and `/api/v1/billing` answer only with `DEPLOYMENT_MODE=cloud` (404 otherwise).',
-  ];
-  if (unserved.length > 0) {
-    lines.push(`The gateway's route table also forwards ${unserved.join(', ')}, where no service registers a route yet.`);
-  }
-  lines.push(END_MARKER);
-  return lines.join('\n');
+    END_MARKER,
+  ].join('\n');
 }
 
 /**
- * Starts every service module the launcher holds but the gateway on one fresh database (not started: no consumers
- * or timers), reads their routes, stops them, and renders the table.
+ * `METHOD path` of every route each service module but the gateway registers, each started on one fresh database
+ * (not started: no consumers or timers) and stopped again.
  */
-async function generateEndpoints(): Promise<string> {
+async function registeredRoutes(): Promise<Record<string, string[]>> {
   const db = await createTestDatabase();
   try {
-    const routes: Record<string, ServiceRoute[]> = {};
+    const routes: Record<string, string[]> = {};
     for (const module of MODULES.filter((m) => m.name !== 'gateway')) {
       // Billing registers its payment routes only in cloud mode; the table shows them (and says so below).
       const config = module.name === 'billing' ? CLOUD_BILLING : undefined;
@@ -141,19 +119,42 @@ async function generateEndpoints(): Promise<string> {
         await svc.stop();
       }
     }
-    return renderEndpoints(endpointsOf(routes));
+    return routes;
   } finally {
     await db.drop();
   }
 }
 
-const ENDPOINTS_DOC = resolve(__dirname, '../../../docs/api/endpoints.md');
-
-let table: string;
+const exposed = API_ENDPOINTS.filter((e) => e.exposed);
+const table = renderEndpoints(rowsOf(exposed));
+let routes: Record<string, string[]>;
 
 beforeAll(async () => {
-  table = await generateEndpoints();
+  routes = await registeredRoutes();
 });
+
+test('every route a service registers that the gateway forwards is declared, with its service', () => {
+  const declared = new Set(exposed.map((e) => `${e.service} ${e.method} ${e.path}`));
+  const undeclared = Object.entries(routes).flatMap(([service, list]) =>
+    list.filter((route) => reachable(service, route.split(' ')[1]!) && !declared.has(`${service} ${route}`)).map((route) => `${service}: ${route}`),
+  );
+  expect(undeclared).toEqual([]);
+});
+
+test('every declared endpoint is registered by its service and reached through the gateway', () => {
+  const missing = exposed
+    .filter((e) => e.service !== 'gateway')
+    .filter((e) => !routes[e.service]?.includes(`${e.method} ${e.path}`) || !reachable(e.service, e.path))
+    .map((e) => `${e.service}: ${e.method} ${e.path}`);
+  expect(missing).toEqual([]);
+});
+
+test('a public path is declared once', () => {
+  const rows = rowsOf(exposed).map((r) => `${r.method} ${r.path}`);
+  expect(rows.filter((r, i) => rows.indexOf(r) !== i)).toEqual([]);
+});
+
+const ENDPOINTS_DOC = resolve(__dirname, '../../../docs/api/endpoints.md');
 
 /** The document's endpoint block, markers included, or undefined when the markers are missing. */
 function blockOf(doc: string): { start: number; end: number } | undefined {
@@ -171,7 +172,7 @@ test('the table lists what a caller reaches through the gateway, and no /interna
   expect(table).not.toMatch(/internal/i);
 });
 
-test("docs/api/endpoints.md's endpoint table is the one the gateway's route table and the services' routes give", () => {
+test("docs/api/endpoints.md's endpoint table is the one the declarations give", () => {
   const doc = readFileSync(ENDPOINTS_DOC, 'utf8');
   const block = blockOf(doc);
   if (process.env.WRITE_ENDPOINTS === '1' && block) {

@@ -1,4 +1,5 @@
 import { endpointPath, type Endpoint, type EndpointAnswer, type EndpointInput } from '@trove/contracts';
+import { Readable } from 'node:stream';
 import CircuitBreaker from 'opossum';
 import { ERRORS, HttpError, passedOn } from './errors';
 import type { ServiceName } from './config';
@@ -105,27 +106,30 @@ export class ServiceClient {
     } catch (e) {
       throw new UpstreamFailure((e as Error).message);
     }
-    let parsed: unknown = undefined;
-    if (res.text) {
-      try {
-        parsed = JSON.parse(res.text);
-      } catch {
-        parsed = { detail: res.text };
-      }
-    }
     if (res.status >= 500) throw new UpstreamFailure(`${this.opts.service} answered ${res.status}`, res.status);
-    return { status: res.status, body: parsed };
+    return { status: res.status, body: bodyOf(res.text) };
   }
 
-  private async exchange(method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+  /** One request and its whole answer as text; a streamed body is pulled as the connection takes it. */
+  private async exchange(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | AsyncIterator<Uint8Array> | undefined,
+    timeoutMs = this.opts.timeoutMs ?? 10_000,
+  ): Promise<{ status: number; text: string }> {
     const { target, service } = this.opts;
-    const signal = AbortSignal.timeout(this.opts.timeoutMs ?? 10_000);
+    const signal = AbortSignal.timeout(timeoutMs);
+    const streamed = body !== undefined && typeof body !== 'string';
     if (typeof target !== 'string') {
       const app = target();
       if (!app) throw new Error(`${service} is not running in this process`);
-      return requestInProcess(app, { method, path, headers, body, signal });
+      if (!streamed) return requestInProcess(app, { method, path, headers, body, signal });
+      const stream = Readable.from({ [Symbol.asyncIterator]: () => body });
+      return requestInProcess(app, { method, path, headers: { ...headers, 'transfer-encoding': 'chunked' }, body: stream, signal });
     }
-    const res = await fetch(`${target}${path}`, { method, headers, body, signal });
+    const sent = streamed ? pulled(body) : body;
+    const res = await fetch(`${target}${path}`, { method, headers, body: sent, signal, ...(streamed && { duplex: 'half' }) } as RequestInit);
     return { status: res.status, text: await res.text() };
   }
 
@@ -142,27 +146,88 @@ export class ServiceClient {
    * Calls a declared endpoint (`@trove/contracts` endpoint()) on behalf of `identity` and answers its parsed success
    * body. A refusal the declaration lists is thrown as the same refusal (its status and detail), for the caller's own
    * client to see; any other answer, or a body the declaration does not describe, is the upstream failing: 503.
+   * `passOn` adds refusals this caller passes on besides the declared ones (MCP shows a search's 422 to the model).
    */
   async call<E extends Endpoint>(
     e: E,
-    input: EndpointInput<E> & { identity: Identity; requestId?: string },
+    input: EndpointInput<E> & { identity: Identity; requestId?: string; passOn?: readonly number[] },
   ): Promise<EndpointAnswer<E>> {
     const parts = input as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(parts.query ?? {})) if (v !== undefined) query.set(k, String(v));
-    const search = query.toString();
-    const path = endpointPath(e, parts.params) + (search ? `?${search}` : '');
-    const res = await this.request<unknown>({ method: e.method, path, identity: input.identity, body: parts.body, requestId: input.requestId });
+    const res = await this.request<unknown>({ method: e.method, path: pathOf(e, parts), identity: input.identity, body: parts.body, requestId: input.requestId });
+    return this.answerOf(e, res, input.passOn);
+  }
+
+  /**
+   * Calls a declared endpoint whose request body is a stream in the media type it `consumes` (NDJSON rows), sent as
+   * it is pulled from `body`, so a slow upstream slows the read at the source. The whole exchange may take `timeoutMs`.
+   * It is not counted by the breaker: one long upload says nothing of the upstream's health. The answer is read as
+   * call() reads it; an upstream that cannot be reached is a 503.
+   */
+  async stream<E extends Endpoint>(
+    e: E,
+    input: Omit<EndpointInput<E>, 'body'> & { identity: Identity; requestId?: string; body: AsyncIterator<Uint8Array>; timeoutMs: number },
+  ): Promise<EndpointAnswer<E>> {
+    const parts = input as { params?: Record<string, unknown>; query?: Record<string, unknown> };
+    const token = signIdentity({ ...input.identity, caller: this.opts.caller }, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
+    const headers: Record<string, string> = {
+      [IDENTITY_HEADER]: token,
+      'content-type': e.consumes?.[0] ?? 'application/octet-stream',
+      ...(input.requestId ? { 'x-request-id': input.requestId } : {}),
+    };
+    let res: { status: number; text: string };
+    try {
+      res = await this.exchange(e.method, pathOf(e, parts), headers, input.body, input.timeoutMs);
+    } catch {
+      await input.body.return?.();
+      throw ERRORS.unavailable(`The ${this.opts.service} service could not be reached; try again shortly`);
+    }
+    return this.answerOf(e, { status: res.status, body: bodyOf(res.text) });
+  }
+
+  /** The parsed success answer; a refusal the declaration lists passed on as it is; anything else a 503. */
+  private answerOf<E extends Endpoint>(e: E, res: ServiceResponse<unknown>, passOn: readonly number[] = []): EndpointAnswer<E> {
     if (res.status === (e.status ?? 200)) {
       const parsed = e.answer.safeParse(res.body);
       if (parsed.success) return parsed.data as EndpointAnswer<E>;
       throw ERRORS.unavailable(`The ${this.opts.service} service answered ${e.method} ${e.path} with a body it does not declare; try again shortly`);
     }
-    if (e.refusals?.includes(res.status)) throw passedOn(res.status, res.body);
+    if (e.refusals?.includes(res.status) || passOn.includes(res.status)) throw passedOn(res.status, res.body);
     throw ERRORS.unavailable(`The ${this.opts.service} service is unavailable; try again shortly`);
   }
 
   shutdown(): void {
     this.breaker.shutdown();
   }
+}
+
+/** The path with its parameters filled in and its query string. */
+function pathOf(e: Endpoint, parts: { params?: Record<string, unknown>; query?: Record<string, unknown> }): string {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(parts.query ?? {})) if (v !== undefined) query.set(k, String(v));
+  const search = query.toString();
+  return endpointPath(e, parts.params) + (search ? `?${search}` : '');
+}
+
+/** An answer's body: its JSON, a text that is not JSON as its detail, nothing for an empty one. */
+function bodyOf(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { detail: text };
+  }
+}
+
+/** The iterator as a web stream, pulled as fetch sends it; cancelling it ends the iterator. */
+function pulled(body: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await body.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await body.return?.();
+    },
+  });
 }

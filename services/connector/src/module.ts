@@ -1,11 +1,10 @@
 import type { Subscription } from '@trove/bus';
 import { migrate } from '@trove/db';
-import { configuredScheduler, createMetrics, serviceUrl } from '@trove/platform';
+import { configuredScheduler, createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { subscribeBillingEvents } from './consumers/billing-events';
 import { CredentialCipher } from './domain/cipher';
-import { IngestionUploader } from './ingestion-upload';
 import { migrations } from './migrations';
 import { PullService } from './pull-service';
 import { Scheduler } from './scheduler';
@@ -49,12 +48,8 @@ export const connectorModule: ServiceModule = {
       db,
       cipher,
       open: sourceOpener(),
-      uploader: new IngestionUploader({
-        target: ctx.local('ingestion') ?? serviceUrl(config, 'ingestion'),
-        internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-        tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
-        timeoutMs: PULL_UPLOAD_TIMEOUT_MS,
-      }),
+      ingestion: ctx.client('ingestion'),
+      uploadTimeoutMs: PULL_UPLOAD_TIMEOUT_MS,
       logger: logger.child({ component: 'pulls' }),
       cloud: config.DEPLOYMENT_MODE === 'cloud',
       connectTimeoutMs: config.CONNECTOR_CONNECT_TIMEOUT_MS,

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { FairScheduler, Identity, Logger } from '@trove/platform';
+import { INGESTION_CONNECTOR_UPLOAD, type UploadResult } from '@trove/contracts';
+import type { FairScheduler, Identity, Logger, ServiceClient } from '@trove/platform';
 import type { CredentialCipher } from './domain/cipher';
 import type { ConnectionConfig } from './domain/connector-input';
 import { NEVER_PULLED } from './domain/last-pull';
 import { scrub, secretsOf } from './domain/scrub';
 import { rowToJson } from './domain/values';
-import type { IngestionUploader, UploadOutcome } from './ingestion-upload';
 import type { OpenSource, Row } from './sources';
 import type { ConnectorRow, Db } from './store/schema';
 import { finishPull, renewPullLease, takePullLease } from './store/connectors';
@@ -29,7 +29,10 @@ export interface PullServiceDeps {
   db: Db;
   cipher: CredentialCipher;
   open: OpenSource;
-  uploader: IngestionUploader;
+  /** Ingestion, which takes each pull's rows as one streamed upload. */
+  ingestion: ServiceClient;
+  /** The longest a pull's upload may take from its first byte to ingestion's answer. */
+  uploadTimeoutMs: number;
   logger: Logger;
   cloud: boolean;
   connectTimeoutMs: number;
@@ -98,7 +101,7 @@ export class PullService {
     const t0 = performance.now();
     let secrets: string[] = [];
     let pulled = 0;
-    const answer = (outcome: UploadOutcome | undefined, error?: unknown): PullResult => ({
+    const answer = (outcome: UploadResult | undefined, error?: unknown): PullResult => ({
       status: error === undefined ? 'completed' : 'failed',
       records_pulled: pulled,
       records_uploaded: outcome?.summary.accepted ?? 0,
@@ -151,14 +154,15 @@ export class PullService {
         await pages.return(undefined);
       }
     };
-    let outcome: UploadOutcome;
+    let outcome: UploadResult;
     try {
-      outcome = await this.deps.uploader.upload(
+      outcome = await this.deps.ingestion.stream(INGESTION_CONNECTOR_UPLOAD, {
         identity,
-        { collection: row.collection, record_type: row.record_type, source_name: row.name, ...(row.name_column ? { name_column: row.name_column } : {}) },
-        body(),
+        query: { collection: row.collection, record_type: row.record_type, source_name: row.name, name_column: row.name_column ?? undefined },
+        body: body(),
         requestId,
-      );
+        timeoutMs: this.deps.uploadTimeoutMs,
+      });
     } catch (err) {
       await pages.return(undefined).catch(() => undefined);
       return answer(undefined, err);

@@ -3,10 +3,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { TOPICS } from '@trove/contracts';
-import { serviceUrl } from '@trove/platform';
+import { ServiceClient, serviceUrl } from '@trove/platform';
 import { eventually } from '@trove/testing';
 import { CredentialCipher } from '../src/domain/cipher';
-import { IngestionUploader } from '../src/ingestion-upload';
 import { PullService } from '../src/pull-service';
 import { Scheduler } from '../src/scheduler';
 import { sourceOpener } from '../src/sources';
@@ -38,7 +37,8 @@ function pullService(logger: pino.Logger = pino({ level: 'silent' })): PullServi
     db: stack.connector.database.db,
     cipher: new CredentialCipher([KEY_A]),
     open: sourceOpener(),
-    uploader: new IngestionUploader({ target: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
+    ingestion: new ServiceClient({ service: 'ingestion', caller: 'connector', target: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET }),
+    uploadTimeoutMs: 30_000,
     logger,
     cloud: false,
     connectTimeoutMs: 5_000,

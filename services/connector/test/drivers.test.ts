@@ -4,10 +4,9 @@ import { MongoClient, type MongoClientOptions } from 'mongodb';
 import neo4j, { type Driver } from 'neo4j-driver';
 import pino from 'pino';
 import request from 'supertest';
-import { serviceUrl } from '@trove/platform';
+import { ServiceClient, serviceUrl } from '@trove/platform';
 import { testConfig } from '@trove/testing';
 import { CredentialCipher } from '../src/domain/cipher';
-import { IngestionUploader } from '../src/ingestion-upload';
 import type { DnsResolver } from '../src/net/address-guard';
 import { PullService } from '../src/pull-service';
 import { reencryptConnectors } from '../src/reencrypt';
@@ -49,7 +48,8 @@ function pulls(drivers: Parameters<typeof sourceOpener>[0], cloud = false): Pull
     db: stack.connector.database.db,
     cipher: new CredentialCipher([KEY_A]),
     open: sourceOpener(drivers),
-    uploader: new IngestionUploader({ target: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET, tokenTtlSeconds: 60, timeoutMs: 30_000 }),
+    ingestion: new ServiceClient({ service: 'ingestion', caller: 'connector', target: serviceUrl(config, 'ingestion'), internalTokenSecret: config.INTERNAL_TOKEN_SECRET }),
+    uploadTimeoutMs: 30_000,
     logger: pino({ level: 'silent' }),
     cloud,
     connectTimeoutMs: 2_000,

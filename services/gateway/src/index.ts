@@ -1,6 +1,5 @@
 export { gatewayModule } from './module';
-export { ROUTES, matchRoute, upstreamPath, type Route, type Access } from './domain/route-table';
-export { VERSIONED_ALIASES } from './routes/health';
+export { ROUTES, matchRoute, upstreamPath } from './domain/route-table';
 // The limiter's benchmark (bench/src/limiter.ts) measures the path every request takes.
 export { TenantLimits } from './tenant-limits';
 export { limitClassOf } from './domain/limits';

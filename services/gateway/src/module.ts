@@ -13,7 +13,7 @@ import type { ShareClass } from './domain/shares';
 import { KeyVerifier } from './key-verifier';
 import { TenantLimits } from './tenant-limits';
 import { TenantPlans } from './tenant-plans';
-import { Upstreams } from './upstreams';
+import { ServiceProxies } from './service-proxies';
 
 /** How often the tallied API calls leave as usage.events facts. */
 const USAGE_FLUSH_INTERVAL_MS = 5_000;
@@ -39,7 +39,7 @@ export const gatewayModule: ServiceModule = {
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
       logger,
     });
-    const upstreams = new Upstreams({
+    const upstreams = new ServiceProxies({
       config,
       services: UPSTREAM_SERVICES,
       local,

@@ -22,7 +22,7 @@ class UpstreamServerError extends Error {}
 /** How long a client may keep sending a body its service has already answered before its connection is closed. */
 const DRAIN_AFTER_ANSWER_MS = 5_000;
 
-export interface UpstreamsOptions {
+export interface ServiceProxiesOptions {
   config: Config;
   services: ServiceName[];
   /** Called with each upstream response before it is passed on, with the public path forwarded (no query string). */
@@ -41,7 +41,7 @@ interface Upstream {
  * the request itself instead (handOver). Request and response bodies are piped, never buffered. The forwarded request
  * carries the signed internal identity and the request id, and neither the caller's Authorization nor its X-Tenant-Id.
  */
-export class Upstreams {
+export class ServiceProxies {
   private readonly upstreams = new Map<ServiceName, Upstream>();
   private readonly pending = new WeakMap<Request, Pending>();
   /** The normalised public path (and query string) each request is forwarded to, as the route table matched it. */
@@ -55,7 +55,7 @@ export class Upstreams {
    */
   private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, timeout: 10_000 });
 
-  constructor(private readonly opts: UpstreamsOptions) {
+  constructor(private readonly opts: ServiceProxiesOptions) {
     for (const service of opts.services) this.upstreams.set(service, this.create(service));
   }
 

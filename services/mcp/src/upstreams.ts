@@ -1,57 +1,39 @@
-import { RECORDS_COLLECTIONS_PATH, RECORDS_LIST_PATH, type AggregateAnswer, type CollectionsAnswer, type FilterValue, type SearchAnswer } from '@trove/contracts';
+import {
+  AGGREGATE,
+  COLLECTION_LIST,
+  RECORD_READ,
+  RECORDS_LIST,
+  SEARCH,
+  type AggregateAnswer,
+  type CollectionsAnswer,
+  type EndpointInput,
+  type RecordDto,
+  type RecordListAnswer,
+  type SearchAnswer,
+} from '@trove/contracts';
 import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
 import { ToolError, detailText } from './domain/tool-error';
 
-export type Json = Record<string, unknown>;
+/** A record in full, as records' GET /records/{id} answers it. */
+export type FullRecord = RecordDto;
+/** One record of a listing page. */
+export type ListItem = RecordListAnswer['items'][number];
+/** What a listing asks for: records' list parameters (collection_data filters in the shared filter syntax). */
+export type ListParams = EndpointInput<typeof RECORDS_LIST>['body'];
 
-/** A record as records' GET /records/{id} returns it. */
-export interface FullRecord extends Json {
-  id: string;
-  name: string;
-  collection: string;
-  record_type: string;
-  collection_data: Json;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ListItem {
-  id: string;
-  name: string;
-  collection: string;
-  record_type: string;
-  indexing_status: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ListPage {
-  items: ListItem[];
-  cursor: string | null;
-  has_more: boolean;
-}
-
-export interface ListParams {
-  collection?: string;
-  record_type?: string;
-  status?: string;
-  /** collection_data filters in the shared filter syntax, applied by records. */
-  filters?: Record<string, FilterValue>;
-  cursor?: string;
-  limit: number;
-}
-
-/** The calls the tools make, for one tenant: search and records over HTTP with an identity carrying that tenant. */
+/** The calls the tools make, for one tenant: search and records, with an identity carrying that tenant. */
 export interface Backend {
-  search(collection: string, body: Json): Promise<SearchAnswer>;
-  aggregate(body: Json): Promise<AggregateAnswer>;
-  list(params: ListParams): Promise<ListPage>;
+  search(collection: string, body: EndpointInput<typeof SEARCH>['body']): Promise<SearchAnswer>;
+  aggregate(body: EndpointInput<typeof AGGREGATE>['body']): Promise<AggregateAnswer>;
+  list(params: ListParams): Promise<RecordListAnswer>;
   /** The tenant's collections as records lists them (by name). */
   collections(): Promise<CollectionsAnswer>;
   /** Undefined when the record does not exist for this tenant. */
   record(id: string): Promise<FullRecord | undefined>;
 }
+
+/** What the model is shown of a refusal: a search's or a listing's 422 names the argument it refused. */
+const SHOWN = [400, 404, 422];
 
 /** The two upstream clients, shared by every request (one circuit breaker each). */
 export class Upstreams {
@@ -63,30 +45,34 @@ export class Upstreams {
   /** The caller's plan travels on, so search counts an MCP search against the tenant's month like any other. */
   for(caller: Identity, requestId?: string): Backend {
     const identity: Identity = { tenantId: caller.tenantId, principal: 'service:mcp', scopes: ['search', 'records'], plan: caller.plan };
-    const call = async <T>(client: ServiceClient, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-      try {
-        return await client.request<T>({ method, path, identity, body, requestId });
-      } catch (err) {
-        // Unreachable, failing or breaker open: the model may retry later.
-        if (err instanceof HttpError) throw new ToolError(typeof err.detail === 'string' ? err.detail : err.message);
-        throw err;
-      }
-    };
-    const ok = <T>(res: { status: number; body: unknown }, what: string): T => {
-      if (res.status >= 200 && res.status < 300) return res.body as T;
-      throw new ToolError(`${what} failed (${res.status}): ${detailText(res.body)}`);
-    };
+    const context = { identity, requestId, passOn: SHOWN };
     return {
-      search: async (collection, body) =>
-        ok<SearchAnswer>(await call(this.searchClient, 'POST', `/search/${encodeURIComponent(collection)}`, body), 'Search'),
-      aggregate: async (body) => ok<AggregateAnswer>(await call(this.searchClient, 'POST', '/aggregate', body), 'Aggregation'),
-      list: async (params) => ok<ListPage>(await call(this.records, 'POST', RECORDS_LIST_PATH, params), 'Listing records'),
-      collections: async () => ok<CollectionsAnswer>(await call(this.records, 'GET', RECORDS_COLLECTIONS_PATH), 'Listing collections'),
+      search: (collection, body) => asTool('Search', this.searchClient.call(SEARCH, { ...context, params: { collection }, body })),
+      aggregate: (body) => asTool('Aggregation', this.searchClient.call(AGGREGATE, { ...context, body })),
+      list: (body) => asTool('Listing records', this.records.call(RECORDS_LIST, { ...context, body })),
+      collections: () => asTool('Listing collections', this.records.call(COLLECTION_LIST, context)),
       record: async (id) => {
-        const res = await call<FullRecord>(this.records, 'GET', `/records/${encodeURIComponent(id)}`);
-        if (res.status === 404) return undefined;
-        return ok<FullRecord>(res, 'Reading the record');
+        try {
+          return await this.records.call(RECORD_READ, { ...context, params: { id } });
+        } catch (err) {
+          if (err instanceof HttpError && err.status === 404) return undefined;
+          return asTool('Reading the record', Promise.reject(err));
+        }
       },
     };
+  }
+}
+
+/**
+ * The answer, or a ToolError the model can read: a refusal with its status and detail; an upstream that is down,
+ * failing or behind an open breaker as the 503's detail (the model may retry later).
+ */
+async function asTool<T>(what: string, answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    if (err.status === 503) throw new ToolError(typeof err.detail === 'string' ? err.detail : err.message);
+    throw new ToolError(`${what} failed (${err.status}): ${detailText({ detail: err.detail })}`);
   }
 }

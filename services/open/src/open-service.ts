@@ -1,18 +1,9 @@
-import type { AggregateAnswer, PublicAggregateRequest, PublicSearchRequest, RecordDto, SearchResultItem } from '@trove/contracts';
+import type { AggregateAnswer, OpenCollection, OpenResultItem, OpenSearchAnswer, PublicAggregateRequest, PublicSearchRequest, RecordDto } from '@trove/contracts';
 import { ERRORS } from '@trove/platform';
-import { generatedDescription, matchesQuery, type OpenCollection } from './domain/collections';
+import { generatedDescription, matchesQuery } from './domain/collections';
 import { filterableFields } from './domain/fields';
 import type { SearchCounter } from './search-counter';
 import type { Upstreams } from './upstream';
-
-/** A search result item as the specification lists it; Open results carry no `description`. */
-export type OpenResultItem = Omit<SearchResultItem, 'description'>;
-
-export interface OpenSearchBody {
-  results: OpenResultItem[];
-  pagination: { offset: number; limit: number; has_more: boolean };
-  metadata: { search_mode: 'fulltext' | 'error'; processing_time_ms: number; total_estimate: number; cache_hit: boolean };
-}
 
 /** Records sampled to infer a collection's fields (the internal search's largest page). */
 const SCHEMA_SAMPLE = 100;
@@ -26,7 +17,7 @@ const SCHEMA_SAMPLE = 100;
 export class OpenService {
   constructor(private readonly deps: { upstreams: Upstreams; counter: SearchCounter }) {}
 
-  async search(req: PublicSearchRequest & { limit: number; offset: number }, requestId?: string): Promise<OpenSearchBody> {
+  async search(req: PublicSearchRequest & { limit: number; offset: number }, requestId?: string): Promise<OpenSearchAnswer> {
     const started = performance.now();
     const { upstreams, counter } = this.deps;
     const answer = await upstreams.search(req, requestId);

@@ -1,13 +1,6 @@
-import { usagePeriodOf } from '@trove/contracts';
+import { usagePeriodOf, type PortalAnalytics } from '@trove/contracts';
 import type { SearchCounter } from './search-counter';
 import type { Upstreams } from './upstream';
-
-export interface PortalAnalytics {
-  tenant_id: string;
-  period: string;
-  total_open_searches: number;
-  collections: Array<{ collection: string; record_count: number; public_count: number; open_searches: number; last_updated: string | null }>;
-}
 
 /**
  * The portal's analytics of a tenant for this month: how often Open searches surfaced each collection (open's own

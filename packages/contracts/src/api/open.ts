@@ -1,4 +1,230 @@
-import type { Endpoint } from '../endpoint';
+import { z } from 'zod';
+import { portalAnalyticsAnswer } from '../analytics';
+import { endpoint, withPortalToken, withoutCredential, type Endpoint, type Exposure } from '../endpoint';
+import { queryInteger } from '../query-params';
+import { collectionName, recordSchema } from '../records';
+import {
+  MAX_OFFSET,
+  PUBLIC_PAGE_DEFAULT,
+  PUBLIC_PAGE_MAX,
+  SEARCH_TEXT_MAX,
+  aggregateAnswer,
+  publicAggregateRequest,
+  searchField,
+  searchFilters,
+  searchResultItem,
+  searchText,
+} from '../search';
+import { serviceHealthAnswer, serviceReadinessAnswer } from './gateway';
+import { collectionParams } from './search';
+
+/**
+ * The Open API: public search, aggregation, collections and record lookup across tenants, without a key, limited per
+ * client IP (429 past the limit, with Retry-After). Its paths are the open service's, answered under /open/v1.
+ */
+const openApi: Exposure = withoutCredential('/open/v1');
+
+/** The body fields of both POST searches; a field the specification does not list is refused (422). */
+const searchBodyFields = {
+  query: searchText.optional(),
+  filters: searchFilters.default({}),
+  sort: searchField.optional(),
+  limit: z.int().min(1).max(PUBLIC_PAGE_MAX).default(PUBLIC_PAGE_DEFAULT),
+  offset: z.int().min(0).max(MAX_OFFSET).default(0),
+};
+
+/** `q` of the GET searches: empty (the default) browses, else 1-SEARCH_TEXT_MAX characters after trimming. */
+const openQueryText = z
+  .string()
+  .max(SEARCH_TEXT_MAX)
+  .transform((v) => v.trim())
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+/** The query string of both GET searches; unknown parameters are ignored, as caches and proxies add their own. */
+const searchQueryFields = {
+  q: openQueryText,
+  sort: searchField.optional(),
+  limit: queryInteger(1, PUBLIC_PAGE_MAX, PUBLIC_PAGE_DEFAULT),
+  offset: queryInteger(0, MAX_OFFSET, 0),
+};
+
+/** A search result as the Open API answers it: a private search's, without `description`. */
+export const openResultItem = searchResultItem.omit({ description: true });
+export type OpenResultItem = z.output<typeof openResultItem>;
+
+/** An Open search's answer. */
+export const openSearchAnswer = z.object({
+  results: z.array(openResultItem),
+  /** Paging follows the index: has_more holds even when hidden records thinned the page. */
+  pagination: z.object({ offset: z.number().int(), limit: z.number().int(), has_more: z.boolean() }),
+  metadata: z.object({
+    search_mode: z.enum(['fulltext', 'error']),
+    processing_time_ms: z.number(),
+    total_estimate: z.number().int(),
+    cache_hit: z.boolean(),
+  }),
+});
+export type OpenSearchAnswer = z.output<typeof openSearchAnswer>;
+
+/** A collection with public records, grouped by name across tenants. */
+export const openCollection = z.object({
+  collection: z.string(),
+  /** The record types among its public records, by name. */
+  record_types: z.array(z.string()),
+  /** Its public records. */
+  record_count: z.number().int(),
+  /** One generated sentence of what it holds. */
+  description: z.string(),
+});
+export type OpenCollection = z.output<typeof openCollection>;
+
+/** A search's 400 from the public index (a filter or sort it cannot apply) is passed on as it came. */
+const SEARCH_REFUSALS = [400] as const;
+
+export const OPEN_SEARCH = endpoint({
+  service: 'open',
+  method: 'POST',
+  path: '/search',
+  summary: 'Searches the public records of every tenant (full text, identifiers, filters, sort); with neither query nor filters, lists them by name',
+  exposed: openApi,
+  body: z.strictObject({ ...searchBodyFields, collection: collectionName.optional() }),
+  answer: openSearchAnswer,
+  refusals: SEARCH_REFUSALS,
+});
+
+export const OPEN_SEARCH_BY_QUERY = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/search',
+  summary: 'Searches the public records of every tenant, or of one collection, with the query in the query string',
+  exposed: openApi,
+  query: z.object({ ...searchQueryFields, collection: collectionName.optional() }),
+  answer: openSearchAnswer,
+  refusals: SEARCH_REFUSALS,
+});
+
+export const OPEN_COLLECTION_SEARCH = endpoint({
+  service: 'open',
+  method: 'POST',
+  path: '/search/:collection',
+  summary: "Searches one collection's public records, as POST /search does",
+  exposed: openApi,
+  params: collectionParams,
+  body: z.strictObject(searchBodyFields),
+  answer: openSearchAnswer,
+  refusals: SEARCH_REFUSALS,
+});
+
+export const OPEN_COLLECTION_SEARCH_BY_QUERY = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/search/:collection',
+  summary: "Searches one collection's public records with the query in the query string",
+  exposed: openApi,
+  params: collectionParams,
+  query: z.object(searchQueryFields),
+  answer: openSearchAnswer,
+  refusals: SEARCH_REFUSALS,
+});
+
+export const OPEN_AGGREGATE = endpoint({
+  service: 'open',
+  method: 'POST',
+  path: '/aggregate',
+  summary: "Counts public records by a field's values and computes numeric stats, over the filters' matches, across tenants",
+  exposed: openApi,
+  body: publicAggregateRequest,
+  answer: aggregateAnswer,
+  refusals: SEARCH_REFUSALS,
+});
+
+export const OPEN_COLLECTIONS = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/collections',
+  summary: 'Lists the collections with public records, largest first, optionally those whose name or description contains q',
+  exposed: openApi,
+  query: z.object({ q: z.string().max(200).trim().optional() }),
+  answer: z.array(openCollection),
+});
+
+export const OPEN_COLLECTION_SCHEMA = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/collections/:collection/schema',
+  summary: "Describes a collection: its public record count, record types, and the fields its records can be filtered on",
+  exposed: openApi,
+  params: collectionParams,
+  answer: openCollection.extend({
+    /** `<field> (<type>): <sample values>`, fields most sampled records have first. */
+    filterable_fields: z.array(z.string()),
+  }),
+  refusals: [404],
+});
+
+export const OPEN_RECORD = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/records/:record_id',
+  summary: 'One public record in full; a private, archived or missing one is the same 404',
+  exposed: openApi,
+  params: z.object({ record_id: z.guid() }),
+  answer: recordSchema.omit({ tenant_id: true, version: true }),
+  refusals: [404],
+});
+
+export const PORTAL_ANALYTICS = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/portal/analytics',
+  summary: "How often Open searches surfaced each of the signed-in tenant's collections this month, beside their record and public counts",
+  exposed: withPortalToken,
+  answer: portalAnalyticsAnswer,
+});
+
+// Every service app answers these itself (platform's createServiceApp); open's are public under /open/v1.
+
+export const OPEN_HEALTH = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/health',
+  summary: 'Liveness of the Open API: answers 200 while its process is up',
+  exposed: openApi,
+  answer: serviceHealthAnswer,
+});
+
+export const OPEN_HEALTH_READY = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/health/ready',
+  summary: "Readiness of the Open API: its database, event bus and rate-limit counter store (503 when one is down)",
+  exposed: openApi,
+  answer: serviceReadinessAnswer,
+});
+
+export const OPEN_METRICS = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/metrics',
+  summary: "The Open API's Prometheus metrics",
+  exposed: openApi,
+  produces: ['text/plain'],
+  answer: z.string(),
+});
 
 /** Every public endpoint the open service answers. */
-export const OPEN_API: readonly Endpoint[] = [];
+export const OPEN_API: readonly Endpoint[] = [
+  OPEN_SEARCH,
+  OPEN_SEARCH_BY_QUERY,
+  OPEN_COLLECTION_SEARCH,
+  OPEN_COLLECTION_SEARCH_BY_QUERY,
+  OPEN_AGGREGATE,
+  OPEN_COLLECTIONS,
+  OPEN_COLLECTION_SCHEMA,
+  OPEN_RECORD,
+  PORTAL_ANALYTICS,
+  OPEN_HEALTH,
+  OPEN_HEALTH_READY,
+  OPEN_METRICS,
+];

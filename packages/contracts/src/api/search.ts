@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endpoint, withKey, withPortalToken, type Endpoint } from '../endpoint';
+import { endpoint, withKey, withPortalToken, withoutCredential, type Endpoint } from '../endpoint';
 import { collectionName } from '../records';
 import { MAX_OFFSET, SEARCH_LIMIT_MAX, aggregateAnswer, aggregateRequest, searchAnswer, searchRequest, searchText } from '../search';
 
@@ -55,4 +55,33 @@ export const AGGREGATE = endpoint({
   answer: aggregateAnswer,
 });
 
-export const SEARCH_API: readonly Endpoint[] = [SEARCH, SEARCH_BY_QUERY, PORTAL_SEARCH, AGGREGATE];
+/** Milliseconds, rounded to two decimals; null before the window holds a search. */
+const percentile = z.number().nullable();
+
+export const SEARCH_HEALTH = endpoint({
+  service: 'search',
+  method: 'GET',
+  path: '/health/search',
+  summary: "Search quality of the recent window (latency percentiles, zero-result rate, fallbacks) and the older pipeline's queue and breaker",
+  exposed: withoutCredential('/api/v1'),
+  answer: z.object({
+    status: z.literal('ok'),
+    /** The most recent searches this process answered, up to `size` of them; `since` the oldest one's time (ISO 8601). */
+    window: z.object({ size: z.number().int(), searches: z.number().int(), since: z.string().nullable() }),
+    latency_ms: z.object({ p50: percentile, p95: percentile, p99: percentile }),
+    /** The share of the window's searches that found nothing (0 to 1). */
+    zero_result_rate: z.number(),
+    /** The window's searches whose filters alone were searched after the query with them found nothing. */
+    fallback_count: z.number().int(),
+    /** The older pipeline's worker in this process: records queued and running (each counted up to 10,000), its breaker. */
+    pipeline: z.object({
+      queued: z.number().int(),
+      running: z.number().int(),
+      breaker: z.enum(['closed', 'open', 'half_open']),
+      /** Failed jobs since the last one that succeeded. */
+      consecutive_failures: z.number().int(),
+    }),
+  }),
+});
+
+export const SEARCH_API: readonly Endpoint[] = [SEARCH, SEARCH_BY_QUERY, PORTAL_SEARCH, AGGREGATE, SEARCH_HEALTH];

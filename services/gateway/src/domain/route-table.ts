@@ -1,13 +1,6 @@
-import type { Scope, ServiceName } from '@trove/platform';
+import { API_ENDPOINTS, publicPaths, type Access, type Endpoint, type ServiceName } from '@trove/contracts';
 
-/** What a caller must present to use a route. */
-export type Access =
-  /** No credential; the request is forwarded with an anonymous identity. */
-  | { kind: 'none' }
-  /** An API key (or, in development, X-Tenant-Id); with a scope unless any valid key will do. */
-  | { kind: 'key'; scope?: Scope }
-  /** A portal sign-in token. */
-  | { kind: 'portal' };
+export type { Access };
 
 export interface Route {
   /** Whole path segments; a `*` segment stands for exactly one segment of any spelling (a collection name). */
@@ -16,66 +9,101 @@ export interface Route {
   access: Access;
 }
 
-const none: Access = { kind: 'none' };
-const key = (scope?: Scope): Access => ({ kind: 'key', scope });
-const portal: Access = { kind: 'portal' };
-
-/** Every public path the gateway forwards, and nothing else: the one place that says who owns what. */
-export const ROUTES: readonly Route[] = [
-  { prefix: '/api/v1/auth', service: 'auth', access: key('admin') },
-  { prefix: '/api/v1/records', service: 'records', access: key('records') },
-  { prefix: '/api/v1/collections', service: 'records', access: key('records') },
-  { prefix: '/api/v1/entities', service: 'records', access: key('records') },
-  { prefix: '/api/v1/admin', service: 'records', access: key('admin') },
+/**
+ * The areas of public paths the gateway forwards, and nothing else: each a whole-segment prefix, `*` standing for one
+ * segment. Which service owns an area, and what a caller must present to use it, are not written here: they are the
+ * declarations' of the endpoints under it (API_ENDPOINTS of @trove/contracts), which must agree (routesOf). The
+ * gateway's own endpoints (health, metrics) are served by the gateway and are no area.
+ */
+const AREAS: readonly string[] = [
+  '/api/v1/auth',
+  '/api/v1/records',
+  '/api/v1/collections',
+  '/api/v1/entities',
+  '/api/v1/admin',
   // Tenants are auth's; the rest of admin (stats, reindex) is about records.
-  { prefix: '/api/v1/admin/tenants', service: 'auth', access: key('admin') },
-  { prefix: '/api/v1/export', service: 'records', access: key('admin') },
-  { prefix: '/api/v1/upload', service: 'ingestion', access: key('upload') },
-  { prefix: '/api/v1/uploads', service: 'ingestion', access: key('upload') },
-  { prefix: '/api/v1/webhooks', service: 'ingestion', access: key('upload') },
-  { prefix: '/api/v1/ingest', service: 'ingestion', access: key('upload') },
-  { prefix: '/api/v1/ingestions', service: 'ingestion', access: key('upload') },
-  { prefix: '/api/v1/pipeline', service: 'ingestion', access: key('upload') },
-  { prefix: '/api/v1/search', service: 'search', access: key('search') },
-  { prefix: '/api/v1/aggregate', service: 'search', access: key('search') },
-  { prefix: '/api/v1/health/search', service: 'search', access: none },
-  { prefix: '/api/v1/usage', service: 'billing', access: key() },
-  { prefix: '/api/v1/connectors', service: 'connector', access: key('admin') },
-  { prefix: '/api/v1/billing/payment/webhook', service: 'billing', access: none },
+  '/api/v1/admin/tenants',
+  '/api/v1/export',
+  '/api/v1/upload',
+  '/api/v1/uploads',
+  '/api/v1/webhooks',
+  '/api/v1/ingest',
+  '/api/v1/ingestions',
+  '/api/v1/pipeline',
+  '/api/v1/search',
+  '/api/v1/aggregate',
+  '/api/v1/health/search',
+  '/api/v1/usage',
+  '/api/v1/connectors',
+  '/api/v1/billing/payment/webhook',
   // Portal routes accept only a portal sign-in token, except sign-in itself, which is how one is obtained.
-  { prefix: '/api/v1/portal/auth', service: 'auth', access: none },
-  { prefix: '/api/v1/portal/keys', service: 'auth', access: portal },
-  { prefix: '/api/v1/portal/account', service: 'auth', access: portal },
-  { prefix: '/api/v1/portal/quickstart', service: 'auth', access: portal },
-  { prefix: '/api/v1/portal/usage', service: 'billing', access: portal },
-  { prefix: '/api/v1/portal/billing', service: 'billing', access: portal },
-  { prefix: '/api/v1/portal/analytics', service: 'open', access: portal },
-  { prefix: '/api/v1/portal/collections', service: 'records', access: portal },
+  '/api/v1/portal/auth',
+  '/api/v1/portal/keys',
+  '/api/v1/portal/account',
+  '/api/v1/portal/quickstart',
+  '/api/v1/portal/usage',
+  '/api/v1/portal/billing',
+  '/api/v1/portal/analytics',
+  '/api/v1/portal/collections',
   // The replace upload is a file upload, parsed by ingestion; the rest of a replace (status, swap, cancel) is records'.
-  { prefix: '/api/v1/portal/collections/*/replace', service: 'ingestion', access: portal },
-  { prefix: '/api/v1/portal/records', service: 'records', access: portal },
-  { prefix: '/api/v1/portal/entities', service: 'records', access: portal },
-  { prefix: '/api/v1/portal/verticals', service: 'records', access: portal },
-  { prefix: '/api/v1/portal/search', service: 'search', access: portal },
-  { prefix: '/api/v1/portal/upload', service: 'ingestion', access: portal },
-  { prefix: '/open/v1', service: 'open', access: none },
-  { prefix: '/mcp', service: 'mcp', access: key('search') },
+  '/api/v1/portal/collections/*/replace',
+  '/api/v1/portal/records',
+  '/api/v1/portal/entities',
+  '/api/v1/portal/verticals',
+  '/api/v1/portal/search',
+  '/api/v1/portal/upload',
+  '/open/v1',
+  '/mcp',
 ];
+
+const wildcards = (segments: string[]) => segments.filter((s) => s === '*').length;
+
+/** Most specific first: more segments first, and among as many, fewer `*` first, so an area wins over every area it sits under. */
+function bySpecificity<T extends { segments: string[] }>(list: T[]): T[] {
+  return list.sort((a, b) => b.segments.length - a.segments.length || wildcards(a.segments) - wildcards(b.segments));
+}
+
+const sameAccess = (a: Access, b: Access) => a.kind === b.kind && (a.kind !== 'key' || b.kind !== 'key' || a.scope === b.scope);
+
+/**
+ * Each area with the service and access of the declared endpoints under it (an endpoint belongs to the most specific
+ * area over its path, a `:name` segment matching a `*`). Refuses, when the gateway loads, a table that does not fit
+ * the declarations: an exposed endpoint under no area, an area with no endpoint, or an area whose endpoints disagree.
+ */
+function routesOf(areas: readonly string[], endpoints: readonly Endpoint[]): Route[] {
+  const compiled = bySpecificity(areas.map((prefix) => ({ prefix, segments: prefix.split('/') })));
+  const owners = new Map<string, { service: ServiceName; access: Access; by: string }>();
+  for (const e of endpoints) {
+    if (!e.exposed || e.service === 'gateway') continue;
+    for (const path of publicPaths(e)) {
+      const segments = path.split('/');
+      const by = `${e.method} ${path}`;
+      const area = compiled.find((a) => startsWithSegments(segments, a.segments, (s, p) => s === p));
+      if (!area) throw new Error(`The gateway's route table has no area for ${by} (${e.service})`);
+      const owner = owners.get(area.prefix);
+      if (owner && (owner.service !== e.service || !sameAccess(owner.access, e.exposed.access))) {
+        throw new Error(`The endpoints under ${area.prefix} disagree on who answers or who may call: ${owner.by} and ${by}`);
+      }
+      owners.set(area.prefix, owner ?? { service: e.service, access: e.exposed.access, by });
+    }
+  }
+  return areas.map((prefix) => {
+    const owner = owners.get(prefix);
+    if (!owner) throw new Error(`The gateway's route table has an area with no declared endpoint: ${prefix}`);
+    return { prefix, service: owner.service, access: owner.access };
+  });
+}
+
+/** Every public path the gateway forwards, with the service that answers it and what a caller must present. */
+export const ROUTES: readonly Route[] = routesOf(AREAS, API_ENDPOINTS);
 
 interface CompiledRoute {
   route: Route;
   segments: string[];
 }
 
-const wildcards = (segments: string[]) => segments.filter((s) => s === '*').length;
-
-/**
- * Most specific first: more segments first, and among as many, fewer `*` first, so an entry wins over every entry it
- * sits under (the replace upload's entry over `/api/v1/portal/collections`).
- */
-const BY_SPECIFICITY: CompiledRoute[] = ROUTES.map((route) => ({ route, segments: route.prefix.split('/') })).sort(
-  (a, b) => b.segments.length - a.segments.length || wildcards(a.segments) - wildcards(b.segments),
-);
+/** The replace upload's entry wins over `/api/v1/portal/collections`. */
+const BY_SPECIFICITY: CompiledRoute[] = bySpecificity(ROUTES.map((route) => ({ route, segments: route.prefix.split('/') })));
 
 /** Whether the path's first segments are the prefix's: `*` takes any one non-empty segment, the others as `same` says. */
 function startsWithSegments(path: string[], prefix: string[], same: (pathSegment: string, prefixSegment: string) => boolean): boolean {

@@ -7,11 +7,11 @@ import { limitClassOf } from '../domain/limits';
 import { matchRoute, type Match } from '../domain/route-table';
 import { shareClassOf, type ShareClass } from '../domain/shares';
 import type { TenantLimits } from '../tenant-limits';
-import type { Upstreams } from '../upstreams';
+import type { ServiceProxies } from '../service-proxies';
 
 export interface ProxyDeps {
   authenticator: Authenticator;
-  upstreams: Upstreams;
+  upstreams: ServiceProxies;
   /** Per-tenant limits of every authenticated request (key or portal). */
   limits: TenantLimits;
   /** Key-authenticated API calls per tenant and month, for usage.events. */

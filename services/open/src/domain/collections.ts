@@ -1,10 +1,4 @@
-/** An Open collection as the specification shows it. */
-export interface OpenCollection {
-  collection: string;
-  record_types: string[];
-  record_count: number;
-  description: string;
-}
+import type { OpenCollection } from '@trove/contracts';
 
 /**
  * The description of a collection whose publishers gave none (Trove keeps no collection description yet): what it

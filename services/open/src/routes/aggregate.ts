@@ -1,5 +1,5 @@
-import { publicAggregateRequest } from '@trove/contracts';
-import { parseInput, type Router } from '@trove/platform';
+import { OPEN_AGGREGATE } from '@trove/contracts';
+import { serve, type Router } from '@trove/platform';
 import type { OpenService } from '../open-service';
 
 /**
@@ -7,8 +7,5 @@ import type { OpenService } from '../open-service';
  * is the internal public aggregation's, passed on as read.
  */
 export function aggregateRoutes(router: Router, open: OpenService): void {
-  router.post('/aggregate', async (req, res) => {
-    const body = parseInput(publicAggregateRequest, req.body ?? {}, 'body');
-    res.json(await open.aggregate(body, req.id));
-  });
+  serve(router, OPEN_AGGREGATE, ({ body }, req) => open.aggregate(body, req.id));
 }

@@ -1,13 +1,12 @@
+import { SEARCH_HEALTH } from '@trove/contracts';
+import { serve, type Router } from '@trove/platform';
 import type { HealthWindow } from '../domain/health-window';
-import type { Router } from '@trove/platform';
 import type { PipelineReport } from '../pipeline-worker';
 
 /**
- * GET /health/search: the recent window's latency percentiles, zero-result rate and fallback count, and where the
- * older pipeline stands (jobs queued and running, its breaker); no tenant data.
+ * SEARCH_HEALTH: the recent window's latency percentiles, zero-result rate and fallback count, and where the older
+ * pipeline stands (jobs queued and running, its breaker); no tenant data.
  */
 export function searchHealthRoutes(router: Router, health: HealthWindow, pipeline: { report(): Promise<PipelineReport> }): void {
-  router.get('/health/search', async (_req, res) => {
-    res.json({ status: 'ok', ...health.report(), pipeline: await pipeline.report() });
-  });
+  serve(router, SEARCH_HEALTH, async () => ({ status: 'ok' as const, ...health.report(), pipeline: await pipeline.report() }));
 }
