@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { ElasticsearchEngine } from './elasticsearch/engine';
-import { searchEngineContract } from './engine.contract';
+import { runAll } from './engine.contract';
 
 /**
  * The shared contract against a real Elasticsearch whenever ELASTICSEARCH_URL names a reachable cluster (for example
@@ -48,7 +48,7 @@ function unusable(node: string): string | undefined {
 
 const reason = unusable(url);
 if (reason === undefined) {
-  searchEngineContract(`Elasticsearch (${redacted(url)})`, async () => {
+  runAll(`Elasticsearch (${redacted(url)})`, async () => {
     const engine = new ElasticsearchEngine({ node: url, indexPrefix: `trove-test-${randomUUID().slice(0, 8)}` });
     return {
       engine,

@@ -14,50 +14,86 @@ import type {
 } from './port';
 
 /**
- * One contract, every adapter: PostgreSQL (server and PGlite) and Elasticsearch call this with a way to open their
- * engine. Each test works in its own random tenant (and, for the shared public index, its own collection names and
- * search terms), so a shared server or database keeps runs apart. Only observable behaviour is asserted.
+ * The engine under test and what every capability's tests do with it. runAll opens the engine before any test runs,
+ * so `engine` is read only inside a test.
  */
-export function searchEngineContract(
-  name: string,
-  open: () => Promise<{ engine: SearchEngine; close(): Promise<void> }>,
-): void {
+class ContractSuite {
+  engine!: SearchEngine;
+
+  /** Indexes the documents, each reported indexed. */
+  async index(...documents: IndexDocument[]): Promise<void> {
+    const outcomes = await this.engine.apply(documents.map((d) => upsert(d)));
+    expect(outcomes.map((o) => o.status)).toEqual(documents.map(() => 'indexed'));
+  }
+
+  /** A search as the search service sends it: `text` classified by textOf(), 20 hits from the first by default. */
+  find(scope: SearchScope, q: Partial<Omit<SearchQuery, 'scope' | 'text'>> & { text?: string; type?: QueryType } = {}): Promise<SearchResult> {
+    return this.engine.search({
+      scope,
+      text: q.text === undefined ? undefined : textOf(q.text, q.type),
+      filters: q.filters ?? [],
+      sort: q.sort,
+      limit: q.limit ?? 20,
+      offset: q.offset ?? 0,
+    });
+  }
+}
+
+/**
+ * One contract, every adapter: PostgreSQL (server and PGlite) and Elasticsearch call runAll with a way to open their
+ * engine. As in Jaeger's storage integration tests, each capability's tests are one function (testWrites,
+ * testKeywordRanking, ...) over a shared suite object holding the engine, and runAll runs them all against one engine.
+ * Each test works in its own random tenant (and, for the shared public index, its own collection names and search
+ * terms), so a shared server or database keeps runs apart. Only observable behaviour is asserted.
+ */
+export function runAll(name: string, open: () => Promise<{ engine: SearchEngine; close(): Promise<void> }>): void {
   describe(`search engine contract: ${name}`, () => {
-    let engine: SearchEngine;
+    const s = new ContractSuite();
     let close: () => Promise<void>;
 
     beforeAll(async () => {
-      ({ engine, close } = await open());
-      await engine.init();
+      ({ engine: s.engine, close } = await open());
+      await s.engine.init();
     });
 
     afterAll(async () => {
       await close?.();
     });
 
-    const index = async (...documents: IndexDocument[]) => {
-      const outcomes = await engine.apply(documents.map((d) => upsert(d)));
-      expect(outcomes.map((o) => o.status)).toEqual(documents.map(() => 'indexed'));
-    };
+    testLifecycle(s);
+    // Second, on an empty table: its estimate test arranges where documents land in the table.
+    testCounting(s);
+    testScopes(s);
+    testWrites(s);
+    testGenerations(s);
+    testPublicIndex(s);
+    testIdentifiers(s);
+    testFullText(s);
+    testKeywordRanking(s);
+    testNaturalLanguageRanking(s);
+    testTypos(s);
+    testFilters(s);
+    testSorting(s);
+    testAggregation(s);
+  });
+}
 
-    const find = (scope: SearchScope, q: Partial<Omit<SearchQuery, 'scope' | 'text'>> & { text?: string; type?: QueryType } = {}) =>
-      engine.search({
-        scope,
-        text: q.text === undefined ? undefined : textOf(q.text, q.type),
-        filters: q.filters ?? [],
-        sort: q.sort,
-        limit: q.limit ?? 20,
-        offset: q.offset ?? 0,
-      });
-
-    const namesOf = (result: SearchResult) => result.hits.map((h) => h.document.name);
-
+/** init is repeatable and the engine answers a ping. */
+function testLifecycle(s: ContractSuite): void {
+  describe('lifecycle', () => {
     it('initialises again without harm', async () => {
-      await engine.init();
-      await engine.ping();
+      await s.engine.init();
+      await s.engine.ping();
     });
+  });
+}
 
-    // Second in the suite, on an empty table: the arrangement below is about where documents land in it.
+/**
+ * total_estimate: exact up to 10,000 matches, estimated above but never beyond the scope's documents, the same on every
+ * page.
+ */
+function testCounting(s: ContractSuite): void {
+  describe('counting', () => {
     it('estimates above ten thousand matches but never beyond the documents of the collection', async () => {
       // PostgreSQL estimates from a repeatable sample of about 500 of the table's pages, scaled up. Here the table is
       // about 1,000 pages: 120 of another tenant's large documents on pages 0 to 29, the collection's 10,001 small ones
@@ -68,9 +104,9 @@ export function searchEngineContract(
       const filler = (n: number) => Array.from({ length: n }, () => doc(other, { name: 'Spacer', description: 'x'.repeat(700) }));
       const clamps = Array.from({ length: 10_001 }, () => doc(t, { name: 'Clamp' }));
       for (const part of [filler(120), clamps, filler(2_660)]) {
-        for (let i = 0; i < part.length; i += 2_500) await index(...part.slice(i, i + 2_500));
+        for (let i = 0; i < part.length; i += 2_500) await s.index(...part.slice(i, i + 2_500));
       }
-      for (const found of [await find(own(t)), await find(own(t), { text: 'clamp', type: 'keyword' })]) {
+      for (const found of [await s.find(own(t)), await s.find(own(t), { text: 'clamp', type: 'keyword' })]) {
         expect(found.total_is_estimate).toBe(true);
         // Elasticsearch stops counting at 10,000.
         expect(found.total_estimate).toBeGreaterThanOrEqual(10_000);
@@ -78,108 +114,108 @@ export function searchEngineContract(
       }
     }, 60_000);
 
+    it('pages with offset and limit and reports the total', async () => {
+      const t = tenant();
+      const docs = Array.from({ length: 25 }, (_, i) => doc(t, { name: `Panel ${String(i).padStart(2, '0')}`, collection_data: { n: i } }));
+      await s.index(...docs);
+      const all: string[] = [];
+      for (let offset = 0; offset < 30; offset += 10) {
+        const page = await s.find(own(t), { text: 'panel', type: 'keyword', limit: 10, offset });
+        expect(page.total_estimate).toBe(25);
+        all.push(...page.hits.map((h) => h.document.record_id));
+      }
+      expect(all).toHaveLength(25);
+      expect(new Set(all).size).toBe(25);
+      const listed = await s.find(own(t), { limit: 5, offset: 20 });
+      expect(namesOf(listed)).toEqual(['Panel 20', 'Panel 21', 'Panel 22', 'Panel 23', 'Panel 24']);
+      expect(listed.total_estimate).toBe(25);
+      const beyond = await s.find(own(t), { limit: 5, offset: 40, sort: { field: 'n', direction: 'asc' } });
+      expect(beyond.hits).toEqual([]);
+      expect(beyond.total_estimate).toBe(25);
+    });
+  });
+}
+
+/** What a private scope sees: its tenant's collection, active documents only. */
+function testScopes(s: ContractSuite): void {
+  describe('scopes', () => {
     it("never returns another tenant's documents", async () => {
       const [a, b] = [tenant(), tenant()];
-      await index(doc(a, { name: 'Hex bolt M8' }), doc(b, { name: 'Hex bolt M10' }));
-      const found = await find(own(a), { text: 'hex bolt' });
+      await s.index(doc(a, { name: 'Hex bolt M8' }), doc(b, { name: 'Hex bolt M10' }));
+      const found = await s.find(own(a), { text: 'hex bolt' });
       expect(namesOf(found)).toEqual(['Hex bolt M8']);
-      const filtered = await find(own(b));
+      const filtered = await s.find(own(b));
       expect(namesOf(filtered)).toEqual(['Hex bolt M10']);
-      expect((await engine.aggregate({ scope: own(a), filters: [] })).total).toBe(1);
+      expect((await s.engine.aggregate({ scope: own(a), filters: [] })).total).toBe(1);
     });
 
     it('searches only the collection asked for', async () => {
       const t = tenant();
-      await index(doc(t, { name: 'Brass hinge', collection: 'hardware' }), doc(t, { name: 'Brass lamp', collection: 'lighting' }));
-      expect(namesOf(await find(own(t, 'hardware'), { text: 'brass' }))).toEqual(['Brass hinge']);
-      expect(namesOf(await find(own(t, 'lighting')))).toEqual(['Brass lamp']);
+      await s.index(doc(t, { name: 'Brass hinge', collection: 'hardware' }), doc(t, { name: 'Brass lamp', collection: 'lighting' }));
+      expect(namesOf(await s.find(own(t, 'hardware'), { text: 'brass' }))).toEqual(['Brass hinge']);
+      expect(namesOf(await s.find(own(t, 'lighting')))).toEqual(['Brass lamp']);
     });
 
     it('never returns archived or draft documents', async () => {
       const t = tenant();
-      await index(
+      await s.index(
         doc(t, { name: 'Copper pipe live', collection_data: { sku: 'CU-1001' } }),
         doc(t, { name: 'Copper pipe archived', status: 'archived', collection_data: { sku: 'CU-1001' } }),
         doc(t, { name: 'Copper pipe draft', status: 'draft', collection_data: { sku: 'CU-1001' } }),
       );
-      expect(namesOf(await find(own(t), { text: 'copper pipe' }))).toEqual(['Copper pipe live']);
-      expect(namesOf(await find(own(t), { text: 'CU-1001' }))).toEqual(['Copper pipe live']);
-      expect(namesOf(await find(own(t)))).toEqual(['Copper pipe live']);
-      expect((await engine.aggregate({ scope: own(t), filters: [] })).total).toBe(1);
+      expect(namesOf(await s.find(own(t), { text: 'copper pipe' }))).toEqual(['Copper pipe live']);
+      expect(namesOf(await s.find(own(t), { text: 'CU-1001' }))).toEqual(['Copper pipe live']);
+      expect(namesOf(await s.find(own(t)))).toEqual(['Copper pipe live']);
+      expect((await s.engine.aggregate({ scope: own(t), filters: [] })).total).toBe(1);
     });
+  });
+}
 
+/**
+ * apply: read-your-writes, versions (an older one never wins), deletes, redeliveries, failing items, documents given
+ * back as indexed.
+ */
+function testWrites(s: ContractSuite): void {
+  describe('writes', () => {
     it('archiving a document takes it out of the next search', async () => {
       const t = tenant();
       const d = doc(t, { name: 'Walnut table' });
-      await index(d);
-      expect(namesOf(await find(own(t), { text: 'walnut' }))).toEqual(['Walnut table']);
-      await index({ ...d, version: 2, status: 'archived' });
-      expect((await find(own(t), { text: 'walnut' })).hits).toEqual([]);
-    });
-
-    it('hides a staging generation until it is swapped in, then drops the old generation', async () => {
-      const t = tenant();
-      await index(doc(t, { name: 'Oak chair old', generation: 1 }));
-      const staging = doc(t, { name: 'Oak chair new', generation: 2 });
-      await engine.apply([upsert(staging, 1)]);
-      expect(namesOf(await find(own(t), { text: 'oak chair' }))).toEqual(['Oak chair old']);
-      expect(namesOf(await find(own(t)))).toEqual(['Oak chair old']);
-
-      await engine.swapGeneration(t, 'parts', 2);
-      expect(namesOf(await find(own(t), { text: 'oak chair' }))).toEqual(['Oak chair new']);
-      expect(namesOf(await find(own(t)))).toEqual(['Oak chair new']);
-      expect((await engine.aggregate({ scope: own(t), filters: [] })).total).toBe(1);
-    });
-
-    it('ignores a late redelivery of an older swap', async () => {
-      const t = tenant();
-      await index(doc(t, { name: 'Ash stool one', generation: 1 }));
-      await engine.apply([upsert(doc(t, { name: 'Ash stool two', generation: 2 }), 1)]);
-      await engine.swapGeneration(t, 'parts', 2);
-      await engine.swapGeneration(t, 'parts', 1);
-      expect(namesOf(await find(own(t), { text: 'ash stool' }))).toEqual(['Ash stool two']);
-    });
-
-    it('treats a higher active generation announced by an upsert as a swap', async () => {
-      const t = tenant();
-      await index(doc(t, { name: 'Pine shelf old', generation: 1 }));
-      await engine.apply([upsert(doc(t, { name: 'Pine shelf new', generation: 2 }), 2)]);
-      expect(namesOf(await find(own(t), { text: 'pine shelf' }))).toEqual(['Pine shelf new']);
-      // A late writer that still believes generation 1 is active cannot turn the clock back.
-      await engine.apply([upsert(doc(t, { name: 'Pine shelf late', generation: 1 }), 1)]);
-      expect(namesOf(await find(own(t), { text: 'pine shelf' }))).toEqual(['Pine shelf new']);
+      await s.index(d);
+      expect(namesOf(await s.find(own(t), { text: 'walnut' }))).toEqual(['Walnut table']);
+      await s.index({ ...d, version: 2, status: 'archived' });
+      expect((await s.find(own(t), { text: 'walnut' })).hits).toEqual([]);
     });
 
     it('ignores an upsert older than the stored version and reports it indexed', async () => {
       const t = tenant();
       const d = doc(t, { name: 'Steel anchor v2', version: 2 });
-      await index(d);
-      const outcomes = await engine.apply([upsert({ ...d, version: 1, name: 'Steel anchor v1' })]);
+      await s.index(d);
+      const outcomes = await s.engine.apply([upsert({ ...d, version: 1, name: 'Steel anchor v1' })]);
       expect(outcomes).toEqual([{ record_id: d.record_id, version: 1, status: 'indexed' }]);
-      expect(namesOf(await find(own(t), { text: 'steel anchor' }))).toEqual(['Steel anchor v2']);
+      expect(namesOf(await s.find(own(t), { text: 'steel anchor' }))).toEqual(['Steel anchor v2']);
     });
 
     it('keeps a removed document out even when an older upsert arrives late', async () => {
       const t = tenant();
       const d = doc(t, { name: 'Zinc washer', version: 3 });
-      await index(d);
-      const removed = await engine.apply([{ op: 'remove', tenant_id: t, record_id: d.record_id, version: 4 }]);
+      await s.index(d);
+      const removed = await s.engine.apply([{ op: 'remove', tenant_id: t, record_id: d.record_id, version: 4 }]);
       expect(removed).toEqual([{ record_id: d.record_id, version: 4, status: 'indexed' }]);
-      expect((await find(own(t), { text: 'zinc washer' })).hits).toEqual([]);
-      const late = await engine.apply([upsert({ ...d, version: 3 })]);
+      expect((await s.find(own(t), { text: 'zinc washer' })).hits).toEqual([]);
+      const late = await s.engine.apply([upsert({ ...d, version: 3 })]);
       expect(late[0]!.status).toBe('indexed');
-      expect((await find(own(t), { text: 'zinc washer' })).hits).toEqual([]);
-      expect((await find(own(t))).hits).toEqual([]);
+      expect((await s.find(own(t), { text: 'zinc washer' })).hits).toEqual([]);
+      expect((await s.find(own(t))).hits).toEqual([]);
     });
 
     it('reports a redelivered version indexed and keeps one copy', async () => {
       const t = tenant();
       const d = doc(t, { name: 'Nylon spacer' });
-      await index(d);
-      await index(d);
-      const both = await engine.apply([upsert(d), upsert(d)]);
+      await s.index(d);
+      await s.index(d);
+      const both = await s.engine.apply([upsert(d), upsert(d)]);
       expect(both.map((o) => o.status)).toEqual(['indexed', 'indexed']);
-      const found = await find(own(t), { text: 'nylon spacer' });
+      const found = await s.find(own(t), { text: 'nylon spacer' });
       expect(namesOf(found)).toEqual(['Nylon spacer']);
       expect(found.total_estimate).toBe(1);
     });
@@ -187,16 +223,16 @@ export function searchEngineContract(
     it('applies changes of one batch in order, the newest version winning', async () => {
       const t = tenant();
       const d = doc(t, { name: 'Felt pad first' });
-      await engine.apply([upsert(d), upsert({ ...d, version: 3, name: 'Felt pad third' }), upsert({ ...d, version: 2, name: 'Felt pad second' })]);
-      expect(namesOf(await find(own(t), { text: 'felt pad' }))).toEqual(['Felt pad third']);
+      await s.engine.apply([upsert(d), upsert({ ...d, version: 3, name: 'Felt pad third' }), upsert({ ...d, version: 2, name: 'Felt pad second' })]);
+      expect(namesOf(await s.find(own(t), { text: 'felt pad' }))).toEqual(['Felt pad third']);
     });
 
     it('finds a document in the search right after apply returns', async () => {
       const t = tenant();
       for (let i = 0; i < 5; i++) {
         const d = doc(t, { name: `Rivet batch ${i}` });
-        await engine.apply([upsert(d)]);
-        const found = await find(own(t), { text: `rivet batch ${i}`, type: 'keyword' });
+        await s.engine.apply([upsert(d)]);
+        const found = await s.find(own(t), { text: `rivet batch ${i}`, type: 'keyword' });
         expect(found.hits.map((h) => h.document.record_id)).toContain(d.record_id);
       }
     });
@@ -212,8 +248,8 @@ export function searchEngineContract(
         source_type: 'file_upload',
         version: 7,
       });
-      await index(d);
-      const found = await find(own(t), { text: 'round trip' });
+      await s.index(d);
+      const found = await s.find(own(t), { text: 'round trip' });
       expect(found.hits[0]!.document).toEqual(d);
     });
 
@@ -221,633 +257,689 @@ export function searchEngineContract(
       const t = tenant();
       const older = doc(t, { name: 'Older vocabulary bolt', vocabulary: 'older' });
       const current = doc(t, { name: 'Current vocabulary bolt' });
-      await index(older, current);
-      const found = await find(own(t), { text: 'vocabulary bolt' });
+      await s.index(older, current);
+      const found = await s.find(own(t), { text: 'vocabulary bolt' });
       const byId = new Map(found.hits.map((h) => [h.document.record_id, h.document]));
       expect(byId.get(older.record_id)).toEqual(older);
       expect(byId.get(current.record_id)).toEqual(current);
       expect(byId.get(current.record_id)).not.toHaveProperty('vocabulary');
     });
 
-    describe('public index', () => {
-      it('finds public documents of every tenant and no private ones', async () => {
-        const [a, b] = [tenant(), tenant()];
-        const word = uniqueWord();
-        const collection = `open_${word}`;
-        await index(
-          doc(a, { name: `Public ${word} from a`, collection, visibility: 'public' }),
-          doc(a, { name: `Private ${word} from a`, collection }),
-        );
-        await index(doc(b, { name: `Public ${word} from b`, collection, visibility: 'public' }));
-        const found = await find({ kind: 'public', collection }, { text: word });
-        expect(namesOf(found).sort()).toEqual([`Public ${word} from a`, `Public ${word} from b`]);
-        const everywhere = await find({ kind: 'public' }, { text: word });
-        expect(namesOf(everywhere).sort()).toEqual([`Public ${word} from a`, `Public ${word} from b`]);
-        expect((await engine.aggregate({ scope: { kind: 'public', collection }, filters: [] })).total).toBe(2);
-      });
-
-      it('lists its collections across tenants in one call: largest first, ties by name, with their record types', async () => {
-        const [a, b] = [tenant(), tenant()];
-        const word = uniqueWord();
-        const [x, y, z] = ['x', 'y', 'z'].map((c) => `open_${word}_${c}`);
-        const data = { run: word };
-        await index(
-          doc(a, { collection: x, record_type: 'bolt', visibility: 'public', collection_data: data }),
-          doc(a, { collection: x, record_type: 'bolt', visibility: 'public', collection_data: data }),
-          doc(a, { collection: z, record_type: 'nut', visibility: 'public', collection_data: data }),
-          doc(a, { collection: y, record_type: 'nut', collection_data: data }),
-          doc(a, { collection: y, record_type: 'nut', visibility: 'public', status: 'archived', collection_data: data }),
-        );
-        await index(
-          doc(b, { collection: x, record_type: 'nut', visibility: 'public', collection_data: data }),
-          doc(b, { collection: y, record_type: 'washer', visibility: 'public', collection_data: data }),
-        );
-        expect(await engine.publicCollections([{ field: 'run', op: 'eq', value: word }])).toEqual([
-          { collection: x, count: 3, record_types: [{ value: 'bolt', count: 2 }, { value: 'nut', count: 1 }] },
-          { collection: y, count: 1, record_types: [{ value: 'washer', count: 1 }] },
-          { collection: z, count: 1, record_types: [{ value: 'nut', count: 1 }] },
-        ]);
-      });
-
-      it('moves a document in and out with its visibility, and drops it when archived', async () => {
-        const t = tenant();
-        const word = uniqueWord();
-        const collection = `open_${word}`;
-        const d = doc(t, { name: `Lamp ${word}`, collection });
-        await index(d);
-        const publicScope: SearchScope = { kind: 'public', collection };
-        expect((await find(publicScope, { text: word })).hits).toEqual([]);
-        await index({ ...d, version: 2, visibility: 'public' });
-        expect(namesOf(await find(publicScope, { text: word }))).toEqual([`Lamp ${word}`]);
-        await index({ ...d, version: 3, visibility: 'private' });
-        expect((await find(publicScope, { text: word })).hits).toEqual([]);
-        expect(namesOf(await find(own(t, collection), { text: word }))).toEqual([`Lamp ${word}`]);
-        await index({ ...d, version: 4, visibility: 'public' });
-        expect(namesOf(await find(publicScope, { text: word }))).toEqual([`Lamp ${word}`]);
-        await index({ ...d, version: 5, visibility: 'public', status: 'archived' });
-        expect((await find(publicScope, { text: word })).hits).toEqual([]);
-        expect((await find(publicScope)).hits).toEqual([]);
-      });
-
-      it('shows a public staging document only after the swap', async () => {
-        const t = tenant();
-        const word = uniqueWord();
-        const collection = `open_${word}`;
-        await index(doc(t, { name: `Old ${word}`, collection, visibility: 'public', generation: 1 }));
-        await engine.apply([upsert(doc(t, { name: `New ${word}`, collection, visibility: 'public', generation: 2 }), 1)]);
-        expect(namesOf(await find({ kind: 'public', collection }, { text: word }))).toEqual([`Old ${word}`]);
-        await engine.swapGeneration(t, collection, 2);
-        expect(namesOf(await find({ kind: 'public', collection }, { text: word }))).toEqual([`New ${word}`]);
-      });
-    });
-
-    describe('identifiers', () => {
-      it('matches an EAN-13 query against a UPC-A, a numeric EAN and a grouped GTIN, scoring 1.0', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Cola can', collection_data: { upc: '036000291452' } }),
-          doc(t, { name: 'Drill bit', collection_data: { ean: 4006381333931 } }),
-          doc(t, { name: 'Unrelated', collection_data: { ean: '4006381333948' } }),
-        );
-        const cola = await find(own(t), { text: '0036000291452' });
-        expect(namesOf(cola)).toEqual(['Cola can']);
-        expect(cola.hits[0]!.score).toBe(1);
-        const drill = await find(own(t), { text: '4 006381 333931' });
-        expect(namesOf(drill)).toEqual(['Drill bit']);
-        expect(drill.hits[0]!.score).toBe(1);
-      });
-
-      it('matches standards whatever their spacing and case, and a base against its dated form', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Hex bolt DIN 933 M8x40' }),
-          doc(t, { name: 'Socket cap screw', collection_data: { norm: 'DIN EN ISO 4762' } }),
-          doc(t, { name: 'Quality manual', collection_data: { certified: ['ISO 9001:2015'] } }),
-          doc(t, { name: 'Hex bolt DIN 931' }),
-        );
-        for (const q of ['din933', 'DIN-933', 'DIN 933']) {
-          const found = await find(own(t), { text: q });
-          expect(namesOf(found)).toEqual(['Hex bolt DIN 933 M8x40']);
-          expect(found.hits[0]!.score).toBe(1);
-        }
-        expect(namesOf(await find(own(t), { text: 'ISO 4762' }))).toEqual(['Socket cap screw']);
-        expect(namesOf(await find(own(t), { text: 'iso 9001' }))).toEqual(['Quality manual']);
-        expect(namesOf(await find(own(t), { text: 'ISO 9001:2015' }))).toEqual(['Quality manual']);
-      });
-
-      it('finds the base standard for a query naming an edition, below the edition itself', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Handbook', collection_data: { certified: 'ISO 9001' } }),
-          doc(t, { name: 'Quality manual', collection_data: { certified: ['ISO 9001:2015'] } }),
-          doc(t, { name: 'Audit', collection_data: { norm: 'ISO 14001' } }),
-        );
-        const found = await find(own(t), { text: 'ISO 9001:2015' });
-        expect(namesOf(found)).toEqual(['Quality manual', 'Handbook']);
-        expect(found.hits[0]!.score).toBe(1);
-        expect(found.hits[1]!.score).toBeLessThan(1);
-        expect(found.hits[1]!.score).toBeGreaterThan(0);
-        expect(found.total_estimate).toBe(2);
-        const base = await find(own(t), { text: 'ISO 9001' });
-        expect(namesOf(base).sort()).toEqual(['Handbook', 'Quality manual']);
-        expect(base.hits.every((h) => h.score === 1)).toBe(true);
-      });
-
-      it('lists identifier matches by name, then record_id, however they were loaded', async () => {
-        const names = ['Hotel', 'alpha', 'Golf', 'Echo', 'bravo', 'Foxtrot', 'Delta', 'charlie'];
-        const [a, b] = [tenant(), tenant()];
-        await index(...names.map((name) => doc(a, { name, collection_data: { norm: 'DIN 933' } })));
-        await index(...[...names].reverse().map((name) => doc(b, { name, collection_data: { norm: 'DIN 933' } })));
-        const sorted = ['alpha', 'bravo', 'charlie', 'Delta', 'Echo', 'Foxtrot', 'Golf', 'Hotel'];
-        expect(namesOf(await find(own(a), { text: 'DIN 933' }))).toEqual(sorted);
-        expect(namesOf(await find(own(b), { text: 'din-933' }))).toEqual(sorted);
-      });
-
-      it('matches a SKU written with other separators and case', async () => {
-        const t = tenant();
-        await index(doc(t, { name: 'Cable tie', collection_data: { sku: 'CT-200/BLK' } }), doc(t, { name: 'Cable clip', collection_data: { sku: 'CT-201/BLK' } }));
-        for (const q of ['ct200blk', 'CT.200.BLK', 'ct-200-blk']) {
-          const found = await find(own(t), { text: q });
-          expect(namesOf(found)).toEqual(['Cable tie']);
-          expect(found.hits.every((h) => h.score === 1)).toBe(true);
-          expect(found.fuzzy).toBe(false);
-        }
-      });
-    });
-
-    describe('full text', () => {
-      it('requires every keyword and matches the last one as a prefix', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Stainless steel hex bolt' }),
-          doc(t, { name: 'Stainless steel washer' }),
-          doc(t, { name: 'Galvanised hex bolt' }),
-        );
-        expect(namesOf(await find(own(t), { text: 'stainless bolt', type: 'keyword' }))).toEqual(['Stainless steel hex bolt']);
-        expect(namesOf(await find(own(t), { text: 'hex bo', type: 'keyword' })).sort()).toEqual([
-          'Galvanised hex bolt',
-          'Stainless steel hex bolt',
-        ]);
-        expect(namesOf(await find(own(t), { text: 'stainless wash', type: 'keyword' }))).toEqual(['Stainless steel washer']);
-      });
-
-      it('matches words across name, description and collection_data text, case and punctuation aside', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Widget one', description: 'Weatherproof housing' }),
-          doc(t, { name: 'Widget two', description: 'A WEATHERPROOF cover.' }),
-          doc(t, { name: 'Widget three', collection_data: { notes: 'weather-proof? no: weatherproof!' } }),
-          doc(t, { name: 'Widget four', collection_data: { weatherproof: 'no' } }),
-          doc(t, { name: 'Weatherproof widget five' }),
-        );
-        expect(namesOf(await find(own(t), { text: 'weatherproof', type: 'keyword' })).sort()).toEqual([
-          'Weatherproof widget five',
-          'Widget one',
-          'Widget three',
-          'Widget two',
-        ]);
-      });
-
-      it('ranks a document matching more natural-language terms above one matching fewer', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Outdoor bench' }),
-          doc(t, { name: 'Outdoor teak bench with cushions' }),
-          doc(t, { name: 'Kitchen stool' }),
-        );
-        const found = await find(own(t), { text: 'teak bench for outdoor use', type: 'natural_language' });
-        expect(namesOf(found)).toEqual(['Outdoor teak bench with cushions', 'Outdoor bench']);
-        expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
-      });
-
-      it('ranks a name match above a description match above a collection_data match', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Item C', collection_data: { material: 'Titanium' } }),
-          doc(t, { name: 'Item B', description: 'Made of titanium' }),
-          doc(t, { name: 'Titanium item A' }),
-        );
-        for (const type of ['keyword', 'natural_language'] as const) {
-          const found = await find(own(t), { text: 'titanium', type });
-          expect(namesOf(found)).toEqual(['Titanium item A', 'Item B', 'Item C']);
-          const scores = found.hits.map((h) => h.score);
-          expect(scores[0]).toBeGreaterThan(scores[1]!);
-          expect(scores[1]).toBeGreaterThan(scores[2]!);
-        }
-      });
-
-      it('scores every hit within 0..1', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Bolt bolt bolt', description: 'bolt bolt bolt bolt', description_llm: 'bolt', collection_data: { a: 'bolt bolt' } }),
-          doc(t, { name: 'Bolt', collection_data: { sku: 'BOLT-9' } }),
-          doc(t, { name: 'Nut', description: 'fits a bolt' }),
-        );
-        const results = [
-          await find(own(t), { text: 'bolt', type: 'keyword' }),
-          await find(own(t), { text: 'bolt bolt bolt bolt nut', type: 'natural_language' }),
-          await find(own(t), { text: 'BOLT-9' }),
-          await find(own(t), { text: 'boltz' }),
-          await find(own(t)),
-        ];
-        for (const r of results) {
-          expect(r.hits.length).toBeGreaterThan(0);
-          for (const h of r.hits) {
-            expect(h.score).toBeGreaterThanOrEqual(0);
-            expect(h.score).toBeLessThanOrEqual(1);
-          }
-        }
-        expect(results[4]!.hits.every((h) => h.score === 1)).toBe(true);
-      });
-
-      it('falls back to typo-tolerant matching on names when the text matches nothing', async () => {
-        const t = tenant();
-        await index(doc(t, { name: 'Hex bolt M8x40 stainless steel A2' }), doc(t, { name: 'Wood screw brass' }));
-        const found = await find(own(t), { text: 'stainles stel', type: 'keyword' });
-        expect(found.fuzzy).toBe(true);
-        expect(namesOf(found)).toEqual(['Hex bolt M8x40 stainless steel A2']);
-        expect(found.total_estimate).toBe(1);
-        const exact = await find(own(t), { text: 'stainless steel', type: 'keyword' });
-        expect(exact.fuzzy).toBe(false);
-        const nothing = await find(own(t), { text: 'zzyzx qwv', type: 'keyword' });
-        expect(nothing).toEqual({ hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false });
-      });
-
-      it('answers empty for a query without letters or digits', async () => {
-        const t = tenant();
-        await index(doc(t, { name: 'Anything' }));
-        const found = await find(own(t), { text: '?!', type: 'keyword' });
-        expect(found.hits).toEqual([]);
-        expect(found.total_estimate).toBe(0);
-      });
-
-      it('stores and finds a document whose text holds NUL characters', async () => {
-        const t = tenant();
-        const d = doc(t, { name: 'Null\u0000byte gasket', collection_data: { note: 'a\u0000b', 'k\u0000': 1 } });
-        const outcomes = await engine.apply([upsert(d)]);
-        expect(outcomes[0]!.status).toBe('indexed');
-        const found = await find(own(t), { text: 'gasket', type: 'keyword' });
-        expect(found.hits.map((h) => h.document.record_id)).toEqual([d.record_id]);
-      });
-    });
-
-    describe('relevance', () => {
-      /** A film as records describes it: the generated sentence repeats the template words in every record. */
-      const film = (t: string, name: string, data: Record<string, unknown>) =>
-        doc(t, {
-          name,
-          collection: 'movies',
-          record_type: 'film',
-          collection_data: data,
-          description_llm: `${name} is a film in the movies collection with ${Object.entries(data)
-            .map(([k, v]) => `${k.replace(/_/g, ' ')} ${String(v)}`)
-            .join(', ')}.`,
-        });
-
-      it('never matches a word that only the generated description holds', async () => {
-        const t = tenant();
-        await index(
-          film(t, 'Unforgiven', { director: 'Clint Eastwood', us_gross: 101157447 }),
-          film(t, 'Home Movies', { director: 'Brian De Palma', us_gross: 89134 }),
-        );
-        for (const word of ['collection', 'film', 'gross', 'movies collection']) {
-          const found = await find(own(t, 'movies'), { text: word, type: 'keyword' });
-          expect(found.hits.map((h) => [word, h.document.name])).toEqual([]);
-          expect(found.total_estimate).toBe(0);
-        }
-        // Still found through the fields the sentence is built from.
-        expect(namesOf(await find(own(t, 'movies'), { text: 'eastwood', type: 'keyword' }))).toEqual(['Unforgiven']);
-      });
-
-      it('ranks a director named in collection_data above a word of the generated sentence', async () => {
-        const t = tenant();
-        await index(
-          film(t, 'Home Movies', { director: 'Brian De Palma' }),
-          film(t, 'Unforgiven', { director: 'Clint Eastwood' }),
-          film(t, 'Gran Torino', { director: 'Clint Eastwood' }),
-          film(t, 'Titanic', { director: 'James Cameron' }),
-        );
-        const found = await find(own(t, 'movies'), { text: 'movies directed by clint eastwood', type: 'natural_language' });
-        expect(namesOf(found).slice(0, 2).sort()).toEqual(['Gran Torino', 'Unforgiven']);
-        expect(namesOf(found)).not.toContain('Titanic');
-        const home = found.hits.find((h) => h.document.name === 'Home Movies');
-        if (home) expect(home.score).toBeLessThan(found.hits[1]!.score);
-      });
-
-      it('ranks an exact name first, then names starting with the query, ties in one fixed order', async () => {
-        const films = (t: string) => [
-          film(t, 'The Lego Batman Movie', { character: 'Batman', villain: 'Joker', notes: 'Batman batman batman' }),
-          film(t, 'Batman Returns', { director: 'Tim Burton' }),
-          film(t, 'Son of Batman', { studio: 'Warner' }),
-          film(t, 'Batman', { director: 'Tim Burton' }),
-          film(t, 'Batman Forever', { director: 'Joel Schumacher' }),
-          film(t, 'Dark Knight', { hero: 'batman', notes: 'batman' }),
-          film(t, 'Shrek', { notes: 'not batman' }),
-          film(t, 'The Matrix', { notes: 'not batman' }),
-        ];
-        const [a, b] = [tenant(), tenant()];
-        await index(...films(a));
-        await index(...films(b).reverse());
-        for (const q of ['batman', 'Batman', 'BATMAN!']) {
-          const found = await find(own(a, 'movies'), { text: q, type: 'keyword' });
-          expect(namesOf(found).slice(0, 3)).toEqual(['Batman', 'Batman Forever', 'Batman Returns']);
-          expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
-          expect(namesOf(await find(own(b, 'movies'), { text: q, type: 'keyword' }))).toEqual(namesOf(found));
-        }
-        const again = await find(own(a, 'movies'), { text: 'batman', type: 'keyword' });
-        const tied = again.hits.filter((h) => h.document.name === 'Shrek' || h.document.name === 'The Matrix');
-        expect(tied.map((h) => h.document.name)).toEqual(['Shrek', 'The Matrix']);
-      });
-
-      it('ranks a name equal to the query after normalising case and punctuation first', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Spider-Man: Homecoming' }),
-          doc(t, { name: 'Spider Man' , collection_data: { n: 1 } }),
-          doc(t, { name: 'Man spider', description: 'spider man spider man' }),
-        );
-        expect(namesOf(await find(own(t), { text: 'spider-man', type: 'keyword' }))[0]).toBe('Spider Man');
-        expect(namesOf(await find(own(t), { text: 'spider man', type: 'keyword' }))[0]).toBe('Spider Man');
-      });
-
-      it('gives better natural-language matches better scores: more terms, terms in the name, terms together', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Garden chair', collection_data: { colour: 'red', material: 'steel' } }),
-          doc(t, { name: 'Chair', collection_data: { colour: 'red' } }),
-          doc(t, { name: 'Seat', collection_data: { colour: 'red' } }),
-          doc(t, { name: 'Seat two', collection_data: { material: 'steel', colour: 'blue' } }),
-        );
-        const found = await find(own(t), { text: 'red steel garden chair', type: 'natural_language' });
-        expect(namesOf(found).slice(0, 2)).toEqual(['Garden chair', 'Chair']);
-        const scores = found.hits.map((h) => h.score);
-        expect(scores[0]).toBeGreaterThan(scores[1]!);
-        expect(scores[1]).toBeGreaterThan(scores[2]!);
-        const u = tenant();
-        await index(
-          doc(u, { name: 'One', collection_data: { director: 'Clint Eastwood', year: 1992 } }),
-          doc(u, { name: 'Two', collection_data: { director: 'Clint Howard', cast: 'Scott Eastwood and others' } }),
-          doc(u, { name: 'Three', collection_data: { director: 'Sam Clint' } }),
-        );
-        const people = await find(own(u), { text: 'films by clint eastwood', type: 'natural_language' });
-        expect(namesOf(people)).toEqual(['One', 'Two', 'Three']);
-        expect(people.hits[0]!.score).toBeGreaterThan(people.hits[1]!.score);
-        expect(people.hits[1]!.score).toBeGreaterThan(people.hits[2]!.score);
-      });
-
-      it('tolerates typos in every field, a transposition from four letters, ranked below exact matches', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Hex bolt M8x40' }),
-          doc(t, { name: 'Blot remover' }),
-          doc(t, { name: 'Hex nut M8' }),
-          doc(t, { name: 'Item 7', collection_data: { kind: 'washer', material: 'aluminium' } }),
-          doc(t, { name: 'Flat washer M8' }),
-          doc(t, { name: 'Cordless screwdriver' }),
-          doc(t, { name: 'Boat hook' }),
-        );
-        const names = async (q: string, type: QueryType = 'keyword') => namesOf(await find(own(t), { text: q, type }));
-        expect(await names('hex blot')).toEqual(['Hex bolt M8x40']);
-        expect(await names('blot')).toEqual(['Blot remover', 'Hex bolt M8x40']);
-        expect(await names('bolt')).toEqual(['Hex bolt M8x40', 'Blot remover']);
-        expect((await names('wahser')).sort()).toEqual(['Flat washer M8', 'Item 7']);
-        expect(await names('alumnium')).toEqual(['Item 7']);
-        expect(await names('screwdirver')).toEqual(['Cordless screwdriver']);
-        expect(await names('scerwdirver')).toEqual(['Cordless screwdriver']);
-        expect(await names('cordles screwdrivr')).toEqual(['Cordless screwdriver']);
-        // Four letters allow a transposition only, shorter words no typo at all.
-        expect(await names('boat')).toEqual(['Boat hook']);
-        expect(await names('nit')).toEqual([]);
-        const typo = await find(own(t), { text: 'wahser', type: 'keyword' });
-        expect(typo.fuzzy).toBe(false);
-        const mixed = await find(own(t), { text: 'flat washer and hex blot', type: 'natural_language' });
-        expect(namesOf(mixed)[0]).toBe('Flat washer M8');
-      });
-    });
-
-    describe('filters', () => {
-      const catalogue = (t: string) => [
-        doc(t, { name: 'A', collection_data: { material: 'steel', price: 10, in_stock: true, size: '10', tags: ['outdoor', 'sale'] } }),
-        doc(t, { name: 'B', collection_data: { material: 'brass', price: 25.5, in_stock: false, size: 12 } }),
-        doc(t, { name: 'C', collection_data: { material: 'steel', price: 40, in_stock: 'true', size: 10 } }),
-        doc(t, { name: 'D', collection_data: { material: 'Steel', price: '7', released: '2024-03-01' } }),
-        doc(t, { name: 'E', collection_data: { released: '2024-06-15T08:00:00Z' } }),
-      ];
-      const names = async (t: string, filters: Filter[], text?: string) =>
-        namesOf(await find(own(t), { filters, text, type: text ? 'keyword' : undefined })).sort();
-
-      it('eq matches strings exactly and numbers and booleans in either spelling', async () => {
-        const t = tenant();
-        await index(...catalogue(t));
-        expect(await names(t, [{ field: 'material', op: 'eq', value: 'steel' }])).toEqual(['A', 'C']);
-        expect(await names(t, [{ field: 'size', op: 'eq', value: '10' }])).toEqual(['A', 'C']);
-        expect(await names(t, [{ field: 'size', op: 'eq', value: 10 }])).toEqual(['A', 'C']);
-        expect(await names(t, [{ field: 'price', op: 'eq', value: 25.5 }])).toEqual(['B']);
-        expect(await names(t, [{ field: 'in_stock', op: 'eq', value: true }])).toEqual(['A', 'C']);
-        expect(await names(t, [{ field: 'in_stock', op: 'eq', value: 'false' }])).toEqual(['B']);
-        expect(await names(t, [{ field: 'tags', op: 'eq', value: 'sale' }])).toEqual(['A']);
-        expect(await names(t, [{ field: 'nothing', op: 'eq', value: 'steel' }])).toEqual([]);
-      });
-
-      it('in matches any of its values', async () => {
-        const t = tenant();
-        await index(...catalogue(t));
-        expect(await names(t, [{ field: 'material', op: 'in', value: ['brass', 'Steel'] }])).toEqual(['B', 'D']);
-        expect(await names(t, [{ field: 'size', op: 'in', value: [12, '10'] }])).toEqual(['A', 'B', 'C']);
-        expect(await names(t, [{ field: 'material', op: 'in', value: [] }])).toEqual([]);
-      });
-
-      it('range operators compare numeric values only', async () => {
-        const t = tenant();
-        await index(...catalogue(t));
-        expect(await names(t, [{ field: 'price', op: 'gte', value: 25.5 }])).toEqual(['B', 'C']);
-        expect(await names(t, [{ field: 'price', op: 'gt', value: 25.5 }])).toEqual(['C']);
-        expect(await names(t, [{ field: 'price', op: 'lte', value: 25.5 }])).toEqual(['A', 'B']);
-        expect(await names(t, [{ field: 'price', op: 'lt', value: '25.5' }])).toEqual(['A']);
-        expect(await names(t, [{ field: 'price', op: 'gte', value: 10 }, { field: 'price', op: 'lt', value: 40 }])).toEqual(['A', 'B']);
-      });
-
-      it('range operators compare ISO dates', async () => {
-        const t = tenant();
-        await index(...catalogue(t));
-        expect(await names(t, [{ field: 'released', op: 'gte', value: '2024-05-01' }])).toEqual(['E']);
-        expect(await names(t, [{ field: 'released', op: 'lt', value: '2024-05-01' }])).toEqual(['D']);
-      });
-
-      it('combines filters with AND, also with text', async () => {
-        const t = tenant();
-        await index(...catalogue(t), doc(t, { name: 'Steel F', collection_data: { material: 'steel', price: 5 } }));
-        expect(await names(t, [{ field: 'material', op: 'eq', value: 'steel' }, { field: 'in_stock', op: 'eq', value: true }])).toEqual(['A', 'C']);
-        expect(await names(t, [{ field: 'price', op: 'lt', value: 20 }], 'steel')).toEqual(['A', 'Steel F']);
-      });
-
-      it("filters on the record's type, not on a collection_data field of the same name, with and without text", async () => {
-        const t = tenant();
-        await index(
-          doc(t, { name: 'Steel bolt', record_type: 'bolt', collection_data: { entity_type: 'nut' } }),
-          doc(t, { name: 'Steel nut', record_type: 'nut' }),
-          doc(t, { name: 'Steel washer', record_type: 'washer' }),
-        );
-        const byType = (value: string | string[]): Filter => ({ field: 'entity_type', op: Array.isArray(value) ? 'in' : 'eq', value, on: 'record_type' });
-        expect(await names(t, [byType('nut')])).toEqual(['Steel nut']);
-        expect(await names(t, [byType(['bolt', 'washer'])], 'steel')).toEqual(['Steel bolt', 'Steel washer']);
-        expect(await names(t, [byType('Nut')])).toEqual([]);
-        expect(await names(t, [{ field: 'entity_type', op: 'eq', value: 'nut' }])).toEqual(['Steel bolt']);
-      });
-    });
-
-    describe('order and pages', () => {
-      const priced = (t: string) => [
-        doc(t, { name: 'Charlie', collection_data: { price: 30, color: 'red' } }),
-        doc(t, { name: 'alpha', collection_data: { price: 5, color: 'red' } }),
-        doc(t, { name: 'Bravo', collection_data: { price: 100, color: 'red' } }),
-        doc(t, { name: 'Delta', collection_data: { color: 'red' } }),
-      ];
-
-      it('lists filter-only results by name', async () => {
-        const t = tenant();
-        await index(...priced(t));
-        expect(namesOf(await find(own(t)))).toEqual(['alpha', 'Bravo', 'Charlie', 'Delta']);
-      });
-
-      it('sorts by a numeric collection_data field either way, documents without it last', async () => {
-        const t = tenant();
-        await index(...priced(t));
-        const asc: Sort = { field: 'price', direction: 'asc' };
-        const desc: Sort = { field: 'price', direction: 'desc' };
-        expect(namesOf(await find(own(t), { sort: asc }))).toEqual(['alpha', 'Charlie', 'Bravo', 'Delta']);
-        expect(namesOf(await find(own(t), { sort: desc }))).toEqual(['Bravo', 'Charlie', 'alpha', 'Delta']);
-        expect(namesOf(await find(own(t), { sort: desc, text: 'red', type: 'keyword' }))).toEqual(['Bravo', 'Charlie', 'alpha', 'Delta']);
-      });
-
-      it('sorts by name either way', async () => {
-        const t = tenant();
-        await index(...priced(t));
-        expect(namesOf(await find(own(t), { sort: { field: 'name', direction: 'asc' }, text: 'red', type: 'keyword' }))).toEqual([
-          'alpha',
-          'Bravo',
-          'Charlie',
-          'Delta',
-        ]);
-        expect(namesOf(await find(own(t), { sort: { field: 'name', direction: 'desc' } }))).toEqual(['Delta', 'Charlie', 'Bravo', 'alpha']);
-      });
-
-      it('keeps the default order for a sort field no document has', async () => {
-        const t = tenant();
-        await index(
-          ...priced(t),
-          doc(t, { name: 'Red red red' }),
-          doc(t, { name: 'Echo', description: 'red' }),
-        );
-        const unknown: Sort = { field: 'no_such_field', direction: 'desc' };
-        for (const q of [{}, { text: 'red', type: 'keyword' as const }, { text: 'red echo', type: 'natural_language' as const }]) {
-          const plain = await find(own(t), q);
-          const sorted = await find(own(t), { ...q, sort: unknown });
-          expect(sorted.hits.map((h) => h.document.record_id)).toEqual(plain.hits.map((h) => h.document.record_id));
-        }
-      });
-
-      it('pages with offset and limit and reports the total', async () => {
-        const t = tenant();
-        const docs = Array.from({ length: 25 }, (_, i) => doc(t, { name: `Panel ${String(i).padStart(2, '0')}`, collection_data: { n: i } }));
-        await index(...docs);
-        const all: string[] = [];
-        for (let offset = 0; offset < 30; offset += 10) {
-          const page = await find(own(t), { text: 'panel', type: 'keyword', limit: 10, offset });
-          expect(page.total_estimate).toBe(25);
-          all.push(...page.hits.map((h) => h.document.record_id));
-        }
-        expect(all).toHaveLength(25);
-        expect(new Set(all).size).toBe(25);
-        const listed = await find(own(t), { limit: 5, offset: 20 });
-        expect(namesOf(listed)).toEqual(['Panel 20', 'Panel 21', 'Panel 22', 'Panel 23', 'Panel 24']);
-        expect(listed.total_estimate).toBe(25);
-        const beyond = await find(own(t), { limit: 5, offset: 40, sort: { field: 'n', direction: 'asc' } });
-        expect(beyond.hits).toEqual([]);
-        expect(beyond.total_estimate).toBe(25);
-      });
-    });
-
-    describe('aggregate', () => {
-      it('groups by a field, highest count first, ties by value, top 50 only', async () => {
-        const t = tenant();
-        const docs = [
-          ...Array.from({ length: 3 }, () => doc(t, { collection_data: { material: 'steel' } })),
-          ...Array.from({ length: 2 }, () => doc(t, { collection_data: { material: 'brass' } })),
-          ...Array.from({ length: 2 }, () => doc(t, { collection_data: { material: 'aluminium' } })),
-          ...Array.from({ length: 60 }, (_, i) => doc(t, { collection_data: { material: `alloy ${String(i).padStart(2, '0')}` } })),
-          doc(t, { collection_data: {} }),
-          doc(t, { status: 'archived', collection_data: { material: 'steel' } }),
-        ];
-        await index(...docs);
-        const result = await engine.aggregate({ scope: own(t), filters: [], group_by: 'material' });
-        expect(result.total).toBe(68);
-        expect(result.groups).toHaveLength(50);
-        expect(result.groups.slice(0, 4)).toEqual([
-          { value: 'steel', count: 3 },
-          { value: 'aluminium', count: 2 },
-          { value: 'brass', count: 2 },
-          { value: 'alloy 00', count: 1 },
-        ]);
-        expect(result.groups[49]).toEqual({ value: 'alloy 46', count: 1 });
-      });
-
-      it('groups numbers and booleans as stored, and by record_type', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { record_type: 'bolt', collection_data: { size: 8, ok: true } }),
-          doc(t, { record_type: 'bolt', collection_data: { size: 8, ok: false } }),
-          doc(t, { record_type: 'nut', collection_data: { size: 10, ok: true } }),
-        );
-        expect((await engine.aggregate({ scope: own(t), filters: [], group_by: 'size' })).groups).toEqual([
-          { value: 8, count: 2 },
-          { value: 10, count: 1 },
-        ]);
-        expect((await engine.aggregate({ scope: own(t), filters: [], group_by: 'ok' })).groups).toEqual([
-          { value: true, count: 2 },
-          { value: false, count: 1 },
-        ]);
-        expect((await engine.aggregate({ scope: own(t), filters: [], group_by: 'record_type' })).groups).toEqual([
-          { value: 'bolt', count: 2 },
-          { value: 'nut', count: 1 },
-        ]);
-      });
-
-      it('computes stats over numeric values only, within the filters', async () => {
-        const t = tenant();
-        await index(
-          doc(t, { collection_data: { price: 10, weight: 1, material: 'steel' } }),
-          doc(t, { collection_data: { price: 20, material: 'steel' } }),
-          doc(t, { collection_data: { price: '30', material: 'steel' } }),
-          doc(t, { collection_data: { price: 1000, material: 'gold' } }),
-        );
-        const result = await engine.aggregate({
-          scope: own(t),
-          filters: [{ field: 'material', op: 'eq', value: 'steel' }],
-          stats: ['price', 'weight', 'missing'],
-        });
-        expect(result.total).toBe(3);
-        expect(result.groups).toEqual([]);
-        expect(result.stats).toEqual({
-          price: { count: 2, min: 10, max: 20, avg: 15 },
-          weight: { count: 1, min: 1, max: 1, avg: 1 },
-          missing: { count: 0, min: null, max: null, avg: null },
-        });
-      });
-    });
-
     it('reports a malformed change failed and indexes the rest of the batch', async () => {
       const t = tenant();
       const good = [doc(t, { name: 'Good one' }), doc(t, { name: 'Good two' })];
       const bad = doc(t, { name: 'Bad', version: 1.5 });
-      const outcomes = await engine.apply([upsert(good[0]!), upsert(bad), upsert(good[1]!)]);
+      const outcomes = await s.engine.apply([upsert(good[0]!), upsert(bad), upsert(good[1]!)]);
       expect(outcomes.map((o) => [o.record_id, o.status])).toEqual([
         [good[0]!.record_id, 'indexed'],
         [bad.record_id, 'failed'],
         [good[1]!.record_id, 'indexed'],
       ]);
       expect(outcomes[1]!.error).toEqual(expect.any(String));
-      expect(namesOf(await find(own(t))).sort()).toEqual(['Good one', 'Good two']);
+      expect(namesOf(await s.find(own(t))).sort()).toEqual(['Good one', 'Good two']);
+    });
+  });
+}
+
+/**
+ * Generations: staging stays hidden until a swap, a swap never lowers the active generation, an upsert may raise it.
+ */
+function testGenerations(s: ContractSuite): void {
+  describe('generations', () => {
+    it('hides a staging generation until it is swapped in, then drops the old generation', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Oak chair old', generation: 1 }));
+      const staging = doc(t, { name: 'Oak chair new', generation: 2 });
+      await s.engine.apply([upsert(staging, 1)]);
+      expect(namesOf(await s.find(own(t), { text: 'oak chair' }))).toEqual(['Oak chair old']);
+      expect(namesOf(await s.find(own(t)))).toEqual(['Oak chair old']);
+
+      await s.engine.swapGeneration(t, 'parts', 2);
+      expect(namesOf(await s.find(own(t), { text: 'oak chair' }))).toEqual(['Oak chair new']);
+      expect(namesOf(await s.find(own(t)))).toEqual(['Oak chair new']);
+      expect((await s.engine.aggregate({ scope: own(t), filters: [] })).total).toBe(1);
+    });
+
+    it('ignores a late redelivery of an older swap', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Ash stool one', generation: 1 }));
+      await s.engine.apply([upsert(doc(t, { name: 'Ash stool two', generation: 2 }), 1)]);
+      await s.engine.swapGeneration(t, 'parts', 2);
+      await s.engine.swapGeneration(t, 'parts', 1);
+      expect(namesOf(await s.find(own(t), { text: 'ash stool' }))).toEqual(['Ash stool two']);
+    });
+
+    it('treats a higher active generation announced by an upsert as a swap', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Pine shelf old', generation: 1 }));
+      await s.engine.apply([upsert(doc(t, { name: 'Pine shelf new', generation: 2 }), 2)]);
+      expect(namesOf(await s.find(own(t), { text: 'pine shelf' }))).toEqual(['Pine shelf new']);
+      // A late writer that still believes generation 1 is active cannot turn the clock back.
+      await s.engine.apply([upsert(doc(t, { name: 'Pine shelf late', generation: 1 }), 1)]);
+      expect(namesOf(await s.find(own(t), { text: 'pine shelf' }))).toEqual(['Pine shelf new']);
+    });
+  });
+}
+
+/** The shared public index: every tenant's searchable public documents, and its collections (publicCollections). */
+function testPublicIndex(s: ContractSuite): void {
+  describe('public index', () => {
+    it('finds public documents of every tenant and no private ones', async () => {
+      const [a, b] = [tenant(), tenant()];
+      const word = uniqueWord();
+      const collection = `open_${word}`;
+      await s.index(
+        doc(a, { name: `Public ${word} from a`, collection, visibility: 'public' }),
+        doc(a, { name: `Private ${word} from a`, collection }),
+      );
+      await s.index(doc(b, { name: `Public ${word} from b`, collection, visibility: 'public' }));
+      const found = await s.find({ kind: 'public', collection }, { text: word });
+      expect(namesOf(found).sort()).toEqual([`Public ${word} from a`, `Public ${word} from b`]);
+      const everywhere = await s.find({ kind: 'public' }, { text: word });
+      expect(namesOf(everywhere).sort()).toEqual([`Public ${word} from a`, `Public ${word} from b`]);
+      expect((await s.engine.aggregate({ scope: { kind: 'public', collection }, filters: [] })).total).toBe(2);
+    });
+
+    it('lists its collections across tenants in one call: largest first, ties by name, with their record types', async () => {
+      const [a, b] = [tenant(), tenant()];
+      const word = uniqueWord();
+      const [x, y, z] = ['x', 'y', 'z'].map((c) => `open_${word}_${c}`);
+      const data = { run: word };
+      await s.index(
+        doc(a, { collection: x, record_type: 'bolt', visibility: 'public', collection_data: data }),
+        doc(a, { collection: x, record_type: 'bolt', visibility: 'public', collection_data: data }),
+        doc(a, { collection: z, record_type: 'nut', visibility: 'public', collection_data: data }),
+        doc(a, { collection: y, record_type: 'nut', collection_data: data }),
+        doc(a, { collection: y, record_type: 'nut', visibility: 'public', status: 'archived', collection_data: data }),
+      );
+      await s.index(
+        doc(b, { collection: x, record_type: 'nut', visibility: 'public', collection_data: data }),
+        doc(b, { collection: y, record_type: 'washer', visibility: 'public', collection_data: data }),
+      );
+      expect(await s.engine.publicCollections([{ field: 'run', op: 'eq', value: word }])).toEqual([
+        { collection: x, count: 3, record_types: [{ value: 'bolt', count: 2 }, { value: 'nut', count: 1 }] },
+        { collection: y, count: 1, record_types: [{ value: 'washer', count: 1 }] },
+        { collection: z, count: 1, record_types: [{ value: 'nut', count: 1 }] },
+      ]);
+    });
+
+    it('moves a document in and out with its visibility, and drops it when archived', async () => {
+      const t = tenant();
+      const word = uniqueWord();
+      const collection = `open_${word}`;
+      const d = doc(t, { name: `Lamp ${word}`, collection });
+      await s.index(d);
+      const publicScope: SearchScope = { kind: 'public', collection };
+      expect((await s.find(publicScope, { text: word })).hits).toEqual([]);
+      await s.index({ ...d, version: 2, visibility: 'public' });
+      expect(namesOf(await s.find(publicScope, { text: word }))).toEqual([`Lamp ${word}`]);
+      await s.index({ ...d, version: 3, visibility: 'private' });
+      expect((await s.find(publicScope, { text: word })).hits).toEqual([]);
+      expect(namesOf(await s.find(own(t, collection), { text: word }))).toEqual([`Lamp ${word}`]);
+      await s.index({ ...d, version: 4, visibility: 'public' });
+      expect(namesOf(await s.find(publicScope, { text: word }))).toEqual([`Lamp ${word}`]);
+      await s.index({ ...d, version: 5, visibility: 'public', status: 'archived' });
+      expect((await s.find(publicScope, { text: word })).hits).toEqual([]);
+      expect((await s.find(publicScope)).hits).toEqual([]);
+    });
+
+    it('shows a public staging document only after the swap', async () => {
+      const t = tenant();
+      const word = uniqueWord();
+      const collection = `open_${word}`;
+      await s.index(doc(t, { name: `Old ${word}`, collection, visibility: 'public', generation: 1 }));
+      await s.engine.apply([upsert(doc(t, { name: `New ${word}`, collection, visibility: 'public', generation: 2 }), 1)]);
+      expect(namesOf(await s.find({ kind: 'public', collection }, { text: word }))).toEqual([`Old ${word}`]);
+      await s.engine.swapGeneration(t, collection, 2);
+      expect(namesOf(await s.find({ kind: 'public', collection }, { text: word }))).toEqual([`New ${word}`]);
+    });
+  });
+}
+
+/**
+ * Identifier queries: normalised exact matches scoring 1.0, listed by name; an edition also finds its base standard.
+ */
+function testIdentifiers(s: ContractSuite): void {
+  describe('identifiers', () => {
+    it('matches an EAN-13 query against a UPC-A, a numeric EAN and a grouped GTIN, scoring 1.0', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Cola can', collection_data: { upc: '036000291452' } }),
+        doc(t, { name: 'Drill bit', collection_data: { ean: 4006381333931 } }),
+        doc(t, { name: 'Unrelated', collection_data: { ean: '4006381333948' } }),
+      );
+      const cola = await s.find(own(t), { text: '0036000291452' });
+      expect(namesOf(cola)).toEqual(['Cola can']);
+      expect(cola.hits[0]!.score).toBe(1);
+      const drill = await s.find(own(t), { text: '4 006381 333931' });
+      expect(namesOf(drill)).toEqual(['Drill bit']);
+      expect(drill.hits[0]!.score).toBe(1);
+    });
+
+    it('matches standards whatever their spacing and case, and a base against its dated form', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Hex bolt DIN 933 M8x40' }),
+        doc(t, { name: 'Socket cap screw', collection_data: { norm: 'DIN EN ISO 4762' } }),
+        doc(t, { name: 'Quality manual', collection_data: { certified: ['ISO 9001:2015'] } }),
+        doc(t, { name: 'Hex bolt DIN 931' }),
+      );
+      for (const q of ['din933', 'DIN-933', 'DIN 933']) {
+        const found = await s.find(own(t), { text: q });
+        expect(namesOf(found)).toEqual(['Hex bolt DIN 933 M8x40']);
+        expect(found.hits[0]!.score).toBe(1);
+      }
+      expect(namesOf(await s.find(own(t), { text: 'ISO 4762' }))).toEqual(['Socket cap screw']);
+      expect(namesOf(await s.find(own(t), { text: 'iso 9001' }))).toEqual(['Quality manual']);
+      expect(namesOf(await s.find(own(t), { text: 'ISO 9001:2015' }))).toEqual(['Quality manual']);
+    });
+
+    it('finds the base standard for a query naming an edition, below the edition itself', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Handbook', collection_data: { certified: 'ISO 9001' } }),
+        doc(t, { name: 'Quality manual', collection_data: { certified: ['ISO 9001:2015'] } }),
+        doc(t, { name: 'Audit', collection_data: { norm: 'ISO 14001' } }),
+      );
+      const found = await s.find(own(t), { text: 'ISO 9001:2015' });
+      expect(namesOf(found)).toEqual(['Quality manual', 'Handbook']);
+      expect(found.hits[0]!.score).toBe(1);
+      expect(found.hits[1]!.score).toBeLessThan(1);
+      expect(found.hits[1]!.score).toBeGreaterThan(0);
+      expect(found.total_estimate).toBe(2);
+      const base = await s.find(own(t), { text: 'ISO 9001' });
+      expect(namesOf(base).sort()).toEqual(['Handbook', 'Quality manual']);
+      expect(base.hits.every((h) => h.score === 1)).toBe(true);
+    });
+
+    it('lists identifier matches by name, then record_id, however they were loaded', async () => {
+      const names = ['Hotel', 'alpha', 'Golf', 'Echo', 'bravo', 'Foxtrot', 'Delta', 'charlie'];
+      const [a, b] = [tenant(), tenant()];
+      await s.index(...names.map((name) => doc(a, { name, collection_data: { norm: 'DIN 933' } })));
+      await s.index(...[...names].reverse().map((name) => doc(b, { name, collection_data: { norm: 'DIN 933' } })));
+      const sorted = ['alpha', 'bravo', 'charlie', 'Delta', 'Echo', 'Foxtrot', 'Golf', 'Hotel'];
+      expect(namesOf(await s.find(own(a), { text: 'DIN 933' }))).toEqual(sorted);
+      expect(namesOf(await s.find(own(b), { text: 'din-933' }))).toEqual(sorted);
+    });
+
+    it('matches a SKU written with other separators and case', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Cable tie', collection_data: { sku: 'CT-200/BLK' } }), doc(t, { name: 'Cable clip', collection_data: { sku: 'CT-201/BLK' } }));
+      for (const q of ['ct200blk', 'CT.200.BLK', 'ct-200-blk']) {
+        const found = await s.find(own(t), { text: q });
+        expect(namesOf(found)).toEqual(['Cable tie']);
+        expect(found.hits.every((h) => h.score === 1)).toBe(true);
+        expect(found.fuzzy).toBe(false);
+      }
+    });
+  });
+}
+
+/**
+ * Which documents a text query matches: every keyword (the last as a prefix), in which fields, and never through the
+ * generated description.
+ */
+function testFullText(s: ContractSuite): void {
+  describe('full text', () => {
+    it('requires every keyword and matches the last one as a prefix', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Stainless steel hex bolt' }),
+        doc(t, { name: 'Stainless steel washer' }),
+        doc(t, { name: 'Galvanised hex bolt' }),
+      );
+      expect(namesOf(await s.find(own(t), { text: 'stainless bolt', type: 'keyword' }))).toEqual(['Stainless steel hex bolt']);
+      expect(namesOf(await s.find(own(t), { text: 'hex bo', type: 'keyword' })).sort()).toEqual([
+        'Galvanised hex bolt',
+        'Stainless steel hex bolt',
+      ]);
+      expect(namesOf(await s.find(own(t), { text: 'stainless wash', type: 'keyword' }))).toEqual(['Stainless steel washer']);
+    });
+
+    it('matches words across name, description and collection_data text, case and punctuation aside', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Widget one', description: 'Weatherproof housing' }),
+        doc(t, { name: 'Widget two', description: 'A WEATHERPROOF cover.' }),
+        doc(t, { name: 'Widget three', collection_data: { notes: 'weather-proof? no: weatherproof!' } }),
+        doc(t, { name: 'Widget four', collection_data: { weatherproof: 'no' } }),
+        doc(t, { name: 'Weatherproof widget five' }),
+      );
+      expect(namesOf(await s.find(own(t), { text: 'weatherproof', type: 'keyword' })).sort()).toEqual([
+        'Weatherproof widget five',
+        'Widget one',
+        'Widget three',
+        'Widget two',
+      ]);
+    });
+
+    it('never matches a word that only the generated description holds', async () => {
+      const t = tenant();
+      await s.index(
+        film(t, 'Unforgiven', { director: 'Clint Eastwood', us_gross: 101157447 }),
+        film(t, 'Home Movies', { director: 'Brian De Palma', us_gross: 89134 }),
+      );
+      for (const word of ['collection', 'film', 'gross', 'movies collection']) {
+        const found = await s.find(own(t, 'movies'), { text: word, type: 'keyword' });
+        expect(found.hits.map((h) => [word, h.document.name])).toEqual([]);
+        expect(found.total_estimate).toBe(0);
+      }
+      // Still found through the fields the sentence is built from.
+      expect(namesOf(await s.find(own(t, 'movies'), { text: 'eastwood', type: 'keyword' }))).toEqual(['Unforgiven']);
+    });
+
+    it('answers empty for a query without letters or digits', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Anything' }));
+      const found = await s.find(own(t), { text: '?!', type: 'keyword' });
+      expect(found.hits).toEqual([]);
+      expect(found.total_estimate).toBe(0);
+    });
+
+    it('stores and finds a document whose text holds NUL characters', async () => {
+      const t = tenant();
+      const d = doc(t, { name: 'Null\u0000byte gasket', collection_data: { note: 'a\u0000b', 'k\u0000': 1 } });
+      const outcomes = await s.engine.apply([upsert(d)]);
+      expect(outcomes[0]!.status).toBe('indexed');
+      const found = await s.find(own(t), { text: 'gasket', type: 'keyword' });
+      expect(found.hits.map((h) => h.document.record_id)).toEqual([d.record_id]);
+    });
+  });
+}
+
+/**
+ * How text hits rank and score: exact names first, then names starting with the query, name above description above
+ * collection_data, every score within 0..1.
+ */
+function testKeywordRanking(s: ContractSuite): void {
+  describe('keyword ranking', () => {
+    it('ranks a name match above a description match above a collection_data match', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Item C', collection_data: { material: 'Titanium' } }),
+        doc(t, { name: 'Item B', description: 'Made of titanium' }),
+        doc(t, { name: 'Titanium item A' }),
+      );
+      for (const type of ['keyword', 'natural_language'] as const) {
+        const found = await s.find(own(t), { text: 'titanium', type });
+        expect(namesOf(found)).toEqual(['Titanium item A', 'Item B', 'Item C']);
+        const scores = found.hits.map((h) => h.score);
+        expect(scores[0]).toBeGreaterThan(scores[1]!);
+        expect(scores[1]).toBeGreaterThan(scores[2]!);
+      }
+    });
+
+    it('scores every hit within 0..1', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Bolt bolt bolt', description: 'bolt bolt bolt bolt', description_llm: 'bolt', collection_data: { a: 'bolt bolt' } }),
+        doc(t, { name: 'Bolt', collection_data: { sku: 'BOLT-9' } }),
+        doc(t, { name: 'Nut', description: 'fits a bolt' }),
+      );
+      const results = [
+        await s.find(own(t), { text: 'bolt', type: 'keyword' }),
+        await s.find(own(t), { text: 'bolt bolt bolt bolt nut', type: 'natural_language' }),
+        await s.find(own(t), { text: 'BOLT-9' }),
+        await s.find(own(t), { text: 'boltz' }),
+        await s.find(own(t)),
+      ];
+      for (const r of results) {
+        expect(r.hits.length).toBeGreaterThan(0);
+        for (const h of r.hits) {
+          expect(h.score).toBeGreaterThanOrEqual(0);
+          expect(h.score).toBeLessThanOrEqual(1);
+        }
+      }
+      expect(results[4]!.hits.every((h) => h.score === 1)).toBe(true);
+    });
+
+    it('ranks an exact name first, then names starting with the query, ties in one fixed order', async () => {
+      const films = (t: string) => [
+        film(t, 'The Lego Batman Movie', { character: 'Batman', villain: 'Joker', notes: 'Batman batman batman' }),
+        film(t, 'Batman Returns', { director: 'Tim Burton' }),
+        film(t, 'Son of Batman', { studio: 'Warner' }),
+        film(t, 'Batman', { director: 'Tim Burton' }),
+        film(t, 'Batman Forever', { director: 'Joel Schumacher' }),
+        film(t, 'Dark Knight', { hero: 'batman', notes: 'batman' }),
+        film(t, 'Shrek', { notes: 'not batman' }),
+        film(t, 'The Matrix', { notes: 'not batman' }),
+      ];
+      const [a, b] = [tenant(), tenant()];
+      await s.index(...films(a));
+      await s.index(...films(b).reverse());
+      for (const q of ['batman', 'Batman', 'BATMAN!']) {
+        const found = await s.find(own(a, 'movies'), { text: q, type: 'keyword' });
+        expect(namesOf(found).slice(0, 3)).toEqual(['Batman', 'Batman Forever', 'Batman Returns']);
+        expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
+        expect(namesOf(await s.find(own(b, 'movies'), { text: q, type: 'keyword' }))).toEqual(namesOf(found));
+      }
+      const again = await s.find(own(a, 'movies'), { text: 'batman', type: 'keyword' });
+      const tied = again.hits.filter((h) => h.document.name === 'Shrek' || h.document.name === 'The Matrix');
+      expect(tied.map((h) => h.document.name)).toEqual(['Shrek', 'The Matrix']);
+    });
+
+    it('ranks a name equal to the query after normalising case and punctuation first', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Spider-Man: Homecoming' }),
+        doc(t, { name: 'Spider Man' , collection_data: { n: 1 } }),
+        doc(t, { name: 'Man spider', description: 'spider man spider man' }),
+      );
+      expect(namesOf(await s.find(own(t), { text: 'spider-man', type: 'keyword' }))[0]).toBe('Spider Man');
+      expect(namesOf(await s.find(own(t), { text: 'spider man', type: 'keyword' }))[0]).toBe('Spider Man');
+    });
+  });
+}
+
+/**
+ * Natural-language queries: more terms, terms in the name and terms together rank higher; the generated sentence adds
+ * nothing.
+ */
+function testNaturalLanguageRanking(s: ContractSuite): void {
+  describe('natural-language ranking', () => {
+    it('ranks a document matching more natural-language terms above one matching fewer', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Outdoor bench' }),
+        doc(t, { name: 'Outdoor teak bench with cushions' }),
+        doc(t, { name: 'Kitchen stool' }),
+      );
+      const found = await s.find(own(t), { text: 'teak bench for outdoor use', type: 'natural_language' });
+      expect(namesOf(found)).toEqual(['Outdoor teak bench with cushions', 'Outdoor bench']);
+      expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
+    });
+
+    it('ranks a director named in collection_data above a word of the generated sentence', async () => {
+      const t = tenant();
+      await s.index(
+        film(t, 'Home Movies', { director: 'Brian De Palma' }),
+        film(t, 'Unforgiven', { director: 'Clint Eastwood' }),
+        film(t, 'Gran Torino', { director: 'Clint Eastwood' }),
+        film(t, 'Titanic', { director: 'James Cameron' }),
+      );
+      const found = await s.find(own(t, 'movies'), { text: 'movies directed by clint eastwood', type: 'natural_language' });
+      expect(namesOf(found).slice(0, 2).sort()).toEqual(['Gran Torino', 'Unforgiven']);
+      expect(namesOf(found)).not.toContain('Titanic');
+      const home = found.hits.find((h) => h.document.name === 'Home Movies');
+      if (home) expect(home.score).toBeLessThan(found.hits[1]!.score);
+    });
+
+    it('gives better natural-language matches better scores: more terms, terms in the name, terms together', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Garden chair', collection_data: { colour: 'red', material: 'steel' } }),
+        doc(t, { name: 'Chair', collection_data: { colour: 'red' } }),
+        doc(t, { name: 'Seat', collection_data: { colour: 'red' } }),
+        doc(t, { name: 'Seat two', collection_data: { material: 'steel', colour: 'blue' } }),
+      );
+      const found = await s.find(own(t), { text: 'red steel garden chair', type: 'natural_language' });
+      expect(namesOf(found).slice(0, 2)).toEqual(['Garden chair', 'Chair']);
+      const scores = found.hits.map((h) => h.score);
+      expect(scores[0]).toBeGreaterThan(scores[1]!);
+      expect(scores[1]).toBeGreaterThan(scores[2]!);
+      const u = tenant();
+      await s.index(
+        doc(u, { name: 'One', collection_data: { director: 'Clint Eastwood', year: 1992 } }),
+        doc(u, { name: 'Two', collection_data: { director: 'Clint Howard', cast: 'Scott Eastwood and others' } }),
+        doc(u, { name: 'Three', collection_data: { director: 'Sam Clint' } }),
+      );
+      const people = await s.find(own(u), { text: 'films by clint eastwood', type: 'natural_language' });
+      expect(namesOf(people)).toEqual(['One', 'Two', 'Three']);
+      expect(people.hits[0]!.score).toBeGreaterThan(people.hits[1]!.score);
+      expect(people.hits[1]!.score).toBeGreaterThan(people.hits[2]!.score);
+    });
+  });
+}
+
+/**
+ * Typo tolerance: words matched through their typos below the words as typed, and the fallback on names when nothing
+ * matches.
+ */
+function testTypos(s: ContractSuite): void {
+  describe('typos', () => {
+    it('tolerates typos in every field, a transposition from four letters, ranked below exact matches', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Hex bolt M8x40' }),
+        doc(t, { name: 'Blot remover' }),
+        doc(t, { name: 'Hex nut M8' }),
+        doc(t, { name: 'Item 7', collection_data: { kind: 'washer', material: 'aluminium' } }),
+        doc(t, { name: 'Flat washer M8' }),
+        doc(t, { name: 'Cordless screwdriver' }),
+        doc(t, { name: 'Boat hook' }),
+      );
+      const names = async (q: string, type: QueryType = 'keyword') => namesOf(await s.find(own(t), { text: q, type }));
+      expect(await names('hex blot')).toEqual(['Hex bolt M8x40']);
+      expect(await names('blot')).toEqual(['Blot remover', 'Hex bolt M8x40']);
+      expect(await names('bolt')).toEqual(['Hex bolt M8x40', 'Blot remover']);
+      expect((await names('wahser')).sort()).toEqual(['Flat washer M8', 'Item 7']);
+      expect(await names('alumnium')).toEqual(['Item 7']);
+      expect(await names('screwdirver')).toEqual(['Cordless screwdriver']);
+      expect(await names('scerwdirver')).toEqual(['Cordless screwdriver']);
+      expect(await names('cordles screwdrivr')).toEqual(['Cordless screwdriver']);
+      // Four letters allow a transposition only, shorter words no typo at all.
+      expect(await names('boat')).toEqual(['Boat hook']);
+      expect(await names('nit')).toEqual([]);
+      const typo = await s.find(own(t), { text: 'wahser', type: 'keyword' });
+      expect(typo.fuzzy).toBe(false);
+      const mixed = await s.find(own(t), { text: 'flat washer and hex blot', type: 'natural_language' });
+      expect(namesOf(mixed)[0]).toBe('Flat washer M8');
+    });
+
+    it('falls back to typo-tolerant matching on names when the text matches nothing', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Hex bolt M8x40 stainless steel A2' }), doc(t, { name: 'Wood screw brass' }));
+      const found = await s.find(own(t), { text: 'stainles stel', type: 'keyword' });
+      expect(found.fuzzy).toBe(true);
+      expect(namesOf(found)).toEqual(['Hex bolt M8x40 stainless steel A2']);
+      expect(found.total_estimate).toBe(1);
+      const exact = await s.find(own(t), { text: 'stainless steel', type: 'keyword' });
+      expect(exact.fuzzy).toBe(false);
+      const nothing = await s.find(own(t), { text: 'zzyzx qwv', type: 'keyword' });
+      expect(nothing).toEqual({ hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false });
+    });
+  });
+}
+
+/** Filters: eq and in across spellings, ranges over numbers and ISO dates, AND-combined, on record_type too. */
+function testFilters(s: ContractSuite): void {
+  describe('filters', () => {
+    const catalogue = (t: string) => [
+      doc(t, { name: 'A', collection_data: { material: 'steel', price: 10, in_stock: true, size: '10', tags: ['outdoor', 'sale'] } }),
+      doc(t, { name: 'B', collection_data: { material: 'brass', price: 25.5, in_stock: false, size: 12 } }),
+      doc(t, { name: 'C', collection_data: { material: 'steel', price: 40, in_stock: 'true', size: 10 } }),
+      doc(t, { name: 'D', collection_data: { material: 'Steel', price: '7', released: '2024-03-01' } }),
+      doc(t, { name: 'E', collection_data: { released: '2024-06-15T08:00:00Z' } }),
+    ];
+    const names = async (t: string, filters: Filter[], text?: string) =>
+      namesOf(await s.find(own(t), { filters, text, type: text ? 'keyword' : undefined })).sort();
+
+    it('eq matches strings exactly and numbers and booleans in either spelling', async () => {
+      const t = tenant();
+      await s.index(...catalogue(t));
+      expect(await names(t, [{ field: 'material', op: 'eq', value: 'steel' }])).toEqual(['A', 'C']);
+      expect(await names(t, [{ field: 'size', op: 'eq', value: '10' }])).toEqual(['A', 'C']);
+      expect(await names(t, [{ field: 'size', op: 'eq', value: 10 }])).toEqual(['A', 'C']);
+      expect(await names(t, [{ field: 'price', op: 'eq', value: 25.5 }])).toEqual(['B']);
+      expect(await names(t, [{ field: 'in_stock', op: 'eq', value: true }])).toEqual(['A', 'C']);
+      expect(await names(t, [{ field: 'in_stock', op: 'eq', value: 'false' }])).toEqual(['B']);
+      expect(await names(t, [{ field: 'tags', op: 'eq', value: 'sale' }])).toEqual(['A']);
+      expect(await names(t, [{ field: 'nothing', op: 'eq', value: 'steel' }])).toEqual([]);
+    });
+
+    it('in matches any of its values', async () => {
+      const t = tenant();
+      await s.index(...catalogue(t));
+      expect(await names(t, [{ field: 'material', op: 'in', value: ['brass', 'Steel'] }])).toEqual(['B', 'D']);
+      expect(await names(t, [{ field: 'size', op: 'in', value: [12, '10'] }])).toEqual(['A', 'B', 'C']);
+      expect(await names(t, [{ field: 'material', op: 'in', value: [] }])).toEqual([]);
+    });
+
+    it('range operators compare numeric values only', async () => {
+      const t = tenant();
+      await s.index(...catalogue(t));
+      expect(await names(t, [{ field: 'price', op: 'gte', value: 25.5 }])).toEqual(['B', 'C']);
+      expect(await names(t, [{ field: 'price', op: 'gt', value: 25.5 }])).toEqual(['C']);
+      expect(await names(t, [{ field: 'price', op: 'lte', value: 25.5 }])).toEqual(['A', 'B']);
+      expect(await names(t, [{ field: 'price', op: 'lt', value: '25.5' }])).toEqual(['A']);
+      expect(await names(t, [{ field: 'price', op: 'gte', value: 10 }, { field: 'price', op: 'lt', value: 40 }])).toEqual(['A', 'B']);
+    });
+
+    it('range operators compare ISO dates', async () => {
+      const t = tenant();
+      await s.index(...catalogue(t));
+      expect(await names(t, [{ field: 'released', op: 'gte', value: '2024-05-01' }])).toEqual(['E']);
+      expect(await names(t, [{ field: 'released', op: 'lt', value: '2024-05-01' }])).toEqual(['D']);
+    });
+
+    it('combines filters with AND, also with text', async () => {
+      const t = tenant();
+      await s.index(...catalogue(t), doc(t, { name: 'Steel F', collection_data: { material: 'steel', price: 5 } }));
+      expect(await names(t, [{ field: 'material', op: 'eq', value: 'steel' }, { field: 'in_stock', op: 'eq', value: true }])).toEqual(['A', 'C']);
+      expect(await names(t, [{ field: 'price', op: 'lt', value: 20 }], 'steel')).toEqual(['A', 'Steel F']);
+    });
+
+    it("filters on the record's type, not on a collection_data field of the same name, with and without text", async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Steel bolt', record_type: 'bolt', collection_data: { entity_type: 'nut' } }),
+        doc(t, { name: 'Steel nut', record_type: 'nut' }),
+        doc(t, { name: 'Steel washer', record_type: 'washer' }),
+      );
+      const byType = (value: string | string[]): Filter => ({ field: 'entity_type', op: Array.isArray(value) ? 'in' : 'eq', value, on: 'record_type' });
+      expect(await names(t, [byType('nut')])).toEqual(['Steel nut']);
+      expect(await names(t, [byType(['bolt', 'washer'])], 'steel')).toEqual(['Steel bolt', 'Steel washer']);
+      expect(await names(t, [byType('Nut')])).toEqual([]);
+      expect(await names(t, [{ field: 'entity_type', op: 'eq', value: 'nut' }])).toEqual(['Steel bolt']);
+    });
+  });
+}
+
+/**
+ * Order: filter-only results by name, a sort by a field either way (missing values last), the default order for an
+ * unknown field.
+ */
+function testSorting(s: ContractSuite): void {
+  describe('sorting', () => {
+    const priced = (t: string) => [
+      doc(t, { name: 'Charlie', collection_data: { price: 30, color: 'red' } }),
+      doc(t, { name: 'alpha', collection_data: { price: 5, color: 'red' } }),
+      doc(t, { name: 'Bravo', collection_data: { price: 100, color: 'red' } }),
+      doc(t, { name: 'Delta', collection_data: { color: 'red' } }),
+    ];
+
+    it('lists filter-only results by name', async () => {
+      const t = tenant();
+      await s.index(...priced(t));
+      expect(namesOf(await s.find(own(t)))).toEqual(['alpha', 'Bravo', 'Charlie', 'Delta']);
+    });
+
+    it('sorts by a numeric collection_data field either way, documents without it last', async () => {
+      const t = tenant();
+      await s.index(...priced(t));
+      const asc: Sort = { field: 'price', direction: 'asc' };
+      const desc: Sort = { field: 'price', direction: 'desc' };
+      expect(namesOf(await s.find(own(t), { sort: asc }))).toEqual(['alpha', 'Charlie', 'Bravo', 'Delta']);
+      expect(namesOf(await s.find(own(t), { sort: desc }))).toEqual(['Bravo', 'Charlie', 'alpha', 'Delta']);
+      expect(namesOf(await s.find(own(t), { sort: desc, text: 'red', type: 'keyword' }))).toEqual(['Bravo', 'Charlie', 'alpha', 'Delta']);
+    });
+
+    it('sorts by name either way', async () => {
+      const t = tenant();
+      await s.index(...priced(t));
+      expect(namesOf(await s.find(own(t), { sort: { field: 'name', direction: 'asc' }, text: 'red', type: 'keyword' }))).toEqual([
+        'alpha',
+        'Bravo',
+        'Charlie',
+        'Delta',
+      ]);
+      expect(namesOf(await s.find(own(t), { sort: { field: 'name', direction: 'desc' } }))).toEqual(['Delta', 'Charlie', 'Bravo', 'alpha']);
+    });
+
+    it('keeps the default order for a sort field no document has', async () => {
+      const t = tenant();
+      await s.index(
+        ...priced(t),
+        doc(t, { name: 'Red red red' }),
+        doc(t, { name: 'Echo', description: 'red' }),
+      );
+      const unknown: Sort = { field: 'no_such_field', direction: 'desc' };
+      for (const q of [{}, { text: 'red', type: 'keyword' as const }, { text: 'red echo', type: 'natural_language' as const }]) {
+        const plain = await s.find(own(t), q);
+        const sorted = await s.find(own(t), { ...q, sort: unknown });
+        expect(sorted.hits.map((h) => h.document.record_id)).toEqual(plain.hits.map((h) => h.document.record_id));
+      }
+    });
+  });
+}
+
+/** aggregate: groups by a field (top 50, ties by value), by record_type, and numeric stats within the filters. */
+function testAggregation(s: ContractSuite): void {
+  describe('aggregation', () => {
+    it('groups by a field, highest count first, ties by value, top 50 only', async () => {
+      const t = tenant();
+      const docs = [
+        ...Array.from({ length: 3 }, () => doc(t, { collection_data: { material: 'steel' } })),
+        ...Array.from({ length: 2 }, () => doc(t, { collection_data: { material: 'brass' } })),
+        ...Array.from({ length: 2 }, () => doc(t, { collection_data: { material: 'aluminium' } })),
+        ...Array.from({ length: 60 }, (_, i) => doc(t, { collection_data: { material: `alloy ${String(i).padStart(2, '0')}` } })),
+        doc(t, { collection_data: {} }),
+        doc(t, { status: 'archived', collection_data: { material: 'steel' } }),
+      ];
+      await s.index(...docs);
+      const result = await s.engine.aggregate({ scope: own(t), filters: [], group_by: 'material' });
+      expect(result.total).toBe(68);
+      expect(result.groups).toHaveLength(50);
+      expect(result.groups.slice(0, 4)).toEqual([
+        { value: 'steel', count: 3 },
+        { value: 'aluminium', count: 2 },
+        { value: 'brass', count: 2 },
+        { value: 'alloy 00', count: 1 },
+      ]);
+      expect(result.groups[49]).toEqual({ value: 'alloy 46', count: 1 });
+    });
+
+    it('groups numbers and booleans as stored, and by record_type', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { record_type: 'bolt', collection_data: { size: 8, ok: true } }),
+        doc(t, { record_type: 'bolt', collection_data: { size: 8, ok: false } }),
+        doc(t, { record_type: 'nut', collection_data: { size: 10, ok: true } }),
+      );
+      expect((await s.engine.aggregate({ scope: own(t), filters: [], group_by: 'size' })).groups).toEqual([
+        { value: 8, count: 2 },
+        { value: 10, count: 1 },
+      ]);
+      expect((await s.engine.aggregate({ scope: own(t), filters: [], group_by: 'ok' })).groups).toEqual([
+        { value: true, count: 2 },
+        { value: false, count: 1 },
+      ]);
+      expect((await s.engine.aggregate({ scope: own(t), filters: [], group_by: 'record_type' })).groups).toEqual([
+        { value: 'bolt', count: 2 },
+        { value: 'nut', count: 1 },
+      ]);
+    });
+
+    it('computes stats over numeric values only, within the filters', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { collection_data: { price: 10, weight: 1, material: 'steel' } }),
+        doc(t, { collection_data: { price: 20, material: 'steel' } }),
+        doc(t, { collection_data: { price: '30', material: 'steel' } }),
+        doc(t, { collection_data: { price: 1000, material: 'gold' } }),
+      );
+      const result = await s.engine.aggregate({
+        scope: own(t),
+        filters: [{ field: 'material', op: 'eq', value: 'steel' }],
+        stats: ['price', 'weight', 'missing'],
+      });
+      expect(result.total).toBe(3);
+      expect(result.groups).toEqual([]);
+      expect(result.stats).toEqual({
+        price: { count: 2, min: 10, max: 20, avg: 15 },
+        weight: { count: 1, min: 1, max: 1, avg: 1 },
+        missing: { count: 0, min: null, max: null, avg: null },
+      });
     });
   });
 }
@@ -856,6 +948,23 @@ const tenant = () => randomUUID();
 
 function own(tenant_id: string, collection = 'parts'): SearchScope {
   return { kind: 'private', tenant_id, collection };
+}
+
+function namesOf(result: SearchResult): string[] {
+  return result.hits.map((h) => h.document.name);
+}
+
+/** A film as records describes it: the generated sentence repeats the template words in every record. */
+function film(t: string, name: string, data: Record<string, unknown>): IndexDocument {
+  return doc(t, {
+    name,
+    collection: 'movies',
+    record_type: 'film',
+    collection_data: data,
+    description_llm: `${name} is a film in the movies collection with ${Object.entries(data)
+      .map(([k, v]) => `${k.replace(/_/g, ' ')} ${String(v)}`)
+      .join(', ')}.`,
+  });
 }
 
 /** A unique lowercase word, so a test's public documents are the only ones its search can match. */

@@ -1,8 +1,8 @@
 import { openDatabase } from '@trove/db';
-import { searchEngineContract } from './engine.contract';
+import { runAll } from './engine.contract';
 import { PostgresSearchEngine } from './postgres/engine';
 
-searchEngineContract('PostgreSQL on PGlite', async () => {
+runAll('PostgreSQL on PGlite', async () => {
   const database = await openDatabase({ inMemory: true });
   const engine = new PostgresSearchEngine(database);
   return {

@@ -1,8 +1,8 @@
 import { createTestDatabase } from '@trove/testing';
-import { searchEngineContract } from './engine.contract';
+import { runAll } from './engine.contract';
 import { PostgresSearchEngine } from './postgres/engine';
 
-searchEngineContract('PostgreSQL server', async () => {
+runAll('PostgreSQL server', async () => {
   const testDb = await createTestDatabase();
   const engine = new PostgresSearchEngine(testDb.database);
   return {

@@ -1,24 +1,117 @@
-import { sql, type Transaction } from '@trove/db';
-import { cleanJson, dataText } from '../documents';
+import { sql, type Kysely, type Transaction } from '@trove/db';
+import { changeProblem, cleanJson, dataText } from '../documents';
 import { identifiersOf } from '../identifiers';
-import type { IndexChange, IndexDocument } from '../port';
-import { searchText } from './sql';
+import type { ApplyOutcome, IndexChange, IndexDocument } from '../port';
+import { searchText } from './ranking';
 import { isVocabularyWord } from '../typos';
 
 /**
- * The PostgreSQL engine's write side: how a batch of index changes and a generation swap become statements (one per
- * kind of change, whatever the batch size). What queries read is built in sql.ts; the engine in engine.ts holds both.
+ * The PostgreSQL engine's write side: how a batch of index changes is validated and written (one statement per kind of
+ * change, whatever the batch size, or item by item when PostgreSQL refuses the batch), how a generation swap becomes
+ * statements, and the planner statistics that bulk writes keep fresh. Writes run on the engine's own database handle,
+ * never bounded in time. The rows written here are what the reads elsewhere in this folder find: the weighted tsvector
+ * (ranking.ts), the identifiers (identifiers.ts) and the vocabulary (typos.ts).
  */
+
+/** Statistics are refreshed after this many written documents, or a fifth of the table if that is more. */
+const ANALYZE_EVERY = 20_000;
+const ANALYZE_FRACTION = 0.2;
+
+export class Writes {
+  private writesSinceAnalyze = 0;
+  private analyzeAfter = ANALYZE_EVERY;
+  private analyzing?: Promise<void>;
+
+  constructor(
+    /** The engine's database, never bounded in time: writes, ANALYZE and swaps run here. */
+    private readonly db: Kysely<any>,
+    /** Given each batch's valid changes before they are written (the engine retires their scopes' kept near words). */
+    private readonly written: (changes: IndexChange[]) => void,
+  ) {}
+
+  async apply(changes: IndexChange[]): Promise<ApplyOutcome[]> {
+    const outcomes: ApplyOutcome[] = changes.map((change) => ({
+      record_id: recordIdOf(change),
+      version: versionOf(change),
+      status: 'indexed',
+    }));
+    const valid: IndexChange[] = [];
+    changes.forEach((change, i) => {
+      const problem = changeProblem(change);
+      if (problem) outcomes[i] = { ...outcomes[i]!, status: 'failed', error: problem };
+      else valid.push(change);
+    });
+    if (valid.length === 0) return outcomes;
+    this.noteWrites(valid.length);
+    this.written(valid);
+    try {
+      await this.db.transaction().execute((trx) => writeChanges(trx, valid));
+    } catch {
+      // Something in the batch PostgreSQL refuses that validation did not foresee: write item by item, each in a
+      // savepoint, so only the culprits fail.
+      await this.db.transaction().execute(async (trx) => {
+        for (const [i, change] of changes.entries()) {
+          if (outcomes[i]!.status === 'failed') continue;
+          await sql`savepoint item`.execute(trx);
+          try {
+            await writeChanges(trx, [change]);
+            await sql`release savepoint item`.execute(trx);
+          } catch (err) {
+            await sql`rollback to savepoint item`.execute(trx);
+            outcomes[i] = { ...outcomes[i]!, status: 'failed', error: (err as Error).message };
+          }
+        }
+      });
+    }
+    return outcomes;
+  }
+
+  /**
+   * Refreshes the planner's statistics after ANALYZE_EVERY written documents, or a fifth of the table when that is
+   * more (as autovacuum scales its own threshold), in the background. Query plans (identifier lookups, candidate
+   * bounds) depend on them, and a bulk load can outrun autovacuum, or meet a server where it is off. A fixed threshold
+   * would sample the whole table again every 20,000 documents however large it grew.
+   */
+  private noteWrites(count: number): void {
+    this.writesSinceAnalyze += count;
+    if (this.writesSinceAnalyze < this.analyzeAfter || this.analyzing) return;
+    this.writesSinceAnalyze = 0;
+    this.analyzing = this.analyze()
+      .catch(() => undefined)
+      .finally(() => {
+        this.analyzing = undefined;
+      });
+  }
+
+  private async analyze(): Promise<void> {
+    // Only the columns query plans estimate from: the text and identifier statistics (the costly part), the scope and
+    // the name key. Names, descriptions, collection_data (containment has no statistics to use) and the rest cost an
+    // ANALYZE about as much again and change no plan.
+    await sql`analyze search_engine.documents (tenant_id, collection, searchable, visibility, generation, name_key, tsv, identifiers)`.execute(this.db);
+    const { rows } = await sql<{ rows: number }>`
+      select reltuples::float8 as rows from pg_class where oid = 'search_engine.documents'::regclass`.execute(this.db);
+    this.analyzeAfter = Math.max(ANALYZE_EVERY, Math.round((rows[0]?.rows ?? 0) * ANALYZE_FRACTION));
+  }
+
+  async swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void> {
+    await this.db.transaction().execute((trx) => swapActiveGeneration(trx, tenant_id, collection, generation));
+  }
+
+  /** Once a background ANALYZE under way (if any) has finished. */
+  async settled(): Promise<void> {
+    await this.analyzing;
+  }
+}
 
 const MAX_NAME_TEXT = 2_000;
 const MAX_DESCRIPTION_TEXT = 8_000;
 
 /** The record a change is about, read defensively: a malformed change still gets an outcome naming what it can. */
-export function recordIdOf(change: IndexChange): string {
+function recordIdOf(change: IndexChange): string {
   return String((change?.op === 'upsert' ? change.document?.record_id : change?.record_id) ?? '');
 }
 
-export function versionOf(change: IndexChange): number {
+function versionOf(change: IndexChange): number {
   return Number((change?.op === 'upsert' ? change.document?.version : change?.version) ?? 0);
 }
 
@@ -40,7 +133,7 @@ function latestPerRecord(changes: IndexChange[]): IndexChange[] {
 }
 
 /** Writes a batch of valid changes with one statement per kind, whatever the batch size. */
-export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]): Promise<void> {
+async function writeChanges(trx: Transaction<any>, changes: IndexChange[]): Promise<void> {
   const winners = latestPerRecord(changes);
   const upserts = winners.filter((c): c is Extract<IndexChange, { op: 'upsert' }> => c.op === 'upsert');
   const removes = winners.filter((c): c is Extract<IndexChange, { op: 'remove' }> => c.op === 'remove');
@@ -136,7 +229,7 @@ export async function writeChanges(trx: Transaction<any>, changes: IndexChange[]
 }
 
 /** Points the collection at `generation` unless it already has a newer one. */
-export async function swapActiveGeneration(
+async function swapActiveGeneration(
   trx: Transaction<any>,
   tenant_id: string,
   collection: string,

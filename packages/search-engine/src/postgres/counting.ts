@@ -1,0 +1,89 @@
+import { prepared, sql, type Kysely } from '@trove/db';
+import type { SearchResult, SearchScope } from '../port';
+import { scopeCondition } from './filters';
+import type { Fragment } from './rows';
+
+/**
+ * A search's total_estimate in the PostgreSQL engine: exact up to EXACT_COUNT matches (counting more would read most
+ * of a large collection); above that an estimate from a table sample, capped at the scope's documents, with
+ * total_is_estimate (see estimate()).
+ */
+
+/** Matches counted exactly up to this many, as Elasticsearch's default track_total_hits. */
+export const EXACT_COUNT = 10_000;
+const SAMPLE_PAGES = 500;
+/** Scopes whose document counts are kept (documentsIn()); the oldest goes first. */
+const SCOPE_SIZES_KEPT = 1_000;
+
+export type Total = Pick<SearchResult, 'total_estimate' | 'total_is_estimate'>;
+
+export function exactly(n: number): Total {
+  return { total_estimate: n, total_is_estimate: false };
+}
+
+export class Totals {
+  private pages?: { value: number; at: number };
+  private readonly scopeSizes = new Map<string, { value: number; at: number }>();
+
+  constructor(private readonly db: Kysely<any>) {}
+
+  /** Exact up to EXACT_COUNT matches, estimated above (never beyond the documents of `scope`). */
+  async count(where: Fragment, scope: SearchScope): Promise<Total> {
+    const n = await this.countUpTo(where);
+    return n <= EXACT_COUNT ? exactly(n) : this.estimate(where, n, scope);
+  }
+
+  /** Matches counted up to EXACT_COUNT + 1. */
+  async countUpTo(where: Fragment): Promise<number> {
+    const counted = await sql<{ n: number }>`${prepared}
+      select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${EXACT_COUNT + 1}) m`.execute(
+      this.db,
+    );
+    return Number(counted.rows[0]!.n);
+  }
+
+  /**
+   * Matches counted in a fixed sample of about SAMPLE_PAGES table pages, scaled up: a few milliseconds however many
+   * documents match, where counting every one of tens of thousands would read most of the table. The sample is
+   * repeatable, so paging through one result set reports one total. Never below what was already counted, and never
+   * above the number of searchable documents in `scope` (the tenant's collection, or the public index), counted
+   * exactly: a sample scaled up can overshoot, and an estimate must never promise more records than could match.
+   */
+  async estimate(where: Fragment, atLeast: number, scope: SearchScope): Promise<Total> {
+    const percent = Math.min(100, Math.max(0.01, (100 * SAMPLE_PAGES) / (await this.tablePages())));
+    const [sampled, inScope] = await Promise.all([
+      sql<{ n: number }>`
+        select count(*)::int as n from search_engine.documents d tablesample system (${percent}) repeatable (7)
+        where ${where}`.execute(this.db),
+      this.documentsIn(scope),
+    ]);
+    const scaled = Math.max(atLeast, Math.round((Number(sampled.rows[0]!.n) * 100) / percent));
+    return { total_estimate: Math.min(inScope, scaled), total_is_estimate: true };
+  }
+
+  /**
+   * The searchable documents of a scope, counted at most once a minute per scope (reading a large collection whole on
+   * every estimated search cost more than the search): an estimate's cap may lag a minute behind a growing collection.
+   */
+  private async documentsIn(scope: SearchScope): Promise<number> {
+    const key = JSON.stringify([scope.kind, scope.kind === 'private' ? scope.tenant_id : '', scope.collection ?? '']);
+    const known = this.scopeSizes.get(key);
+    if (known && Date.now() - known.at < 60_000) return known.value;
+    const counted = await sql<{ n: number }>`select count(*)::int as n from search_engine.documents d where ${scopeCondition(scope)}`.execute(this.db);
+    const value = Number(counted.rows[0]!.n);
+    if (this.scopeSizes.size >= SCOPE_SIZES_KEPT) this.scopeSizes.delete(this.scopeSizes.keys().next().value!);
+    this.scopeSizes.set(key, { value, at: Date.now() });
+    return value;
+  }
+
+  /** The documents table's size in pages, read at most once a minute (it only sets the sample's percentage). */
+  private async tablePages(): Promise<number> {
+    if (this.pages && Date.now() - this.pages.at < 60_000) return this.pages.value;
+    const size = await sql<{ pages: number }>`
+      select greatest(1, pg_relation_size('search_engine.documents') / current_setting('block_size')::int)::int as pages`.execute(
+      this.db,
+    );
+    this.pages = { value: Number(size.rows[0]!.pages), at: Date.now() };
+    return this.pages.value;
+  }
+}

@@ -1,0 +1,304 @@
+import { prepared, sql, type Kysely } from '@trove/db';
+import { queryWords, STOP_WORDS } from '../classify';
+import type { SearchHit, SearchQuery, SearchResult } from '../port';
+import { EXACT_COUNT, exactly, type Total, type Totals } from './counting';
+import { sortOrder, whereClause } from './filters';
+import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
+
+/**
+ * Full-text search in the PostgreSQL engine: which documents a keyword or natural-language query matches, and how they
+ * rank. Matching reads the weighted tsvector that writes.ts builds (name and identifiers A, description B,
+ * collection_data text C; the generated description is not indexed); relevance() scores every hit within 0..1 (an
+ * identifier match, identifiers.ts, is 1.0). Query words come here already expanded to their near words from the
+ * collection's vocabulary (typos.ts). To keep latency flat on large collections, a text query ranks a bounded
+ * candidate set rather than every match: the first CANDIDATES documents matching anywhere, plus, when those hold too
+ * few name matches, the first CANDIDATES matching in the name, the documents whose name is the query (and, for natural
+ * language, the first CANDIDATES holding every term). A keyword query whose exact words already match CANDIDATES
+ * documents takes its candidates from those, since matching the last word as a prefix costs GIN several times more.
+ * When a query matches more than that, the best-ranked page comes from the candidates, not necessarily from all
+ * matches; an explicit sort always considers every match.
+ */
+
+/** Candidates ranked per source when no explicit sort is asked for (see above). */
+export const CANDIDATES = 1_000;
+/** Candidates of a keyword query given the prior (keywordMatches()), the first by the cheap order. */
+const KEYWORD_CANDIDATES = 300;
+/** Candidates scored in full beyond the page's offset, the best by the prior (see candidates()). */
+const POOL = 100;
+
+/** Rank weights for D, C, B, A: collection_data text (C) counts a quarter of a description (B), a tenth of a name. */
+export const RANK_WEIGHTS = '{0.05, 0.1, 0.4, 1.0}';
+
+/** The text the tsvectors and tsqueries are built from: lowercase runs of letters and digits, space-separated. */
+export function searchText(text: string): string {
+  return queryWords(text).join(' ');
+}
+
+const MAX_TERMS = 16;
+const MAX_TERM_LENGTH = 100;
+
+/** One word of a query: matched as a prefix (a keyword query's last word), and through its near words (typos). */
+export interface QueryTerm {
+  word: string;
+  prefix: boolean;
+  typos: string[];
+}
+
+/**
+ * The words a query matches with, or none when it has no letters or digits. keyword: every word, the last as a prefix.
+ * any: the distinct words, stop words dropped unless they are all there is (they match nearly everything and carry no
+ * ranking signal).
+ */
+export function queryTerms(query: string, mode: 'keyword' | 'any'): QueryTerm[] {
+  let words = queryWords(query)
+    .filter((t) => t.length <= MAX_TERM_LENGTH)
+    .slice(0, MAX_TERMS);
+  if (mode === 'any') {
+    const content = words.filter((t) => !STOP_WORDS.has(t));
+    words = [...new Set(content.length > 0 ? content : words)];
+  }
+  return words.map((word, i) => ({ word, prefix: mode === 'keyword' && i === words.length - 1, typos: [] }));
+}
+
+/**
+ * tsquery text for one term: its word (as a prefix when asked) or any of its near words. Lexemes are runs of letters
+ * and digits only, quoted, so no user character ever reaches tsquery syntax.
+ */
+function termQuery(term: QueryTerm, opts: { typos: boolean; prefix: boolean; name?: boolean }): string {
+  // In the name only: the name is tsv's weight-A part (writes.ts), so each lexeme is marked :A.
+  const a = opts.name ? 'A' : '';
+  const marks = (prefix: boolean) => (prefix ? `:*${a}` : a ? `:${a}` : '');
+  const own = `'${term.word}'${marks(term.prefix && opts.prefix)}`;
+  if (!opts.typos || term.typos.length === 0) return own;
+  return `(${[own, ...term.typos.map((t) => `'${t}'${marks(false)}`)].join(' | ')})`;
+}
+
+/** tsquery text matching the terms: `every` one of them or `any`, anywhere in the document or in its name only. */
+export function matchText(terms: QueryTerm[], mode: 'every' | 'any', where: 'anywhere' | 'name' = 'anywhere'): string {
+  const opts = { typos: true, prefix: true, name: where === 'name' };
+  return terms.map((t) => termQuery(t, opts)).join(mode === 'any' ? ' | ' : ' & ');
+}
+
+const num = (n: number) => sql.raw(String(n));
+
+/**
+ * A cheap ordering of candidates before relevance() scores the best of them: the name tier (2 equal to the query, 1
+ * starting with it), then holding every word, then the weighted cover density. `everyHeld`: every candidate already
+ * holds every word (a keyword query's matches), so that part is left out rather than tested on each.
+ */
+export function prior(terms: QueryTerm[], query: string, everyHeld = false): Fragment {
+  const key = searchText(query);
+  const every = everyHeld ? sql`0.5` : sql`(d.tsv @@ ${matchText(terms, 'every')}::tsquery)::int * 0.5`;
+  return sql`((case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
+    + ${every}
+    + ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32) * 0.5)`;
+}
+
+/**
+ * The relevance of a matching document, 0..1, from what a reader sees in a result: how many of the query's words
+ * it holds (0.35), how many as typed rather than through a typo (0.15), how many in its name (0.15), how many
+ * neighbouring query words stand together in it (0.2; a one-word query counts its one word), and the weighted cover
+ * density of the matches (ts_rank_cd with RANK_WEIGHTS, 0.15). A name equal to the query (words compared as
+ * searchText reads them) lifts the score into 0.9..0.99, a name starting with it into 0.8..0.89; all others stay at
+ * or below 0.8, so ordering by score puts exact names first and name prefixes next. 1.0 stays an identifier's.
+ */
+export function relevance(terms: QueryTerm[], query: string): Fragment {
+  const k = terms.length;
+  const all = { typos: true, prefix: true };
+  const count = (parts: Fragment[]) => sql`(${sql.join(parts, sql` + `)})::float8`;
+  const held = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, all)}::tsquery)::int`));
+  const typed = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, { typos: false, prefix: true })}::tsquery)::int`));
+  const named = count(terms.map((t) => sql`(d.tsv @@ ${termQuery(t, { ...all, name: true })}::tsquery)::int`));
+  const together =
+    k === 1
+      ? held
+      : count(
+          terms.slice(1).map((t, i) => sql`(d.tsv @@ ${`${termQuery(terms[i]!, all)} <-> ${termQuery(t, all)}`}::tsquery)::int`),
+        );
+  const density = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32)`;
+  const base = sql`(0.35 * ${held} / ${num(k)} + 0.15 * ${typed} / ${num(k)} + 0.15 * ${named} / ${num(k)}
+    + 0.2 * ${together} / ${num(Math.max(1, k - 1))} + 0.15 * ${density})`;
+  const key = searchText(query);
+  return sql`(case when d.name_key = ${key} then 0.9 + 0.09 * ${base}
+    when starts_with(d.name_key, ${key}) then 0.8 + 0.09 * ${base} else 0.8 * ${base} end)`;
+}
+
+export class Ranking {
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly totals: Totals,
+  ) {}
+
+  /**
+   * The page of a keyword or natural-language query whose terms (queryTerms(), with their near words) are given, and
+   * its total. Filters are tested on the text's matches one by one (whereClause's row-by-row form).
+   */
+  async fullText(
+    terms: QueryTerm[],
+    type: 'keyword' | 'natural_language',
+    query: SearchQuery,
+    page: Page,
+  ): Promise<SearchResult> {
+    const where = whereClause(query.scope, query.filters, false);
+    const text = query.text!.query;
+    const score = relevance(terms, text);
+    const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
+    const matches = sql`${where} and d.tsv @@ ${tsText}::tsquery`;
+    const scope = query.scope;
+    if (query.sort) {
+      const [found, total] = await Promise.all([
+        sql<DocumentRow & { score: number }>`${prepared}
+          select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
+          order by ${sortOrder(query.sort)}, score desc, d.name_key collate "C", d.record_id
+          limit ${page.limit} offset ${page.offset}`.execute(this.db),
+        this.totals.count(matches, scope),
+      ]);
+      return { hits: found.rows.map(toHit), ...total, fuzzy: false };
+    }
+    const bound = Math.max(CANDIDATES, page.offset + page.limit);
+    const ranked = { where, score, prior: prior(terms, text, type === 'keyword'), key: searchText(text), page, bound };
+    if (type === 'keyword') {
+      const found = await this.keywordMatches(
+        { ...ranked, bound: Math.max(KEYWORD_CANDIDATES, page.offset + page.limit) },
+        tsText,
+        matchText(terms, 'every', 'name'),
+      );
+      return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, EXACT_COUNT + 1, scope)), fuzzy: false };
+    }
+    // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
+    // the matches, and cheap when they are.
+    const counting = this.totals.countUpTo(matches);
+    counting.catch(() => undefined);
+    const total = async (matched: number | undefined): Promise<Total> => {
+      if (matched !== undefined) return exactly(matched);
+      const n = await counting;
+      return n <= EXACT_COUNT ? exactly(n) : this.totals.estimate(matches, n, scope);
+    };
+    // Natural language matches any term, so the documents holding every term are candidates in their own right:
+    // the first `bound` documents holding any term might hold only one.
+    const every = matchText(terms, 'every');
+    const found = await this.candidates(ranked, tsText, matchText(terms, 'any', 'name'), every !== tsText ? [every] : []);
+    return { hits: found.hits, ...(await total(found.matched)), fuzzy: false };
+  }
+
+  /**
+   * A keyword query's page, in one statement that reads each match once (as the floor of ranking every match does,
+   * without ranking every one): up to EXACT_COUNT + 1 matches, with what orders them cheaply (the name tier, and
+   * whether the name holds every word), so their number is the exact total when there are no more. The first `bound`
+   * of them in that order get the prior (ts_rank_cd and more, read again by row address), the best POOL by prior are
+   * scored in full (relevance()), and the page is hydrated. When more match (a word most documents hold), the
+   * documents whose name is the query are added, since the matches read may not hold them, and `matched` is
+   * undefined: the total is then estimated. Ties go by name, then record_id, as in candidates().
+   */
+  private async keywordMatches(
+    ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
+    tsText: string,
+    nameText: string,
+  ): Promise<{ hits: SearchHit[]; matched?: number }> {
+    const { where, score, prior, key, page, bound } = ranked;
+    const tsQuery = sql`${tsText}::tsquery`;
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`${prepared}
+      with m as materialized (
+        select d.ctid as row, d.name_key,
+          (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
+            + (d.tsv @@ ${nameText}::tsquery)::int as tier
+        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${EXACT_COUNT + 1}
+      ),
+      exactly as materialized (
+        select d.ctid as row, d.name_key, 3 as tier from search_engine.documents d
+        where (select count(*) from m) > ${EXACT_COUNT}
+          and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
+      ),
+      c as (
+        select row from (select * from exactly union all (select * from m order by tier desc limit ${bound})) c group by row
+      ),
+      pool as (
+        select d.ctid as row from c join search_engine.documents d on d.ctid = c.row
+        order by ${prior} desc, d.name_key collate "C", d.record_id limit ${POOL + page.offset + page.limit}
+      ),
+      top as (
+        select d.ctid as row, d.name_key, d.record_id, ${score} as score from pool join search_engine.documents d on d.ctid = pool.row
+        order by score desc, d.name_key collate "C", d.record_id limit ${page.limit} offset ${page.offset}
+      )
+      select m.matched, p.* from (select count(*)::int as matched from m) m
+      left join lateral (
+        select ${DOCUMENT_COLUMNS}, top.score, top.name_key from top join search_engine.documents d on d.ctid = top.row
+      ) p on true
+      order by p.score desc, p.name_key collate "C", p.record_id`.execute(this.db);
+    const matched = Number(found.rows[0]?.matched ?? 0);
+    return {
+      hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
+      matched: matched <= EXACT_COUNT ? matched : undefined,
+    };
+  }
+
+  /**
+   * The page ranked among candidates: up to `bound` documents matching anywhere (all of them, counted exactly in
+   * `matched`, when fewer); when there are that many but too few name matches among them to fill the page, also up
+   * to `bound` matching in the name; the documents whose name is the query; plus up to `bound` of each extra query.
+   * Each source ranks rows by a cheap prior (name tier, every word held, ts_rank_cd) while it reads them; the best
+   * POOL beyond the page's offset (ties by name, as the final order) are then scored in full (relevance() costs a
+   * dozen tsquery matches a row), and only the page is read again to hydrate. Ties go by name, then record_id, so one
+   * set of documents always comes back in one order however it was loaded.
+   */
+  private async candidates(
+    ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
+    tsText: string,
+    nameText: string,
+    extra: string[],
+  ): Promise<{ hits: SearchHit[]; matched?: number }> {
+    const { where, score, prior, key, page, bound } = ranked;
+    const tsQuery = sql`${tsText}::tsquery`;
+    const nameQuery = sql`${nameText}::tsquery`;
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`${prepared}
+      with anywhere as materialized (
+        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior, d.tsv @@ ${nameQuery} as in_name
+        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${bound}
+      ),
+      named as materialized (
+        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior from search_engine.documents d
+        where (select count(*) from anywhere) >= ${bound}
+          and (select count(*) from anywhere where in_name) < ${page.offset + page.limit}
+          and ${where} and d.tsv @@ ${nameQuery} limit ${bound}
+      ),
+      exactly as materialized (
+        select d.tenant_id, d.record_id, d.name_key, ${prior} as prior from search_engine.documents d
+        where (select count(*) from anywhere) >= ${bound}
+          and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
+      ),
+      c as (
+        select tenant_id, record_id, name_key, prior from anywhere
+        union all select * from named union all select * from exactly
+        ${sql.join(
+          extra.map(
+            (e) => sql`union all (select d.tenant_id, d.record_id, d.name_key, ${prior} from search_engine.documents d
+              where ${where} and d.tsv @@ ${e}::tsquery limit ${bound})`,
+          ),
+          sql` `,
+        )}
+      ),
+      pool as (
+        select tenant_id, record_id from c group by tenant_id, record_id
+        order by max(prior) desc, max(name_key) collate "C", record_id limit ${POOL + page.offset + page.limit}
+      ),
+      scored as (
+        select d.tenant_id, d.record_id, d.name_key, ${score} as score from pool
+        join search_engine.documents d on d.tenant_id = pool.tenant_id and d.record_id = pool.record_id
+      ),
+      top as (
+        select * from scored order by score desc, name_key collate "C", record_id limit ${page.limit} offset ${page.offset}
+      )
+      select m.matched, p.* from (select count(*)::int as matched from anywhere) m
+      left join lateral (
+        select ${DOCUMENT_COLUMNS}, top.score, top.name_key from top
+        join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
+      ) p on true
+      order by p.score desc, p.name_key collate "C", p.record_id`.execute(this.db);
+    const first = found.rows[0];
+    const matched = Number(first?.matched ?? 0);
+    return {
+      hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
+      matched: matched < bound ? matched : undefined,
+    };
+  }
+}
