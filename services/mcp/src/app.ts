@@ -1,11 +1,11 @@
 import { createServiceApp, type Config, type Logger } from '@trove/platform';
 import { mcpRoutes } from './routes/mcp';
-import type { Upstreams } from './upstreams';
+import type { Backends } from './backend';
 
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  upstreams: Upstreams;
+  upstreams: Backends;
 }
 
 /** Composes the mcp HTTP app from its dependencies; it never listens. */

@@ -36,7 +36,7 @@ export interface Backend {
 const SHOWN = [400, 404, 422];
 
 /** The two upstream clients, shared by every request (one circuit breaker each). */
-export class Upstreams {
+export class Backends {
   constructor(
     private readonly records: ServiceClient,
     private readonly searchClient: ServiceClient,

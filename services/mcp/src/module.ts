@@ -1,6 +1,6 @@
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
-import { Upstreams } from './upstreams';
+import { Backends } from './backend';
 
 /**
  * The mcp service: MCP over Streamable HTTP (stateless, so any replica answers any request). Its tools and resources
@@ -13,7 +13,7 @@ export const mcpModule: ServiceModule = {
     const { config, logger } = ctx;
     const records = ctx.client('records');
     const search = ctx.client('search');
-    const upstreams = new Upstreams(records, search);
+    const upstreams = new Backends(records, search);
     return {
       app: buildApp({ config, logger, upstreams }),
       async stop() {

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CollectionSummary, SearchAnswer } from '@trove/contracts';
 import { createLogger } from '@trove/platform';
 import { createMcpServer } from '../src/tools/server';
-import type { Backend, FullRecord } from '../src/upstreams';
+import type { Backend, FullRecord } from '../src/backend';
 import { textOf } from './rules';
 
 const ID = '3f2b8c1e-0000-4000-8000-000000000001';

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import request from 'supertest';
-import { listen, type RunningServer, type Scope } from '@trove/platform';
-import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
+import type { Scope } from '@trove/platform';
+import { startTestSystem, testClient, type TestDatabase, type TestService } from '@trove/testing';
 import { recordsModule } from '@trove/records-service';
 import { searchModule } from '@trove/search-service';
 import { mcpModule } from '../src';
@@ -21,24 +20,14 @@ export interface McpSystem {
   stop(): Promise<void>;
 }
 
-/** Records, search and mcp on one fresh PostgreSQL database; records and search listen so mcp can call them. */
+/** Records, search and mcp on one fresh PostgreSQL database, each on a port of its own: mcp calls the others over HTTP. */
 export async function startMcpSystem(): Promise<McpSystem> {
-  const db = await createTestDatabase();
-  const records = await startTestService(recordsModule, { database: db.database, config: { INDEXING_WAIT_MS: '5000' } });
-  const search = await startTestService(searchModule, { database: db.database });
-  const servers: RunningServer[] = [];
-  const serve = async (svc: TestService) => {
-    const s = await listen(svc.instance.app, 0, '127.0.0.1');
-    servers.push(s);
-    return `http://127.0.0.1:${s.port}`;
-  };
-  const recordsUrl = await serve(records);
-  const searchUrl = await serve(search);
-  const mcp = await startTestService(mcpModule, { database: db.database, config: { RECORDS_URL: recordsUrl, SEARCH_URL: searchUrl } });
-  const url = `${await serve(mcp)}/mcp/`;
+  const sys = await startTestSystem([recordsModule, searchModule, mcpModule], { listen: ['records', 'search', 'mcp'] });
+  const [records, search, mcp] = [sys.service('records'), sys.service('search'), sys.service('mcp')];
+  const url = `${sys.url('mcp')}/mcp/`;
   const clients: Client[] = [];
   return {
-    db,
+    db: sys.db,
     records,
     search,
     mcp,
@@ -50,17 +39,13 @@ export async function startMcpSystem(): Promise<McpSystem> {
       return client;
     },
     async create(tenantId, body) {
-      const res = await request(records.instance.app).post('/records').set(records.as(tenantId, ['records'])).send(body);
+      const res = await testClient(records, tenantId, ['records']).post('/records', body);
       if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.id as string };
     },
     async stop() {
       await Promise.all(clients.map((c) => c.close()));
-      await Promise.all(servers.map((s) => s.close(1000)));
-      await mcp.stop();
-      await search.stop();
-      await records.stop();
-      await db.drop();
+      await sys.stop();
     },
   };
 }

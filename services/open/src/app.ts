@@ -10,7 +10,7 @@ import { portalAnalyticsRoutes } from './routes/portal-analytics';
 import { recordRoutes } from './routes/records';
 import { searchRoutes } from './routes/search';
 import type { SearchCounter } from './search-counter';
-import type { Upstreams } from './upstream';
+import type { PublicIndex } from './public-index';
 
 export interface AppDeps {
   config: Config;
@@ -20,7 +20,7 @@ export interface AppDeps {
   cache: Cache;
   open: OpenService;
   counter: SearchCounter;
-  upstreams: Upstreams;
+  upstreams: PublicIndex;
 }
 
 /** Every path: the JSON body is parsed after the rate limit, so even a malformed body's 422 carries the headers. */

@@ -6,7 +6,7 @@ import { migrations } from './migrations';
 import { OpenService } from './open-service';
 import { SearchCounter } from './search-counter';
 import type { Db } from './store/schema';
-import { Upstreams } from './upstream';
+import { PublicIndex } from './public-index';
 
 /** How often gathered Open search counts are written. */
 const COUNT_FLUSH_INTERVAL_MS = 5_000;
@@ -28,7 +28,7 @@ export const openModule: ServiceModule = {
       `open API rate limits counted ${cache.kind === 'memory' ? 'in-process (one process only; set REDIS_URL for replicas)' : 'in Redis'}`,
     );
     const counter = new SearchCounter({ db, logger: logger.child({ component: 'search-counter' }), intervalMs: COUNT_FLUSH_INTERVAL_MS });
-    const upstreams = new Upstreams({ search, records });
+    const upstreams = new PublicIndex({ search, records });
     const open = new OpenService({ upstreams, counter });
     return {
       app: buildApp({ config, logger, readiness: ctx.readiness, cache, open, counter, upstreams }),

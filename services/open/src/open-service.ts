@@ -3,7 +3,7 @@ import { ERRORS } from '@trove/platform';
 import { generatedDescription, matchesQuery } from './domain/collections';
 import { filterableFields } from './domain/fields';
 import type { SearchCounter } from './search-counter';
-import type { Upstreams } from './upstream';
+import type { PublicIndex } from './public-index';
 
 /** Records sampled to infer a collection's fields (the internal search's largest page). */
 const SCHEMA_SAMPLE = 100;
@@ -15,7 +15,7 @@ const SCHEMA_SAMPLE = 100;
  * itself from the records service.
  */
 export class OpenService {
-  constructor(private readonly deps: { upstreams: Upstreams; counter: SearchCounter }) {}
+  constructor(private readonly deps: { upstreams: PublicIndex; counter: SearchCounter }) {}
 
   async search(req: PublicSearchRequest & { limit: number; offset: number }, requestId?: string): Promise<OpenSearchAnswer> {
     const started = performance.now();

@@ -1,6 +1,6 @@
 import { usagePeriodOf, type PortalAnalytics } from '@trove/contracts';
 import type { SearchCounter } from './search-counter';
-import type { Upstreams } from './upstream';
+import type { PublicIndex } from './public-index';
 
 /**
  * The portal's analytics of a tenant for this month: how often Open searches surfaced each collection (open's own
@@ -8,7 +8,7 @@ import type { Upstreams } from './upstream';
  * listed with no records and last_updated null, so the collections add up to total_open_searches.
  */
 export async function portalAnalytics(
-  deps: { upstreams: Upstreams; counter: SearchCounter },
+  deps: { upstreams: PublicIndex; counter: SearchCounter },
   tenantId: string,
   requestId?: string,
   now = new Date(),

@@ -23,7 +23,7 @@ const IDENTITY = { tenantId: '00000000-0000-0000-0000-000000000000', principal: 
  * The open service's view of its upstreams: the public index (search) and the system of record (records). A 400 or
  * 422 from search is the client's (its filters, its sort) and is answered as it came; any other failure is a 503.
  */
-export class Upstreams {
+export class PublicIndex {
   constructor(private readonly clients: { search: ServiceClient; records: ServiceClient }) {}
 
   search(body: PublicSearchRequest, requestId?: string): Promise<SearchAnswer> {

@@ -93,14 +93,12 @@ export class SearchService {
       // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten (an answer
       // just computed and stored is not serialised again; one that was stored answered a search, not an error).
       const ms = round(performance.now() - started);
-      const text = withAnswerFields(found.text, found.hit, ms);
-      this.observe(found.hit ? (found.note ?? summaryOf(JSON.parse(text) as SearchAnswer)) : summaryOf(found.value), ms, found.hit);
+      this.observe(found.hit ? (found.note ?? summaryOf(JSON.parse(found.text) as StoredAnswer)) : summaryOf(found.value), ms, found.hit);
       this.countUsage(req.scope);
-      return { kind: 'json-text', body: text };
+      return { kind: 'json-text', body: withAnswerFieldsText(found.text, found.hit, ms) };
     }
-    const body = found.hit ? (JSON.parse(found.text) as SearchAnswer) : found.value;
-    body.metadata.cache_hit = found.hit;
-    body.metadata.processing_time_ms = round(performance.now() - started);
+    const stored = found.hit ? (JSON.parse(found.text) as StoredAnswer) : found.value;
+    const body = withAnswerFields(stored, found.hit, round(performance.now() - started));
     this.observe(summaryOf(body), body.metadata.processing_time_ms, found.hit);
     // A search the engine failed to answer is not billed.
     if (body.metadata.search_mode !== 'error') this.countUsage(req.scope);
@@ -135,7 +133,7 @@ export class SearchService {
     return found.hit ? (JSON.parse(found.text) as PublicCollection[]) : found.value;
   }
 
-  private async searchUncached(req: SearchRequest, started: number): Promise<{ value: SearchAnswer; store: boolean }> {
+  private async searchUncached(req: SearchRequest, started: number): Promise<{ value: StoredAnswer; store: boolean }> {
     const classified = req.query !== undefined ? classifyQuery(req.query) : undefined;
     const classifyMs = performance.now() - started;
     const base: SearchQuery = { scope: req.scope, filters: req.filters, sort: sortOf(req.sort), limit: req.limit, offset: req.offset };
@@ -184,16 +182,14 @@ export class SearchService {
       // A collection first created through the older vocabulary answers its clients in both (docs/behaviour/older-vocabulary.md).
       return d.vocabulary === 'older' ? withBothNames(item) : item;
     });
-    const body: SearchAnswer = {
+    const body: StoredAnswer = {
       results,
       pagination: { offset: req.offset, limit: req.limit, has_more: req.offset + results.length < result.total_estimate },
       metadata: {
         search_mode: mode,
         query_type: classified?.type ?? 'keyword',
-        processing_time_ms: 0,
         total_estimate: result.total_estimate,
         total_is_estimate: result.total_is_estimate,
-        cache_hit: false,
         zero_result_fallback_used: fallback,
         timings: { classify_ms: round(classifyMs), search_ms: round(searched - started - classifyMs), hydrate_ms: round(performance.now() - searched) },
       },
@@ -231,27 +227,27 @@ interface Summary {
   fallback: boolean;
 }
 
-function summaryOf(body: SearchAnswer): Summary {
+function summaryOf(body: StoredAnswer): Summary {
   return { mode: body.metadata.search_mode, zeroResults: body.results.length === 0, fallback: body.metadata.zero_result_fallback_used };
 }
 
+/** What each answer says of itself, not stored with it: whether it came from the cache, and how long it took. */
+type AnswerFields = 'processing_time_ms' | 'cache_hit';
+
+/** A search answer as computed and cached: everything but its AnswerFields, with metadata its last key. */
+type StoredAnswer = Omit<SearchAnswer, 'metadata'> & { metadata: Omit<SearchAnswer['metadata'], AnswerFields> };
+
+/** The answer with this request's AnswerFields, added last to its metadata. */
+function withAnswerFields(stored: StoredAnswer, hit: boolean, ms: number): SearchAnswer {
+  return { ...stored, metadata: { ...stored.metadata, processing_time_ms: ms, cache_hit: hit } };
+}
+
 /**
- * A stored answer as this request's: cache_hit (true when it came from the cache) and this answer's processing time.
- * Both keys are searched from the end, where metadata is serialised, so a collection_data key of the same name is
- * never touched.
+ * The same for a stored answer's JSON text, without parsing it: metadata is the answer's last key and an object, so
+ * the text ends with the two braces that close metadata and the answer, and the fields go just before them.
  */
-function withAnswerFields(text: string, hit: boolean, ms: number): string {
-  const hitAt = hit ? text.lastIndexOf('"cache_hit":false') : -1;
-  let out = hitAt < 0 ? text : `${text.slice(0, hitAt)}"cache_hit":true${text.slice(hitAt + '"cache_hit":false'.length)}`;
-  const timeKey = '"processing_time_ms":';
-  const timeAt = out.lastIndexOf(timeKey);
-  if (timeAt >= 0) {
-    const start = timeAt + timeKey.length;
-    let end = start;
-    while (end < out.length && /[-0-9.e+]/i.test(out[end]!)) end++;
-    out = `${out.slice(0, start)}${ms}${out.slice(end)}`;
-  }
-  return out;
+function withAnswerFieldsText(stored: string, hit: boolean, ms: number): string {
+  return `${stored.slice(0, -2)},"processing_time_ms":${ms},"cache_hit":${hit}}}`;
 }
 
 function sortOf(sort: string | undefined): Sort | undefined {
@@ -259,17 +255,15 @@ function sortOf(sort: string | undefined): Sort | undefined {
   return sort.startsWith('-') ? { field: sort.slice(1), direction: 'desc' } : { field: sort, direction: 'asc' };
 }
 
-function errorBody(req: SearchRequest, queryType: QueryType | undefined): SearchAnswer {
+function errorBody(req: SearchRequest, queryType: QueryType | undefined): StoredAnswer {
   return {
     results: [],
     pagination: { offset: req.offset, limit: req.limit, has_more: false },
     metadata: {
       search_mode: 'error',
       query_type: queryType ?? 'keyword',
-      processing_time_ms: 0,
       total_estimate: 0,
       total_is_estimate: false,
-      cache_hit: false,
       zero_result_fallback_used: false,
       timings: { classify_ms: 0, search_ms: 0, hydrate_ms: 0 },
     },

@@ -2,14 +2,14 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { MCP, MCP_SLASH } from '@trove/contracts';
 import { handle, identityOf, requireScope, type Router } from '@trove/platform';
 import { createMcpServer } from '../tools/server';
-import type { Upstreams } from '../upstreams';
+import type { Backends } from '../backend';
 
 /**
  * MCP and MCP_SLASH speak MCP Streamable HTTP statelessly: each request gets its own server and transport bound to the
  * caller's tenant, so no session lives in a process and any replica can answer. Without sessions there is no
  * server-initiated stream to GET and nothing to DELETE, so those answer 405 as the SDK's stateless examples do.
  */
-export function mcpRoutes(router: Router, upstreams: Upstreams): void {
+export function mcpRoutes(router: Router, upstreams: Backends): void {
   // The SDK's transport reads the JSON-RPC body itself and answers a malformed one with a JSON-RPC error, and it
   // writes the answer (an event stream) itself: the handler is registered with handle, and the body is not parsed here.
   for (const e of [MCP, MCP_SLASH]) {

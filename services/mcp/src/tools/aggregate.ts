@@ -3,7 +3,7 @@ import { AGGREGATE_STATS_MAX } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
 import { table } from '../domain/format';
-import type { Backend } from '../upstreams';
+import type { Backend } from '../backend';
 import { checkCollectionCase, collection, filters, guarded, toolInput, type Filters } from './common';
 
 const field = z.string().trim().min(1, { error: 'field names must not be empty' }).max(200);

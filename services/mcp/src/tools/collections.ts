@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '@trove/platform';
 import { z } from 'zod';
 import { table, truncate } from '../domain/format';
-import type { Backend } from '../upstreams';
+import type { Backend } from '../backend';
 import { eitherName, guarded, sameAs, toolInput } from './common';
 
 /** Example record names shown per collection: its newest active records. */

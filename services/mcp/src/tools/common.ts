@@ -6,7 +6,7 @@ import { capAnswer } from '../domain/answer';
 import { closestName } from '../domain/closest';
 import { filterValueProblem, parseDataFilters } from '../domain/data-filters';
 import { ToolError } from '../domain/tool-error';
-import type { Backend } from '../upstreams';
+import type { Backend } from '../backend';
 
 export const collection = z
   .string({ error: 'collection is required: a collection name as trove_collections lists it' })

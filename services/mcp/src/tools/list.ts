@@ -6,7 +6,7 @@ import { keyData, table } from '../domain/format';
 import { decodeListCursor, encodeListCursor, type ListPosition } from '../domain/list-cursor';
 import { matchesName, parseNameQuery } from '../domain/name-query';
 import { ToolError } from '../domain/tool-error';
-import type { Backend, FullRecord, ListItem } from '../upstreams';
+import type { Backend, FullRecord, ListItem } from '../backend';
 import { checkCollectionCase, collection, dataFilters, eitherName, filters, guarded, sameAs, toolInput, type Filters } from './common';
 import { recordType } from './schema';
 

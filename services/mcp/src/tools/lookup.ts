@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { describeCuts, fitted } from '../domain/answer';
 import { compact, yaml } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
-import type { Backend, FullRecord } from '../upstreams';
+import type { Backend, FullRecord } from '../backend';
 import { guarded, toolInput } from './common';
 
 export const recordId = z

@@ -1,7 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { capAnswer } from '../domain/answer';
 import { truncate, yaml } from '../domain/format';
-import type { Backend } from '../upstreams';
+import type { Backend } from '../backend';
 import { recordOrFail, recordText } from './lookup';
 import { inferSchema, schemaCutNote } from './schema';
 

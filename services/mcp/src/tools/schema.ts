@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { CUT, table } from '../domain/format';
 import { FieldTally, KEYS_PER_RECORD, type FieldSummary } from '../domain/infer';
 import { ToolError } from '../domain/tool-error';
-import type { Backend } from '../upstreams';
+import type { Backend } from '../backend';
 import { checkCollectionCase, collection, FILTER_GUIDE, guarded, toolInput } from './common';
 
 /** Records sampled to infer a schema: the newest ones, read in full. */

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { describeCuts, fitted } from '../domain/answer';
 import { compact, keyData, table } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
-import type { Backend } from '../upstreams';
+import type { Backend } from '../backend';
 import { checkCollectionCase, collection, eitherName, filters, guarded, sameAs, toolInput, type Filters } from './common';
 
 /** The search text under either of its names, each named in its own errors. */

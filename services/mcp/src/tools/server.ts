@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '@trove/platform';
-import type { Backend } from '../upstreams';
+import type { Backend } from '../backend';
 import { registerAggregate } from './aggregate';
 import { registerCollections } from './collections';
 import { registerList } from './list';
