@@ -17,3 +17,4 @@ export * from './deadline';
 export * from './fair-scheduler';
 export * from './on-behalf';
 export * from './serve';
+export * from './request-body';

@@ -1,8 +1,7 @@
-import express, { type Request, type RequestHandler, type Response } from 'express';
-import type { Endpoint } from '@trove/contracts';
-import { BODY_ENCODINGS, ERRORS, bodyEncodingOf, bodyParserError, decodedBody, jsonDecodeError, type BodyEncoding } from '@trove/platform';
-
-export type { Request, Response } from 'express';
+import { createHash, type Hash } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import type { Request, RequestHandler, Response } from 'express';
+import { BODY_ENCODINGS, bodyEncodingOf, type BodyEncoding } from './body';
 
 /** How long the rest of a body is read and thrown away after an early answer before the connection is dropped. */
 const LINGER_MS = 30_000;
@@ -16,7 +15,7 @@ export interface BodyGuardOptions {
 }
 
 /**
- * Guards an upload route's body before its handler reads it:
+ * Guards a route's body before its handler reads it (routes that read their own body as it arrives: uploads):
  * - a Content-Encoding the route does not read answers 415, and a declared length over the limit 413, before a byte
  *   of the body is read;
  * - whatever the answer, a body not read to its end when the answer goes out is read on and thrown away, never held,
@@ -46,67 +45,65 @@ export function guardBody(opts: BodyGuardOptions): RequestHandler {
 /** Sees to an answer that goes out before the request's body has been read to its end (see guardBody). */
 function answerWithoutClosing(req: Request, res: Response): void {
   const clientClose = !res.shouldKeepAlive;
-  const writeHead = res.writeHead;
-  // The only moment the connection's fate can still be changed: Node closes it after an answer whose headers say so.
-  res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
-    if (!req.complete && clientClose) this.setHeader('Connection', 'keep-alive');
-    return writeHead.apply(this, args);
-  } as Response['writeHead'];
+  // Node closes the connection after an answer whose headers say so. While the body of a client that asked to close is
+  // still coming, the answer's headers are set to keep the connection open; once the whole body has been read, if the
+  // answer has not gone out yet, they are set back to what Node would have sent (Connection: close), and the
+  // connection closes after it as asked.
+  let heldOpen = clientClose && !req.complete;
+  if (heldOpen) {
+    res.setHeader('Connection', 'keep-alive');
+    req.once('end', () => {
+      if (res.headersSent || res.getHeader('Connection') !== 'keep-alive') return;
+      res.setHeader('Connection', 'close');
+      heldOpen = false;
+    });
+  }
+  const closeOnceRead = () => {
+    if (req.readableEnded) req.socket.end();
+    else req.once('end', () => req.socket.end());
+  };
   res.once('finish', () => {
-    if (req.complete || req.destroyed) return;
+    if (req.complete) {
+      // The answer went out holding the connection open and the whole body has come since (or had come unread): what
+      // is left of it is thrown away and the connection closed, as the client asked.
+      if (heldOpen && !req.socket.destroyed) {
+        req.unpipe();
+        req.resume();
+        closeOnceRead();
+      }
+      return;
+    }
+    if (req.destroyed) return;
     // Whatever still reads the body (a parser given up on, an inflater) lets go of it, and the bytes go nowhere.
     req.unpipe();
     req.resume();
     const drop = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
     req.once('close', () => clearTimeout(drop));
-    if (clientClose) req.once('end', () => req.socket.end());
+    if (clientClose) closeOnceRead();
   });
 }
 
-/**
- * Reads the raw body bytes whatever the Content-Type (routes that hash or sign the exact bytes). Empty when none. A
- * compressed body is inflated first and `limit` counts the inflated bytes: the bytes hashed and signed are the body as
- * it was before compression.
- */
-export async function readRawBody(req: Request, res: Response, limit: number): Promise<Buffer> {
-  const encoding = bodyEncodingOf(req);
-  if (encoding === 'identity') {
-    const parse = express.raw({ type: () => true, limit });
-    return new Promise((resolve, reject) => {
-      parse(req, res, (err?: unknown) => {
-        if (err) return reject(bodyParserError(err, encoding));
-        resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-      });
-    });
-  }
-  // Compressed: inflated in large pieces (decodedBody) and counted as they come, so a body that inflates past the
-  // limit is refused as soon as it crosses it.
-  const body = decodedBody(req, encoding);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw ERRORS.payloadTooLarge(`Request body exceeds the limit of ${limit} bytes once inflated (Content-Encoding: ${encoding})`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
-}
+/** Counts and hashes the bytes that pass, and fails with `tooLarge` as soon as there are more than the limit. */
+export class ByteMeter extends Transform {
+  private bytes = 0;
+  private readonly sha: Hash = createHash('sha256');
 
-/** Parses JSON body bytes as the platform's parser would, with the same 422 for broken JSON; empty is undefined. */
-export function parseJson(bytes: Buffer): unknown {
-  if (bytes.length === 0) return undefined;
-  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw jsonDecodeError((err as Error).message);
+  constructor(
+    private readonly maxBytes: number,
+    private readonly tooLarge: () => Error,
+  ) {
+    super();
   }
-}
 
-/** Answers a handler registered with `handle` with its endpoint's declared success status, as platform's `serve` does. */
-export function answer(res: Response, e: Pick<Endpoint, 'status'>, body: unknown): void {
-  res.status(e.status ?? 200).json(body);
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) return cb(this.tooLarge());
+    this.sha.update(chunk);
+    cb(null, chunk);
+  }
+
+  /** `sha256:<hex>` of the bytes that passed; call once, after the end. */
+  digest(): string {
+    return `sha256:${this.sha.digest('hex')}`;
+  }
 }

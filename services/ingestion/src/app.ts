@@ -1,19 +1,18 @@
 import { INGESTION_CONNECTOR_UPLOAD } from '@trove/contracts';
 import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
-import type { Ingestor } from './ingestor';
-import type { RecordsPipeline } from './records-pipeline';
-import type { RecordsReplace } from './records-replace';
-import { batchRoutes } from './routes/batch';
-import { connectorUploadRoutes } from './routes/connector-upload';
-import { fileRoutes } from './routes/files';
-import { olderIngestRoutes } from './routes/older';
-import { pipelineRoutes } from './routes/pipeline';
-import { replaceRoutes } from './routes/replace';
-import { streamRoutes } from './routes/stream';
-import { uploadRoutes } from './routes/uploads';
-import { webhookRoutes } from './routes/webhooks';
-import type { StreamBuffers } from './stream-buffers';
-import type { UploadService } from './upload-service';
+import type { Ingestor } from './ingest/ingestor';
+import type { UploadService } from './ingest/upload-service';
+import { pipelineRoutes } from './older/pipeline';
+import { olderIngestRoutes } from './older/routes';
+import type { RecordsPort } from './records';
+import { replaceRoutes } from './replace/routes';
+import { streamRoutes } from './stream/routes';
+import type { StreamBuffers } from './stream/stream-buffers';
+import { batchRoutes } from './upload/batch';
+import { connectorUploadRoutes } from './upload/connector-upload';
+import { fileRoutes } from './upload/files';
+import { uploadStatusRoutes } from './upload/status';
+import { webhookRoutes } from './upload/webhooks';
 
 export interface AppDeps {
   config: Config;
@@ -25,8 +24,8 @@ export interface AppDeps {
   ingestor: Ingestor;
   uploads: UploadService;
   streams: StreamBuffers;
-  pipeline: RecordsPipeline;
-  replace: RecordsReplace;
+  /** Records, for the older pipeline routes and a replace's staging (the ingestor writes through it too). */
+  records: RecordsPort;
 }
 
 /** Paths that begin with `path` (which names no parameter). */
@@ -35,7 +34,7 @@ function startsWith(path: string): RegExp {
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, metrics, readiness, ingestor, uploads, streams, pipeline, replace }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, metrics, readiness, ingestor, uploads, streams, records }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
@@ -48,14 +47,16 @@ export function buildApp({ config, logger, metrics, readiness, ingestor, uploads
     readiness,
     routes: (router) => {
       const streamLimits = { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT };
+      // Each feature registers its own routes: the current vocabulary's uploads and their status, the stream, the
+      // older vocabulary's routes (its stream and status included), the replace and the connector's internal upload.
       batchRoutes(router, ingestor);
       fileRoutes(router, ingestor, config.UPLOAD_MAX_BYTES);
       streamRoutes(router, streams, streamLimits);
       webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
-      olderIngestRoutes(router, ingestor, uploads, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET });
-      uploadRoutes(router, uploads);
-      pipelineRoutes(router, uploads, pipeline);
-      replaceRoutes(router, ingestor, replace, config.UPLOAD_MAX_BYTES);
+      olderIngestRoutes(router, ingestor, uploads, streams, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET, stream: streamLimits });
+      uploadStatusRoutes(router, uploads);
+      pipelineRoutes(router, uploads, records);
+      replaceRoutes(router, ingestor, records, config.UPLOAD_MAX_BYTES);
       connectorUploadRoutes(router, ingestor);
     },
   });

@@ -2,16 +2,14 @@ import { migrate } from '@trove/db';
 import { configuredScheduler, createMetrics, yieldToOthers } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
-import { Ingestor } from './ingestor';
+import { Ingestor } from './ingest/ingestor';
+import { UploadService } from './ingest/upload-service';
+import { UploadWatch } from './ingest/upload-watch';
+import { uploadUsage } from './ingest/usage';
 import { migrations } from './migrations';
-import { RecordsPipeline } from './records-pipeline';
-import { RecordsReplace } from './records-replace';
-import { HttpRecordsWriter } from './records-writer';
-import type { Db } from './store/schema';
-import { StreamBuffers } from './stream-buffers';
-import { UploadService } from './upload-service';
-import { UploadWatch } from './upload-watch';
-import { uploadUsage } from './usage';
+import { RecordsPort } from './records';
+import type { Db } from './schema';
+import { StreamBuffers } from './stream/stream-buffers';
 
 /** Records per chunk while more than one tenant writes (measured in bench/RESULTS.md, issue 26's upload scenario). */
 const SHARED_CHUNK_SIZE = 250;
@@ -27,7 +25,9 @@ export const ingestionModule: ServiceModule = {
     await migrate(ctx.database, 'ingestion', migrations);
     // The one place the untyped handle gets the ingestion schema's table types; everything below takes `db`.
     const db: Db = ctx.database.db;
-    const records = ctx.client('records');
+    const client = ctx.client('records');
+    // Every call to records goes through this one port over the one client (one circuit breaker).
+    const records = new RecordsPort(client);
     const metrics = createMetrics('ingestion');
     // Chunks wait for their tenant's turn as long as an upload may take, never refused for a full queue: an upload
     // under way is not cut short; new uploads are what the gateway shares out.
@@ -41,7 +41,7 @@ export const ingestionModule: ServiceModule = {
     });
     const ingestor = new Ingestor({
       db,
-      writer: new HttpRecordsWriter(records),
+      writer: records,
       logger,
       // While another tenant writes too, chunks are smaller, so each write (and the work around it) holds the event
       // loop and the database for less time at once; alone, an upload keeps the chunks that write it fastest.
@@ -65,7 +65,7 @@ export const ingestionModule: ServiceModule = {
       staleSeconds: config.UPLOAD_STALE_SECONDS,
     });
     return {
-      app: buildApp({ config, logger, metrics, readiness: ctx.readiness, ingestor, uploads: new UploadService(db), streams, pipeline: new RecordsPipeline(records), replace: new RecordsReplace(records) }),
+      app: buildApp({ config, logger, metrics, readiness: ctx.readiness, ingestor, uploads: new UploadService(db), streams, records }),
       async start() {
         streams.start();
         watch.start();
@@ -75,7 +75,7 @@ export const ingestionModule: ServiceModule = {
       async stop() {
         await streams.stop();
         await watch.stop();
-        records.shutdown();
+        client.shutdown();
       },
     };
   },

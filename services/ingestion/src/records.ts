@@ -1,4 +1,15 @@
-import { RECORDS_BULK_UPSERT, type BulkUpsertRequest, type BulkUpsertResponse } from '@trove/contracts';
+import {
+  RECORDS_BULK_UPSERT,
+  RECORDS_INDEXING_SUMMARY,
+  RECORDS_REPLACE_ABORT,
+  RECORDS_REPLACE_BEGIN,
+  RECORDS_REPLACE_FINISH,
+  RECORDS_REQUEUE,
+  type BulkUpsertRequest,
+  type BulkUpsertResponse,
+  type IndexingSummary,
+  type ReplaceBeginResponse,
+} from '@trove/contracts';
 import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
 
 /**
@@ -9,7 +20,7 @@ import { HttpError, type Identity, type ServiceClient } from '@trove/platform';
  */
 export type ChunkOutcome = { kind: 'written'; response: BulkUpsertResponse } | { kind: 'failed'; reason: string };
 
-/** The port to records' bulk upsert: one call and one transaction per chunk. */
+/** The port to records' bulk upsert: one call and one transaction per chunk (what the ingestor writes through). */
 export interface RecordsWriter {
   upsert(identity: Identity, request: BulkUpsertRequest, requestId?: string): Promise<ChunkOutcome>;
 }
@@ -21,10 +32,15 @@ function reasonOf(err: unknown): string {
   return `records answered ${err.status}: ${err.detail.map((d) => d.msg).join('; ') || 'invalid request'}`;
 }
 
-/** Records over HTTP through a ServiceClient, so calls share one circuit breaker. */
-export class HttpRecordsWriter implements RecordsWriter {
+/**
+ * Ingestion's port to the records service: every call ingestion makes to records, over HTTP through one ServiceClient,
+ * so the calls share one circuit breaker. Ingestion sends what records' contracts ask for, so an answer records does
+ * not declare is records failing (503); each call says what it makes of the declared refusals.
+ */
+export class RecordsPort implements RecordsWriter {
   constructor(private readonly client: ServiceClient) {}
 
+  /** Writes one chunk (bulk upsert); never throws: a chunk records did not write is `failed`, with the reason. */
   async upsert(identity: Identity, request: BulkUpsertRequest, requestId?: string): Promise<ChunkOutcome> {
     try {
       return { kind: 'written', response: await this.client.call(RECORDS_BULK_UPSERT, { identity, body: request, requestId }) };
@@ -32,5 +48,33 @@ export class HttpRecordsWriter implements RecordsWriter {
       // A refusal, or records unreachable, failing, timed out, answering what it does not declare, or its breaker open.
       return { kind: 'failed', reason: reasonOf(err) };
     }
+  }
+
+  /** Where the records stand in indexing (the older pipeline routes). */
+  indexingSummary(identity: Identity, ids: string[]): Promise<IndexingSummary> {
+    return this.client.call(RECORDS_INDEXING_SUMMARY, { identity, body: { ids } });
+  }
+
+  /** Queues the pending and failed records again for indexing (the older pipeline routes); answers how many were. */
+  async requeue(identity: Identity, ids: string[]): Promise<number> {
+    return (await this.client.call(RECORDS_REQUEUE, { identity, body: { ids } })).requeued;
+  }
+
+  // Records' side of a replace upload (contracts/replace.ts). Records' declared refusals (402 quota, 404 collection,
+  // 409 in progress or no longer staged) pass through to the uploader.
+
+  /** Opens the staging generation of a replace. */
+  beginReplace(identity: Identity, collection: string, newRecords: number, requestId?: string): Promise<ReplaceBeginResponse> {
+    return this.client.call(RECORDS_REPLACE_BEGIN, { identity, body: { collection, new_records: newRecords }, requestId });
+  }
+
+  /** Marks the staging upload of a replace finished with its result. */
+  async finishReplace(identity: Identity, collection: string, generation: number, summary: object, requestId?: string): Promise<void> {
+    await this.client.call(RECORDS_REPLACE_FINISH, { identity, body: { collection, generation, summary: summary as Record<string, unknown> }, requestId });
+  }
+
+  /** Gives the staging generation of a replace up (records archives it). */
+  async abortReplace(identity: Identity, collection: string, generation: number, requestId?: string): Promise<void> {
+    await this.client.call(RECORDS_REPLACE_ABORT, { identity, body: { collection, generation }, requestId });
   }
 }

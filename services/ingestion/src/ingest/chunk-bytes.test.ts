@@ -1,4 +1,4 @@
-import { as, newTenant, recordsOf, startSystem, type System } from './helpers';
+import { as, newTenant, recordsOf, startSystem, type System } from '../../test/helpers';
 
 /**
  * Chunks are bounded by bytes as well as by count: an upload of large records is written in several chunks, each under

@@ -1,5 +1,5 @@
 import { BULK_UPSERT_MAX_BYTES } from '@trove/contracts';
-import type { UpsertItem } from './domain/record-mapping';
+import type { UpsertItem } from './record-mapping';
 
 /** A record on its way to records: its position in the upload, what was sent, and the record made of it. */
 export interface Pending {

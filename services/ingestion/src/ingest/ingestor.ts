@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { BulkUpsertRequest, UploadResult, VocabularyName } from '@trove/contracts';
 import { SchedulerRefusal, type FairScheduler, type Identity, type Logger } from '@trove/platform';
+import type { ParsedItem } from '../parsers/types';
+import type { ChunkOutcome, RecordsWriter } from '../records';
+import type { Db, UploadSourceType } from '../schema';
 import { ChunkScheduler, type Pending } from './chunk-scheduler';
-import { isPlainObject, mapRecord, type Mapped, type MappingOptions } from './domain/record-mapping';
-import type { ParsedItem } from './domain/parsers/types';
-import { storableCopy } from './domain/storable';
-import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './domain/tally';
-import type { ChunkOutcome, RecordsWriter } from './records-writer';
-import type { Db, UploadSourceType } from './store/schema';
-import { createUpload, finishUpload, insertDeadLetters, insertUploadRecords } from './store/uploads';
+import { isPlainObject, mapRecord, type Mapped, type MappingOptions } from './record-mapping';
+import { storableCopy } from './storable';
+import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './tally';
+import { createUpload, finishUpload, insertDeadLetters, insertUploadRecords } from './upload-store';
 import type { UploadAnnouncer } from './usage';
 
 /** Where an upload's records go, on whose behalf, and how they are labelled. */

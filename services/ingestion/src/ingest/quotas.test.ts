@@ -1,4 +1,4 @@
-import { as, countOf, eventually, newTenant, startSystem, type System } from './helpers';
+import { as, countOf, eventually, newTenant, startSystem, type System } from '../../test/helpers';
 
 let system: System;
 

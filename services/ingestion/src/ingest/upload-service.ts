@@ -1,7 +1,7 @@
 import { ERRORS } from '@trove/platform';
-import type { DeadLetter } from './domain/tally';
-import type { Db } from './store/schema';
-import { deadLetterPage, findUpload, uploadRecordIds, type UploadRow } from './store/uploads';
+import type { Db } from '../schema';
+import type { DeadLetter } from './tally';
+import { deadLetterPage, findUpload, uploadRecordIds, type UploadRow } from './upload-store';
 
 /** What the routes read of an upload the ingestor ran: its row, its dead letters, and the records it wrote. */
 export class UploadService {

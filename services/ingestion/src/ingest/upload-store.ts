@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { DeadLetter, UploadSummary } from '../domain/tally';
-import type { Db, UploadsTable } from './schema';
+import type { Db, UploadsTable } from '../schema';
+import type { DeadLetter, UploadSummary } from './tally';
 
 export type UploadRow = Selectable<UploadsTable>;
 

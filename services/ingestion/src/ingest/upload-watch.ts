@@ -1,7 +1,7 @@
 import type { Logger } from '@trove/platform';
+import type { Db } from '../schema';
 import type { Ingestor } from './ingestor';
-import type { Db } from './store/schema';
-import { failAbandonedUploads, renewUploads } from './store/uploads';
+import { failAbandonedUploads, renewUploads } from './upload-store';
 
 export interface UploadWatchOptions {
   db: Db;

@@ -1,6 +1,6 @@
 import { TOPICS, usageEvent, type UsageEvent } from '@trove/contracts';
 import { collectEvents, eventually, type CollectedEvents } from '@trove/testing';
-import { as, newTenant, startSystem, type System } from './helpers';
+import { as, newTenant, startSystem, type System } from '../../test/helpers';
 
 let system: System;
 let collected: CollectedEvents<UsageEvent>;

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { TOPICS, type UsageEvent } from '@trove/contracts';
 import type { ServiceContext } from '@trove/runtime';
-import type { IngestionSchema } from './store/schema';
+import type { IngestionSchema } from '../schema';
 
 /** Announces a completed upload inside the transaction that stores it as complete. */
 export type UploadAnnouncer = (trx: Transaction<IngestionSchema>, upload: { tenantId: string; uploadId: string; at: Date }) => Promise<void>;

@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { randomUUID } from 'node:crypto';
 import { TOPICS, recordChangedEvent, type RecordChangedEvent } from '@trove/contracts';
 import type { TestService } from '@trove/testing';
-import { fixtureBytes } from './fixtures/fixtures';
-import { as, byName, eventually, newTenant, recordsOf, startSystem, type Client, type System } from './helpers';
+import { fixtureBytes } from '../../test/fixtures/fixtures';
+import { as, byName, eventually, newTenant, recordsOf, startSystem, type Client, type System } from '../../test/helpers';
 
 const SECRET = 'older-webhook-secret';
 let system: System;

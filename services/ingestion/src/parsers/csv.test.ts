@@ -1,6 +1,6 @@
 import { UnparseableFileError } from './types';
 import { csvParserWithRowLimit, parseCsv } from './csv';
-import { byteStream, collect, dataOf, failuresOf, fixtureBytes, fixtureStream } from '../../../test/fixtures/fixtures';
+import { byteStream, collect, dataOf, failuresOf, fixtureBytes, fixtureStream } from '../../test/fixtures/fixtures';
 
 const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i + 1}`).join(',');
 const read = (input: Parameters<typeof parseCsv>[0], opts = {}) => collect(parseCsv(input, opts));

@@ -1,6 +1,6 @@
 import { UnparseableFileError } from './types';
 import { parseJson } from './json';
-import { byteStream, collect, dataOf, failuresOf, fixtureStream } from '../../../test/fixtures/fixtures';
+import { byteStream, collect, dataOf, failuresOf, fixtureStream } from '../../test/fixtures/fixtures';
 
 const read = (input: Parameters<typeof parseJson>[0]) => collect(parseJson(input, {}));
 

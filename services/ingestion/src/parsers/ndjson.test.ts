@@ -1,6 +1,6 @@
 import { UnparseableFileError } from './types';
 import { parseNdjson } from './ndjson';
-import { byteStream, collect, fixtureStream } from '../../../test/fixtures/fixtures';
+import { byteStream, collect, fixtureStream } from '../../test/fixtures/fixtures';
 
 const read = (input: Parameters<typeof parseNdjson>[0]) => collect(parseNdjson(input, {}));
 

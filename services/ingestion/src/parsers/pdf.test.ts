@@ -1,7 +1,7 @@
 import { UnparseableFileError } from './types';
 import { parsePdf, pdfParserWithLimits, PDF_LIMITS } from './pdf';
-import { byteStream, collect, fixtureBytes, fixtureStream } from '../../../test/fixtures/fixtures';
-import { buildPdf, layout } from '../../../test/fixtures/make-pdfs.js';
+import { byteStream, collect, fixtureBytes, fixtureStream } from '../../test/fixtures/fixtures';
+import { buildPdf, layout } from '../../test/fixtures/make-pdfs.js';
 
 const read = (name: string) => collect(parsePdf(fixtureStream(name), { fileName: name }));
 

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { UnparseableFileError, type ParsedItem } from './types';
 import { parseXml } from './xml';
-import { byteStream, collect, dataOf, failuresOf, fixtureStream } from '../../../test/fixtures/fixtures';
+import { byteStream, collect, dataOf, failuresOf, fixtureStream } from '../../test/fixtures/fixtures';
 
 const read = (input: Parameters<typeof parseXml>[0], opts = {}) => collect(parseXml(input, opts));
 const xml = (text: string, opts = {}) => read(byteStream(text), opts);

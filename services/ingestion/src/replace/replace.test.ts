@@ -4,8 +4,8 @@ import request from 'supertest';
 import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { IDENTITY_HEADER, signIdentity } from '@trove/platform';
 import type { TestService } from '@trove/testing';
-import { fixtureBytes } from './fixtures/fixtures';
-import { as, newTenant, startSystem, type System } from './helpers';
+import { fixtureBytes } from '../../test/fixtures/fixtures';
+import { as, newTenant, startSystem, type System } from '../../test/helpers';
 
 /** POST /portal/collections/{name}/replace: a file into a staging generation, against the real records service. */
 let system: System;

@@ -2,10 +2,10 @@ import { createReadStream } from 'node:fs';
 import { PORTAL_COLLECTION_REPLACE, type ReplaceStaging } from '@trove/contracts';
 import { ERRORS, handle, parseInput, requirePortalUser, validationError, type Router } from '@trove/platform';
 import { answer } from '../http';
-import type { Ingestor, UploadResult } from '../ingestor';
-import { spoolToTempFile } from '../multipart';
-import type { RecordsReplace } from '../records-replace';
-import { ANY_FILES, ingestFile, refuseOversizedFile, type ReceivedUpload } from './files';
+import type { Ingestor, UploadResult } from '../ingest/ingestor';
+import type { RecordsPort } from '../records';
+import { ANY_FILES, ingestFile, refuseOversizedFile, type ReceivedUpload } from '../upload/files';
+import { spoolToTempFile } from '../upload/multipart';
 
 /**
  * POST /portal/collections/{name}/replace: a file becomes a staging generation of the collection (blue-green
@@ -13,7 +13,7 @@ import { ANY_FILES, ingestFile, refuseOversizedFile, type ReceivedUpload } from 
  * read twice: once to count its records, so the plan's limit is checked and the staging opened before anything is
  * written (402, 404, 409 leave nothing behind), then to write them into the staging generation.
  */
-export function replaceRoutes(router: Router, ingestor: Ingestor, replace: RecordsReplace, maxBytes: number): void {
+export function replaceRoutes(router: Router, ingestor: Ingestor, records: RecordsPort, maxBytes: number): void {
   handle(router, PORTAL_COLLECTION_REPLACE, requirePortalUser(), refuseOversizedFile(maxBytes), async (req, res) => {
     const { name } = parseInput(PORTAL_COLLECTION_REPLACE.params, req.params, 'path');
     const query = parseInput(PORTAL_COLLECTION_REPLACE.query, req.query, 'query');
@@ -25,13 +25,13 @@ export function replaceRoutes(router: Router, ingestor: Ingestor, replace: Recor
       }
       const spool = await spoolToTempFile(upload.file.content);
       try {
-        let records = 0;
-        for await (const item of upload.items(createReadStream(spool.path))) if (item.mapped.ok) records++;
-        if (records === 0) throw validationError(['body', 'file'], 'The file holds no valid records', 'value_error', upload.file.fileName);
+        let count = 0;
+        for await (const item of upload.items(createReadStream(spool.path))) if (item.mapped.ok) count++;
+        if (count === 0) throw validationError(['body', 'file'], 'The file holds no valid records', 'value_error', upload.file.fileName);
         const { identity, requestId } = upload.target;
-        const begun = await replace.begin(identity, name, records, requestId);
+        const begun = await records.beginReplace(identity, name, count, requestId);
         staging = { generation: begun.generation, status: 'staging', collection: name };
-        const giveUp = () => replace.abort(identity, name, begun.generation, requestId);
+        const giveUp = () => records.abortReplace(identity, name, begun.generation, requestId);
         const result = await ingestor
           .ingest({ ...upload.target, generation: begun.generation }, upload.items(createReadStream(spool.path)), upload.file.hash)
           .catch(async (err: unknown) => {
@@ -45,7 +45,7 @@ export function replaceRoutes(router: Router, ingestor: Ingestor, replace: Recor
           throw ERRORS.unavailable(`Part of the file could not be written, so the replace of ${name} was given up and the collection is unchanged; try again shortly`);
         }
         // A replace cancelled since the last chunk refuses this (409): the answer says so rather than report a staging.
-        await replace.finish(identity, name, begun.generation, result, requestId);
+        await records.finishReplace(identity, name, begun.generation, result, requestId);
         return result;
       } finally {
         await spool.remove();

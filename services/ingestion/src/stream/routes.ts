@@ -1,13 +1,12 @@
 import type { RequestHandler } from 'express';
-import { INGEST_STREAM, NDJSON_MEDIA_TYPES, UPLOAD_STREAM } from '@trove/contracts';
-import { ERRORS, bodyEncodingOf, decodedBody, handle, identityOf, parseInput, requireScope, validationError, type Router } from '@trove/platform';
-import { ByteMeter, formatBytes } from '../byte-meter';
-import { parserFor, UnparseableFileError, type ParsedItem } from '../domain/parsers';
-import { mapRecord } from '../domain/record-mapping';
-import { storableCopy } from '../domain/storable';
-import { answer, guardBody } from '../http';
-import type { StreamBuffers, StreamEntry } from '../stream-buffers';
-import { CURRENT, OLDER, uploadPlace, type Vocabulary } from './vocabulary';
+import { type INGEST_STREAM, NDJSON_MEDIA_TYPES, UPLOAD_STREAM } from '@trove/contracts';
+import { ByteMeter, ERRORS, bodyEncodingOf, decodedBody, guardBody, handle, identityOf, parseInput, requireScope, validationError, type Router } from '@trove/platform';
+import { answer, formatBytes } from '../http';
+import { mapRecord } from '../ingest/record-mapping';
+import { storableCopy } from '../ingest/storable';
+import { parserFor, UnparseableFileError, type ParsedItem } from '../parsers';
+import { CURRENT, uploadPlace, type Vocabulary } from '../upload/vocabulary';
+import type { StreamBuffers, StreamEntry } from './stream-buffers';
 
 export interface StreamRouteOptions {
   /** A stream request's body is bounded like a file upload (UPLOAD_MAX_BYTES), once inflated when compressed. */
@@ -48,17 +47,20 @@ function bufferFull(detail: string) {
  * names the flush's upload entry); otherwise the timer does.
  */
 export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions): void {
-  const guard = guardBody({ maxBytes: () => opts.maxBytes, tooLarge: bodyTooLarge });
-  handle(router, UPLOAD_STREAM, requireScope('upload'), guard, streamUpload(streams, opts, UPLOAD_STREAM, CURRENT));
-  // The older vocabulary's stream (spec, Upload: "Older equivalents") answers as the current one does.
-  handle(router, INGEST_STREAM, requireScope('upload'), guard, streamUpload(streams, opts, INGEST_STREAM, OLDER));
+  // The older vocabulary's stream, answered as this one, is registered with the older routes (older/routes.ts).
+  handle(router, UPLOAD_STREAM, requireScope('upload'), guardStream(opts), streamUpload(streams, opts, UPLOAD_STREAM, CURRENT));
+}
+
+/** The guard of a stream request's body: its encoding and declared length checked before it is read (see guardBody). */
+export function guardStream(opts: StreamRouteOptions): RequestHandler {
+  return guardBody({ maxBytes: () => opts.maxBytes, tooLarge: bodyTooLarge });
 }
 
 /**
  * One stream request: its records, named in the vocabulary's terms, join the target's buffer. The path is parsed by
  * the declaration; the body is read line by line as it arrives.
  */
-function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, e: typeof UPLOAD_STREAM | typeof INGEST_STREAM, vocabulary: Vocabulary): RequestHandler {
+export function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, e: typeof UPLOAD_STREAM | typeof INGEST_STREAM, vocabulary: Vocabulary): RequestHandler {
   return async (req, res) => {
     const params = uploadPlace(parseInput(e.params, req.params, 'path'));
     if (!req.is([...NDJSON_MEDIA_TYPES])) {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@trove/platform';
-import type { Mapped } from './domain/record-mapping';
-import { storableCopy } from './domain/storable';
-import type { Ingestor, UploadTarget } from './ingestor';
+import type { Ingestor, UploadTarget } from '../ingest/ingestor';
+import type { Mapped } from '../ingest/record-mapping';
+import { storableCopy } from '../ingest/storable';
 
 /** One NDJSON line as it was read: the record made of it, or why it was rejected (kept for its dead letter). */
 export interface StreamEntry {

@@ -1,5 +1,5 @@
 import type { TestService } from '@trove/testing';
-import { as, countOf, eventually, newTenant, recordsOf, startSystem, type System } from './helpers';
+import { as, countOf, eventually, newTenant, recordsOf, startSystem, type System } from '../../test/helpers';
 
 let system: System;
 

@@ -8,7 +8,7 @@ import {
   SOURCE_ID_MAX,
   SOURCE_URL_MAX,
 } from '@trove/contracts';
-import { as, byName, newTenant, recordsOf, startSystem, type Client, type System } from './helpers';
+import { as, byName, newTenant, recordsOf, startSystem, type Client, type System } from '../../test/helpers';
 
 let system: System;
 let tenant: string;

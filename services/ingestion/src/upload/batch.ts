@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { INGEST_BATCH, UPLOAD_BATCH, WEBHOOK_INGEST, WEBHOOK_UPLOAD } from '@trove/contracts';
-import { ERRORS, handle, identityOf, parseInput, requireScope, type Router } from '@trove/platform';
-import { mapRecord } from '../domain/record-mapping';
-import { answer, guardBody, parseJson, readRawBody, type Request, type Response } from '../http';
-import type { Ingestor, SubmittedItem, UploadResult } from '../ingestor';
-import type { UploadSourceType } from '../store/schema';
+import { ERRORS, guardBody, handle, identityOf, parseInput, requireScope, type Router } from '@trove/platform';
+import { answer, parseJson, readRawBody, type Request, type Response } from '../http';
+import type { Ingestor, SubmittedItem, UploadResult } from '../ingest/ingestor';
+import { mapRecord } from '../ingest/record-mapping';
+import type { UploadSourceType } from '../schema';
 import { CURRENT, uploadPlace, type Vocabulary } from './vocabulary';
 
 /** Room for 10,000 records with generous collection_data; beyond it (once inflated, when compressed) the body answers 413. */

@@ -1,9 +1,8 @@
 import { INGESTION_CONNECTOR_UPLOAD } from '@trove/contracts';
-import { bodyEncodingOf, decodedBody, ERRORS, handle, identityOf, parseInput, type Router } from '@trove/platform';
-import { ByteMeter } from '../byte-meter';
-import { parserFor } from '../domain/parsers';
+import { ByteMeter, bodyEncodingOf, decodedBody, ERRORS, handle, identityOf, parseInput, type Router } from '@trove/platform';
 import { answer } from '../http';
-import { submittedItems, type Ingestor } from '../ingestor';
+import { submittedItems, type Ingestor } from '../ingest/ingestor';
+import { parserFor } from '../parsers';
 
 /**
  * INGESTION_CONNECTOR_UPLOAD: one connector pull's rows, NDJSON as the connector reads them, become one upload with

@@ -1,5 +1,5 @@
-import { buildPdf, layout } from './fixtures/make-pdfs.js';
-import { as, newTenant, recordsOf, startSystem, type System } from './helpers';
+import { buildPdf, layout } from '../../test/fixtures/make-pdfs.js';
+import { as, newTenant, recordsOf, startSystem, type System } from '../../test/helpers';
 
 /** Files built to hurt the parsers: each is answered with a 422 or becomes dead letters, never a 500 or a hang. */
 let system: System;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fixtureBytes } from './fixtures/fixtures';
-import { as, byName, newTenant, recordsOf, startSystem, type System } from './helpers';
+import { fixtureBytes } from '../../test/fixtures/fixtures';
+import { as, byName, newTenant, recordsOf, startSystem, type System } from '../../test/helpers';
 
 let system: System;
 

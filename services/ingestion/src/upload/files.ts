@@ -2,13 +2,13 @@ import type { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { INGEST_FILE, INGEST_PDF, PORTAL_UPLOAD, UPLOAD_FILE, UPLOAD_PDF, fileUploadOptions } from '@trove/contracts';
-import { HttpError, handle, identityOf, parseInput, requirePortalUser, requireScope, validationError, type Router } from '@trove/platform';
-import { detectFormat, parserFor } from '../domain/parsers';
-import { UnparseableFileError, type FileFormat } from '../domain/parsers/types';
-import { storableCopy } from '../domain/storable';
-import { answer, guardBody, type Request, type Response } from '../http';
-import { submittedItems, UploadAborted, type Ingestor, type SubmittedItem, type UploadResult, type UploadTarget } from '../ingestor';
-import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from '../multipart';
+import { HttpError, guardBody, handle, identityOf, parseInput, requirePortalUser, requireScope, validationError, type Router } from '@trove/platform';
+import { answer, type Request, type Response } from '../http';
+import { submittedItems, UploadAborted, type Ingestor, type SubmittedItem, type UploadResult, type UploadTarget } from '../ingest/ingestor';
+import { storableCopy } from '../ingest/storable';
+import { detectFormat, parserFor } from '../parsers';
+import { UnparseableFileError, type FileFormat } from '../parsers/types';
+import { fileTooLarge, receiveFile, LOOKAHEAD_BYTES, type IncomingFile } from './multipart';
 import { CURRENT, uploadPlace, type UploadPlace, type Vocabulary } from './vocabulary';
 
 /** Parse options, from the form (fields) or the query string; a form field wins. */
@@ -172,7 +172,7 @@ export function refuseOversizedFile(maxBytes: number): RequestHandler {
   return guardBody({ maxBytes: () => maxBytes + FORM_OVERHEAD_BYTES, tooLarge: () => fileTooLarge(maxBytes), encodings: ['identity'] });
 }
 
-/** The declarations of the file uploads, in either vocabulary (a replace is read by its own route, routes/replace.ts). */
+/** The declarations of the file uploads, in either vocabulary (a replace is read by its own route, replace/routes.ts). */
 type FileEndpoint = typeof UPLOAD_FILE | typeof UPLOAD_PDF | typeof PORTAL_UPLOAD | typeof INGEST_FILE | typeof INGEST_PDF;
 
 /**

@@ -7,8 +7,8 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { ERRORS, validationError } from '@trove/platform';
-import { ByteMeter, formatBytes } from './byte-meter';
+import { ByteMeter, ERRORS, validationError } from '@trove/platform';
+import { formatBytes } from '../http';
 
 /**
  * How much of a file is read before its records are: enough to tell its format, and for a small file all of it, so

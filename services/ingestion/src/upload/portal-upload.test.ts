@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { IDENTITY_HEADER, signIdentity } from '@trove/platform';
 import type { TestService } from '@trove/testing';
-import { fixtureBytes } from './fixtures/fixtures';
-import { as, newTenant, recordsOf, startSystem, type System } from './helpers';
+import { fixtureBytes } from '../../test/fixtures/fixtures';
+import { as, newTenant, recordsOf, startSystem, type System } from '../../test/helpers';
 
 /** POST /portal/upload/{collection}/{record_type}/upload: the key file upload for a person signed in to the portal. */
 let system: System;

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { TestService } from '@trove/testing';
-import { as, newTenant, recordsOf, startSystem, type System } from './helpers';
+import { as, newTenant, recordsOf, startSystem, type System } from '../../test/helpers';
 
 const SECRET = 'webhook-test-secret';
 let system: System;

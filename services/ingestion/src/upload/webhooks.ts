@@ -1,9 +1,9 @@
 import { WEBHOOK_UPLOAD } from '@trove/contracts';
 import { ERRORS, handle, requireScope, type Router } from '@trove/platform';
-import { isValidWebhookSignature } from '../domain/signature';
 import { answer, type Request } from '../http';
-import type { Ingestor } from '../ingestor';
+import type { Ingestor } from '../ingest/ingestor';
 import { ingestBatch, refuseOversizedBatch } from './batch';
+import { isValidWebhookSignature } from './signature';
 
 /**
  * Inbound webhook push: a batch body whose records carry source_type webhook. With WEBHOOK_SECRET set, the raw body
