@@ -12,8 +12,8 @@ import type { EventBus } from '@trove/bus';
 import { RECORDS_BULK_UPSERT, bulkUpsertResponse } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { startTestService } from '@trove/testing';
-import { AdminService, PortalService, RecordsService, ReplaceService, buildApp, recordsModule } from '../dist/index';
-import type { Db } from '../dist/store/schema';
+import { buildApp, createServices, recordsModule } from '../dist/index';
+import type { Db } from '../dist/shared/schema';
 
 const CALLS = 10;
 const CHUNK = 1000;
@@ -94,8 +94,7 @@ async function run(label: string, dropEvents: boolean, uploads: number, concurre
     if (dropEvents) {
       const bus: EventBus = { ...svc.bus, kind: svc.bus.kind, publishInTransaction: async () => {} };
       const db: Db = svc.database.db;
-      const records = new RecordsService(db, bus);
-      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, readiness: svc.ctx.readiness, records, portal: new PortalService(db, records), replace: new ReplaceService(db, bus), admin: new AdminService(db, svc.bus) });
+      app = buildApp({ config: svc.ctx.config, logger: svc.ctx.logger, readiness: svc.ctx.readiness, ...createServices(db, bus) });
     }
     server = app.listen(0);
     await new Promise((r) => server!.once('listening', r));

@@ -1,67 +1,61 @@
 import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
-import type { AdminService } from './admin-service';
-import type { ExportService } from './export-service';
-import type { PortalService } from './portal-service';
-import type { RecordsService } from './records-service';
-import type { ReplaceService } from './replace-service';
-import { adminReindexRoutes } from './routes/admin-reindex';
-import { adminStatsRoutes } from './routes/admin-stats';
-import { bulkUpsertRoutes } from './routes/bulk-upsert';
-import { collectionRoutes } from './routes/collections';
-import { entityRoutes } from './routes/entities';
-import { exportRoutes } from './routes/export';
-import { internalCollectionStatsRoutes } from './routes/internal-collection-stats';
-import { internalPublicRecordRoutes } from './routes/internal-public';
-import { portalCollectionRoutes } from './routes/portal-collections';
-import { portalEntityRoutes } from './routes/portal-entities';
-import { portalRecordRoutes } from './routes/portal-records';
-import { portalReplaceRoutes } from './routes/portal-replace';
-import { recordBulkRoutes } from './routes/records-bulk';
-import { recordRoutes } from './routes/records';
-import { replaceInternalRoutes } from './routes/replace-internal';
-import { visibilityRoutes } from './routes/visibility';
+import { adminStatsRoutes } from './admin/routes';
+import { internalCollectionStatsRoutes } from './collections/internal-routes';
+import { portalCollectionRoutes } from './collections/portal-routes';
+import { collectionRoutes } from './collections/routes';
+import { exportRoutes } from './export/routes';
+import type { ExportService } from './export/service';
+import { indexingRoutes } from './indexing/routes';
+import { internalPublicRecordRoutes } from './public/routes';
+import { recordBulkRoutes } from './records/bulk-routes';
+import { entityRoutes } from './records/entity-routes';
+import { portalEntityRoutes } from './records/portal-entity-routes';
+import { portalRecordRoutes } from './records/portal-routes';
+import { recordRoutes } from './records/routes';
+import { replaceInternalRoutes } from './replace/internal-routes';
+import { portalReplaceRoutes } from './replace/portal-routes';
+import type { RecordsServices } from './services';
+import { bulkUpsertRoutes } from './upsert/routes';
+import { visibilityRoutes } from './visibility/routes';
 
-export interface AppDeps {
+export interface AppDeps extends RecordsServices {
   config: Config;
   logger: Logger;
   /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
   readiness: Record<string, ReadinessCheck>;
-  records: RecordsService;
-  replace: ReplaceService;
-  portal: PortalService;
-  admin: AdminService;
   /** Absent where an app is built without background work (the bulk-upsert bench): no export routes then. */
   exports?: ExportService;
 }
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, readiness, records, portal, replace, admin, exports }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
+  const { config, logger, readiness, records, upsert, visibility, collections, portal, indexing, publicRecords, replace, admin, exports } = deps;
   return createServiceApp({
     name: 'records',
     logger,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
-    // The bulk upsert parses its own, larger body (routes/bulk-upsert.ts). The path holds no pattern characters.
+    // The bulk upsert parses its own, larger body (upsert/routes.ts). The path holds no pattern characters.
     rawBodyPaths: [new RegExp(`^${RECORDS_BULK_UPSERT.path}/?$`)],
     readiness,
     routes: (router) => {
       // Fixed paths first: /records/bulk and friends would otherwise be taken for a record id.
-      bulkUpsertRoutes(router, records);
+      bulkUpsertRoutes(router, upsert);
       recordBulkRoutes(router, records);
-      adminReindexRoutes(router, records);
+      indexingRoutes(router, indexing);
       adminStatsRoutes(router, admin);
       if (exports) exportRoutes(router, exports);
-      visibilityRoutes(router, records);
-      collectionRoutes(router, records);
-      internalPublicRecordRoutes(router, records);
-      internalCollectionStatsRoutes(router, records);
+      visibilityRoutes(router, visibility, records);
+      collectionRoutes(router, collections);
+      internalPublicRecordRoutes(router, publicRecords);
+      internalCollectionStatsRoutes(router, collections);
       replaceInternalRoutes(router, replace);
       portalReplaceRoutes(router, replace);
       recordRoutes(router, records);
       entityRoutes(router, records);
-      portalRecordRoutes(router, records, portal);
-      portalCollectionRoutes(router, records, portal);
+      portalRecordRoutes(router, records);
+      portalCollectionRoutes(router, collections, portal);
       portalEntityRoutes(router, records);
     },
   });

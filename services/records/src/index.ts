@@ -1,7 +1,5 @@
 export { recordsModule } from './module';
-export { RecordsService } from './records-service';
-export { PortalService } from './portal-service';
-export { ReplaceService } from './replace-service';
-export { AdminService } from './admin-service';
+// The records bench (bench/bulk-upsert.ts) composes the app from its services.
 export { buildApp } from './app';
-export { describeRecord } from './domain/description';
+export { createServices } from './services';
+export { describeRecord } from './records/description';

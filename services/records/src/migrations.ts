@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Migration } from '@trove/db';
-import { contentHash } from './domain/content-hash';
+import { contentHash } from './records/content-hash';
 
 const BACKFILL_BATCH = 1000;
 

@@ -1,18 +1,15 @@
 import { migrate } from '@trove/db';
 import type { Subscription } from '@trove/bus';
 import type { ServiceModule } from '@trove/runtime';
-import { AdminService } from './admin-service';
 import { buildApp } from './app';
-import { ExportRunner } from './export-runner';
-import { ExportService } from './export-service';
-import { subscribeIndexingStatus } from './consumers/indexing-status';
-import { IndexingWaiter } from './indexing-waiter';
+import { ExportRunner } from './export/runner';
+import { ExportService } from './export/service';
+import type { ExportDb } from './export/store';
+import { subscribeIndexingStatus } from './indexing/consumer';
+import { IndexingWaiter } from './indexing/waiter';
 import { migrations } from './migrations';
-import { PortalService } from './portal-service';
-import { RecordsService } from './records-service';
-import { ReplaceService } from './replace-service';
-import type { ExportDb } from './store/exports';
-import type { Db } from './store/schema';
+import { createServices } from './services';
+import type { Db } from './shared/schema';
 
 /** The records service: the system of record for records and collections. */
 export const recordsModule: ServiceModule = {
@@ -23,9 +20,8 @@ export const recordsModule: ServiceModule = {
     // The one place the untyped handle gets the records schema's table types; everything below takes `db`.
     const db: Db = ctx.database.db;
     const waiter = new IndexingWaiter(db, ctx.logger.child({ component: 'indexing-waiter' }));
-    const records = new RecordsService(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
-    const portal = new PortalService(db, records);
-    // The same handle, with the export tables, which only the export code reads (store/exports.ts).
+    const services = createServices(db, ctx.bus, { waiter, timeoutMs: ctx.config.INDEXING_WAIT_MS });
+    // The same handle, with the export tables, which only the export code reads (export/store.ts).
     const exportDb: ExportDb = ctx.database.db;
     const exportRunner = new ExportRunner({
       db: exportDb,
@@ -34,7 +30,7 @@ export const recordsModule: ServiceModule = {
       staleSeconds: ctx.config.EXPORT_STALE_SECONDS,
     });
     const exports = new ExportService(exportDb, exportRunner);
-    const app = buildApp({ config: ctx.config, logger: ctx.logger, readiness: ctx.readiness, records, portal, replace: new ReplaceService(db, ctx.bus, ctx.config.INDEXING_WAIT_MS), admin: new AdminService(db, ctx.bus), exports });
+    const app = buildApp({ config: ctx.config, logger: ctx.logger, readiness: ctx.readiness, ...services, exports });
     let subscription: Subscription | undefined;
     return {
       app,

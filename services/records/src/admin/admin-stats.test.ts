@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@trove/bus';
 import { SEARCH_INDEXER_GROUP, TOPICS, recordChangedEvent } from '@trove/contracts';
-import { bolt, eventually, newTenant, startRecords, type Harness } from './helpers';
+import { bolt, eventually, newTenant, startRecords, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let indexer: Subscription | undefined;

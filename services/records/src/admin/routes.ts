@@ -1,6 +1,6 @@
 import { ADMIN_STATS } from '@trove/contracts';
 import { requireScope, serve, tenantOf, type Router } from '@trove/platform';
-import type { AdminService } from '../admin-service';
+import type { AdminService } from './service';
 
 /** GET /admin/stats: the caller's tenant's records by status and indexing status, and the indexing queue's depth. */
 export function adminStatsRoutes(router: Router, admin: AdminService): void {

@@ -1,7 +1,7 @@
 import type { EventBus } from '@trove/bus';
 import { SEARCH_INDEXER_GROUP, TOPICS } from '@trove/contracts';
-import { tenantRecordCounts } from './store/admin-stats';
-import type { Db } from './store/schema';
+import type { Db } from '../shared/schema';
+import { tenantRecordCounts } from './store';
 
 export interface AdminStats {
   total_records: number;

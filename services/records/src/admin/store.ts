@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor, IndexingStatus, RecordsTable } from './schema';
+import type { Executor, IndexingStatus, RecordsTable } from '../shared/schema';
 
 export interface TenantRecordCounts {
   records_by_status: Record<RecordsTable['status'], number>;

@@ -1,4 +1,4 @@
-import { newTenant, startRecords, type Client, type Harness } from './helpers';
+import { newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let api: Client;

@@ -1,7 +1,7 @@
 import type { Subscription } from '@trove/bus';
 import { RECORDS_REPLACE_BEGIN } from '@trove/contracts';
-import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
-import { portalClient, type PortalClient } from './portal-helpers';
+import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
+import { portalClient, type PortalClient } from '../../test/portal-helpers';
 
 let h: Harness;
 let acker: Subscription;

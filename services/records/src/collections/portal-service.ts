@@ -1,7 +1,7 @@
 import { PLAN_LIMITS, type Plan } from '@trove/contracts';
-import type { RecordsService } from './records-service';
-import { browseRecords, collectionsWithPendingReplace, type BrowseFilter } from './store/collection-records';
-import type { Db, IndexingStatus } from './store/schema';
+import type { Db, IndexingStatus } from '../shared/schema';
+import { browseRecords, collectionsWithPendingReplace, type BrowseFilter } from './records-store';
+import type { CollectionsService } from './service';
 
 /** One collection as the portal lists it: its active generation's active records, and whether a replace is staged. */
 export interface PortalCollection {
@@ -40,11 +40,11 @@ export interface PortalRecordItem {
 export class PortalService {
   constructor(
     private readonly db: Db,
-    private readonly records: RecordsService,
+    private readonly collectionsService: CollectionsService,
   ) {}
 
   async collections(tenantId: string, plan: Plan): Promise<PortalCollectionsAnswer> {
-    const [summaries, staged] = await Promise.all([this.records.collections(tenantId), collectionsWithPendingReplace(this.db, tenantId)]);
+    const [summaries, staged] = await Promise.all([this.collectionsService.list(tenantId), collectionsWithPendingReplace(this.db, tenantId)]);
     const collections: PortalCollection[] = summaries.map(({ record_type_counts: _counts, ...s }) => ({ ...s, has_pending_replace: staged.has(s.name) }));
     // A collection whose records were all archived still shows while a replace into it is staged, so it can be swapped.
     for (const name of staged) {

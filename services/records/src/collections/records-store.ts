@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { markPending } from './indexing';
-import { WRITTEN, type RecordRow } from './records';
-import type { Executor, IndexingStatus, RecordsSchema, Trx } from './schema';
+import { markPending } from '../indexing/store';
+import { WRITTEN, type RecordRow } from '../records/store';
+import type { Executor, IndexingStatus, RecordsSchema, Trx } from '../shared/schema';
 
 /**
  * Queries over every record of one collection at once (the portal's collection actions and browsing). Each write is
@@ -16,7 +16,7 @@ type IdQuery = SelectQueryBuilder<RecordsSchema, typeof TABLE, { id: string }>;
  * The tenant's records of a collection that `scope` selects, locked in id order (the order every multi-record write
  * locks in, so concurrent writers do not deadlock), as a subquery for an update.
  */
-function lockedIds(trx: Trx, tenantId: string, collection: string, scope: (query: IdQuery) => IdQuery) {
+export function lockedIds(trx: Trx, tenantId: string, collection: string, scope: (query: IdQuery) => IdQuery) {
   const query = trx.selectFrom(TABLE).select('id').where('tenant_id', '=', tenantId).where('collection', '=', collection);
   return scope(query).orderBy('id').forUpdate();
 }
@@ -28,26 +28,6 @@ export async function archiveGeneration(trx: Trx, tenantId: string, collection: 
     .set({ status: 'archived', version: sql`version + 1`, updated_at: sql`now()` })
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', lockedIds(trx, tenantId, collection, (q) => q.where('generation', '=', generation).where('status', '<>', 'archived')))
-    .returning(WRITTEN)
-    .execute();
-  return markPending(trx, tenantId, rows);
-}
-
-/**
- * Sets the visibility of the collection's active records (of every generation, so a staged replace keeps up) that
- * have another one; returns those it changed.
- */
-export async function setCollectionVisibility(
-  trx: Trx,
-  tenantId: string,
-  collection: string,
-  visibility: RecordRow['visibility'],
-): Promise<RecordRow[]> {
-  const rows = await trx
-    .updateTable(TABLE)
-    .set({ visibility, version: sql`version + 1`, updated_at: sql`now()` })
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', lockedIds(trx, tenantId, collection, (q) => q.where('status', '=', 'active').where('visibility', '<>', visibility)))
     .returning(WRITTEN)
     .execute();
   return markPending(trx, tenantId, rows);

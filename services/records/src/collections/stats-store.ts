@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CollectionStats } from '@trove/contracts';
-import type { Executor } from './schema';
+import type { Executor } from '../shared/schema';
 
 /**
  * Per collection of a tenant: its active records of the active generation, how many of them are public, and when

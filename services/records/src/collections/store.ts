@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import type { CollectionSummary, VocabularyName } from '@trove/contracts';
-import type { Executor, IndexingStatus, Trx } from './schema';
+import type { Executor, IndexingStatus, Trx } from '../shared/schema';
 
 const TABLE = 'records.collections';
 
 export interface CollectionSettings {
   default_visibility: 'private' | 'public';
   active_generation: number;
-  /** A blue-green replace in progress (store/replace.ts), or null. */
+  /** A blue-green replace in progress (replace/store.ts), or null. */
   staging_generation: number | null;
   staging_status: 'uploading' | 'uploaded' | null;
   /** The vocabulary that first created the collection. */
@@ -43,15 +43,6 @@ export async function ensureCollection(trx: Trx, tenantId: string, name: string,
     .where('name', '=', name)
     .forKeyShare()
     .executeTakeFirstOrThrow();
-}
-
-/** Sets the visibility future records of the collection take; creates the collection if it is new. */
-export async function setDefaultVisibility(db: Executor, tenantId: string, name: string, visibility: 'private' | 'public'): Promise<void> {
-  await db
-    .insertInto(TABLE)
-    .values({ tenant_id: tenantId, name, default_visibility: visibility })
-    .onConflict((oc) => oc.columns(['tenant_id', 'name']).doUpdateSet({ default_visibility: visibility, updated_at: sql`now()` }))
-    .execute();
 }
 
 /** What records.changed events say of a record's collection (collections never used have none). */

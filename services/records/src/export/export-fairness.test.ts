@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { startTestService, type TestService } from '@trove/testing';
-import { recordsModule } from '../src';
-import { claimExports, createExport, type ExportDb } from '../src/store/exports';
+import { recordsModule } from '../index';
+import { claimExports, createExport, type ExportDb } from './store';
 
 /**
  * Export jobs are taken up fairly between tenants (docs/behaviour/fair-shares.md): a waiting job of a tenant

@@ -4,11 +4,11 @@ import { RECORDS_BULK_UPSERT } from '@trove/contracts';
 import { sql } from '@trove/db';
 import { createLogger } from '@trove/platform';
 import { eventually, startTestService, type TestService } from '@trove/testing';
-import { recordsModule } from '../src';
-import { RECORD_COLUMNS } from '../src/domain/export-format';
-import { ExportRunner, type ExportRunnerOptions } from '../src/export-runner';
-import type { ExportDb, ExportRow } from '../src/store/exports';
-import { csvObjects } from './csv';
+import { recordsModule } from '../index';
+import { RECORD_COLUMNS } from './format';
+import { ExportRunner, type ExportRunnerOptions } from './runner';
+import type { ExportDb, ExportRow } from './store';
+import { csvObjects } from '../../test/csv';
 
 /**
  * Jobs outlive the process running them. The service is initialised but not started, so its own runner stays idle

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { RECORDS_BULK_UPSERT, RECORDS_REPLACE_BEGIN, RECORDS_REPLACE_FINISH } from '@trove/contracts';
-import { RECORD_COLUMNS } from '../src/domain/export-format';
-import type { ExportDb } from '../src/store/exports';
-import { csvObjects } from './csv';
-import { acknowledgeIndexing, bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { RECORD_COLUMNS } from './format';
+import type { ExportDb } from './store';
+import { csvObjects } from '../../test/csv';
+import { acknowledgeIndexing, bolt, eventually, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let tenant: string;

@@ -1,5 +1,5 @@
 import type { RecordDto } from '@trove/contracts';
-import { RECORD_COLUMNS, csvHeader, csvRows, flattenData, jsonRecords, JSON_CLOSE, JSON_OPEN, recordJson } from './export-format';
+import { RECORD_COLUMNS, csvHeader, csvRows, flattenData, jsonRecords, JSON_CLOSE, JSON_OPEN, recordJson } from './format';
 
 function record(overrides: Partial<RecordDto> = {}): RecordDto {
   return {

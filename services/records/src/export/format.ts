@@ -62,7 +62,7 @@ const isNestedObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * The flattened fields of a collection_data object: dotted path to cell text. The paths are those the export's first
- * pass gathers in SQL (store/exports.ts, dataPaths): a leaf is any value but a non-empty object.
+ * pass gathers in SQL (store.ts, dataPaths): a leaf is any value but a non-empty object.
  */
 export function flattenData(data: Record<string, unknown>, into = new Map<string, string>(), prefix = ''): Map<string, string> {
   for (const [key, value] of Object.entries(data)) {

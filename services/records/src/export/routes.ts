@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EXPORT_ACTIVE, EXPORT_DOWNLOAD, EXPORT_START, EXPORT_STATUS } from '@trove/contracts';
 import { handle, parseInput, requireScope, serve, tenantOf, type Router } from '@trove/platform';
-import type { ExportService } from '../export-service';
+import type { ExportService } from './service';
 
 /** Asynchronous exports: start one, poll its status, download its file once completed. Admin scope throughout. */
 export function exportRoutes(router: Router, exports: ExportService): void {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@trove/platform';
-import { JSON_CLOSE, JSON_OPEN, csvHeader, csvRows, jsonRecords, recordJson } from './domain/export-format';
+import { toDto, type RecordRow } from '../records/store';
+import { JSON_CLOSE, JSON_OPEN, csvHeader, csvRows, jsonRecords, recordJson } from './format';
 import {
   claimExports,
   dataPaths,
@@ -16,8 +17,7 @@ import {
   type ExportPosition,
   type ExportRow,
   type ExportScope,
-} from './store/exports';
-import { toDto, type RecordRow } from './store/records';
+} from './store';
 
 export interface ExportRunnerOptions {
   db: ExportDb;
@@ -56,7 +56,7 @@ class Stopping extends Error {}
 
 /**
  * Runs export jobs in the background, in any replica. A job is written as parts of about `partBytes`, each committed
- * with the job's position and progress (store/exports.ts, writePart), so a job this process stops working on (a clean
+ * with the job's position and progress (store.ts, writePart), so a job this process stops working on (a clean
  * stop releases it; a crash leaves its lease to go stale) is resumed by whichever process takes it next, from its last
  * committed part, never writing a record twice. Memory per job is bounded by a page of records and one part, whatever
  * the export's size.

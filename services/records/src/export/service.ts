@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ERRORS } from '@trove/platform';
-import type { ExportRunner } from './export-runner';
-import { activeExports, createExport, findExport, partSize, readPartSlice, type ExportDb, type ExportFormat, type ExportRow } from './store/exports';
-import type { RecordRow } from './store/records';
+import type { RecordRow } from '../records/store';
+import type { ExportRunner } from './runner';
+import { activeExports, createExport, findExport, partSize, readPartSlice, type ExportDb, type ExportFormat, type ExportRow } from './store';
 
 /** A job as GET /export/{id}/status answers it; `error` only on a failed one. */
 export interface ExportStatusView {

@@ -1,6 +1,6 @@
 import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
-import { RECORD_COLUMNS, type RecordRow } from './records';
-import type { IndexingStatus, RecordsSchema } from './schema';
+import { RECORD_COLUMNS, type RecordRow } from '../records/store';
+import type { IndexingStatus, RecordsSchema } from '../shared/schema';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
@@ -289,7 +289,7 @@ export async function readPartSlice(db: ExportDb, id: string, seq: number, offse
 }
 
 /**
- * The distinct flattened collection_data paths (export-format.ts, flattenData) of the scope's records in the position
+ * The distinct flattened collection_data paths (format.ts, flattenData) of the scope's records in the position
  * range (after, until]; `until` undefined reads to the end. Gathered in the database, so only the paths travel.
  */
 export async function dataPaths(db: ExportDb, scope: ExportScope, after: ExportPosition | undefined, until: ExportPosition | undefined): Promise<string[][]> {

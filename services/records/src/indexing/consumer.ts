@@ -1,10 +1,10 @@
 import type { DeliveredEvent, EventBus, Subscription } from '@trove/bus';
 import { TOPICS, acknowledgementsIn, recordIndexedEvent, swapAcknowledgement, swapsIn } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
-import { acknowledgeIndexing, type Acknowledgement } from '../store/indexing';
-import { acknowledgeSwaps } from '../store/replace';
-import type { IndexingWaiter } from '../indexing-waiter';
-import type { Db } from '../store/schema';
+import { acknowledgeSwaps } from '../replace/store';
+import type { Db } from '../shared/schema';
+import { acknowledgeIndexing, type Acknowledgement } from './store';
+import type { IndexingWaiter } from './waiter';
 
 export const INDEXING_STATUS_GROUP = 'records.indexing-status';
 

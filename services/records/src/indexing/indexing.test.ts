@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@trove/bus';
-import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 /**
  * Writes answer once search acknowledges them. These tests play search's side of the contract: they publish the

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { copyInto } from '@trove/db';
-import { byId } from './lock-order';
-import type { Executor, IndexingStatus, Trx } from './schema';
+import { byId } from '../shared/lock-order';
+import type { Executor, IndexingStatus, Trx } from '../shared/schema';
 
 /**
  * records.indexing: where each record stands in search's indexing, at the version search was asked to index. Writes
- * to records (records.ts) set it here; search's acknowledgements settle it.
+ * to records (records/store.ts and the other features' stores) set it here; search's acknowledgements settle it.
  */
 
 /**

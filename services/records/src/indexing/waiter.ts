@@ -1,5 +1,5 @@
 import type { Logger } from '@trove/platform';
-import type { Db } from './store/schema';
+import type { Db } from '../shared/schema';
 
 export type Settled = 'indexed' | 'failed' | 'pending';
 

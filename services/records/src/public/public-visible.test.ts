@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PUBLIC_VISIBLE } from '@trove/contracts';
-import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { bolt, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let a: Client;

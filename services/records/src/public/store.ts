@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { prepared } from '@trove/db';
-import { RECORD_COLUMNS, toDto, type RecordRow } from './records';
-import type { Executor } from './schema';
+import { RECORD_COLUMNS, toDto, type RecordRow } from '../records/store';
+import type { Executor } from '../shared/schema';
 
 /**
  * What anyone may see of records `r` in collections `c`: public, active, and of the collection's active generation (a

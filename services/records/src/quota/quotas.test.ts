@@ -1,6 +1,6 @@
 import { RECORDS_BULK_UPSERT, bulkUpsertResponse } from '@trove/contracts';
 import { sql } from '@trove/db';
-import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { bolt, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import type { Holdings } from '../domain/quota';
-import type { Executor, Trx } from './schema';
+import type { Plan } from '@trove/contracts';
+import type { Executor, Trx } from '../shared/schema';
+import { allowance, isLimited, type Holdings } from './quota';
 
 /**
  * Serialises the writes that may add active records for one tenant until commit, so two of them cannot both count 49
@@ -42,4 +43,15 @@ export async function tenantHoldings(
   `.execute(db);
   const row = rows[0]!;
   return { records: row.records, collections: row.collections, holdsCollection: row.holds };
+}
+
+/**
+ * For a plan that limits records or collections: takes the tenant's quota lock (held until commit) and says how many
+ * active records a write may add to the collection's generation. Undefined when the plan limits neither, at no cost.
+ */
+export async function createLimit(trx: Trx, tenantId: string, plan: Plan, collection: string, generation: number): Promise<{ allowed: number; reason: string } | undefined> {
+  if (!isLimited(plan)) return undefined;
+  await lockTenantQuota(trx, tenantId);
+  const { allowed, reason } = allowance(plan, await tenantHoldings(trx, tenantId, { collection, generation }));
+  return allowed === null ? undefined : { allowed, reason };
 }

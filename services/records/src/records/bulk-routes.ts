@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { RECORD_BULK_DELETE, RECORD_BULK_UPDATE, RECORD_BULK_VISIBILITY, RECORD_RETRY_RESET, type Endpoint } from '@trove/contracts';
-import { handle, parseInput, requireScope, serve, tenantOf, type Router } from '@trove/platform';
-import type { RecordUpdate } from '../domain/update';
-import { planOfRequest, type Handler } from '../http';
-import type { RecordsService } from '../records-service';
+import { RECORD_BULK_DELETE, RECORD_BULK_UPDATE, type Endpoint } from '@trove/contracts';
+import { handle, requireScope, tenantOf, type Router } from '@trove/platform';
+import { planOfRequest, type Handler } from '../shared/http';
+import type { RecordsService } from './service';
+import type { RecordUpdate } from './update';
 import { CURRENT, type RecordVocabulary } from './vocabulary';
 
 /** The declarations of the bulk calls a vocabulary's handlers read their requests with (RECORD_BULK_UPDATE, ENTITY_BULK_UPDATE, …). */
@@ -30,21 +30,13 @@ export function bulkHandlers(records: RecordsService, v: RecordVocabulary, E: Bu
   };
 }
 
-/** Failed records back to pending, retried by indexing (the older vocabulary's by the pipeline's jobs); served. */
-export function retryReset(records: RecordsService, v: RecordVocabulary) {
-  return async (_input: unknown, req: Parameters<Handler>[0]) => ({ reset: await records.retryFailed(tenantOf(req), v.queues) });
-}
-
+/**
+ * PATCH /records/bulk and POST /records/bulk-delete (the bulk visibility and retry-reset calls are their features':
+ * visibility/routes.ts, indexing/routes.ts).
+ */
 export function recordBulkRoutes(router: Router, records: RecordsService): void {
   const scope = requireScope('records');
   const handlers = bulkHandlers(records, CURRENT, { update: RECORD_BULK_UPDATE, archive: RECORD_BULK_DELETE });
   handle(router, RECORD_BULK_UPDATE, scope, handlers.update);
   handle(router, RECORD_BULK_DELETE, scope, handlers.archive);
-  serve(router, RECORD_RETRY_RESET, [scope], retryReset(records, CURRENT));
-
-  // The body is read as sent (an absent body is a 422 on `body`), so the handler parses it itself.
-  handle(router, RECORD_BULK_VISIBILITY, scope, async (req, res) => {
-    const body = parseInput(RECORD_BULK_VISIBILITY.body, req.body, 'body');
-    res.json({ updated: await records.bulkSetVisibility(tenantOf(req), body.record_ids, body.visibility) });
-  });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { bolt, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let api: Client;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@trove/bus';
 import { TOPICS } from '@trove/contracts';
-import { acknowledgeIndexing, bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { acknowledgeIndexing, bolt, eventually, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let acker: Subscription;

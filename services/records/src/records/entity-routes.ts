@@ -5,19 +5,18 @@ import {
   ENTITY_CREATE,
   ENTITY_LIST,
   ENTITY_READ,
-  ENTITY_RETRY_RESET,
   ENTITY_UPDATE,
 } from '@trove/contracts';
 import { handle, requireScope, serve, tenantOf, type Router } from '@trove/platform';
-import type { RecordsService } from '../records-service';
-import { archiveRecord, createHandler, listHandler, updateHandler } from './records';
-import { bulkHandlers, retryReset } from './records-bulk';
+import { bulkHandlers } from './bulk-routes';
+import { archiveRecord, createHandler, listHandler, updateHandler } from './routes';
+import type { RecordsService } from './service';
 import { OLDER, entityOf } from './vocabulary';
 
 /**
  * The older vocabulary's record routes (spec, Entities, older vocabulary): the /records handlers run with OLDER and the
  * ENTITY_ declarations. An entity is created pending and indexed by the pipeline's jobs; reads, updates, deletes and
- * bulk calls behave as their /records twins, in the older names.
+ * bulk calls behave as their /records twins, in the older names (POST /entities/retry-reset is indexing's).
  */
 export function entityRoutes(router: Router, records: RecordsService): void {
   const scope = requireScope('records');
@@ -25,7 +24,6 @@ export function entityRoutes(router: Router, records: RecordsService): void {
   const bulk = bulkHandlers(records, OLDER, { update: ENTITY_BULK_UPDATE, archive: ENTITY_BULK_DELETE });
   handle(router, ENTITY_BULK_UPDATE, scope, bulk.update);
   handle(router, ENTITY_BULK_DELETE, scope, bulk.archive);
-  serve(router, ENTITY_RETRY_RESET, [scope], retryReset(records, OLDER));
 
   handle(router, ENTITY_CREATE, scope, createHandler(records, OLDER, ENTITY_CREATE));
   handle(router, ENTITY_LIST, scope, listHandler(records, OLDER, ENTITY_LIST));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS, recordSchema, type RecordChangedEvent, type RecordsIndexedEvent } from '@trove/contracts';
-import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let api: Client;

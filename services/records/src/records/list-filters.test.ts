@@ -1,6 +1,6 @@
 import { RECORDS_LIST_PATH } from '@trove/contracts';
 import { openDatabase, type Database } from '@trove/db';
-import { newTenant, startRecords, type Client, type Harness } from './helpers';
+import { newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 /** The conditions are SQL over jsonb, so they run on both databases records supports. */
 describe.each([['PostgreSQL', false], ['embedded PGlite', true]])('GET /records?filters= (collection_data, the shared filter syntax) on %s', (_, embedded) => {

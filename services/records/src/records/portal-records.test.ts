@@ -1,6 +1,6 @@
 import type { Subscription } from '@trove/bus';
-import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
-import { portalClient, type PortalClient } from './portal-helpers';
+import { acknowledgeIndexing, bolt, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
+import { portalClient, type PortalClient } from '../../test/portal-helpers';
 
 let h: Harness;
 let acker: Subscription;

@@ -1,5 +1,5 @@
 import { recordSchema } from '@trove/contracts';
-import { bolt, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { bolt, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let api: Client;

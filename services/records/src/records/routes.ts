@@ -17,11 +17,11 @@ import {
   type recordListRequest,
 } from '@trove/contracts';
 import { ERRORS, handle, parseInput, requireScope, serve, tenantOf, validationError, type Router } from '@trove/platform';
-import { decodeCursor, encodeCursor } from '../domain/cursor';
-import { nameQuery } from '../domain/search-terms';
-import type { RecordUpdate } from '../domain/update';
-import { planOfRequest, type Handler } from '../http';
-import type { CreateRecordInput, RecordsService } from '../records-service';
+import { planOfRequest, type Handler } from '../shared/http';
+import { decodeCursor, encodeCursor } from './cursor';
+import { nameQuery } from './search-terms';
+import type { CreateRecordInput, RecordsService } from './service';
+import type { RecordUpdate } from './update';
 import { CURRENT, recordIn, type RecordVocabulary } from './vocabulary';
 
 type ListInput = Omit<z.output<typeof recordListRequest>, 'filters'>;

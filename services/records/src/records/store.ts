@@ -1,13 +1,13 @@
-import { sql, type Selectable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { copyInto } from '@trove/db';
 import type { Filter, RecordDto } from '@trove/contracts';
-import { contentHash } from '../domain/content-hash';
-import { nameVector } from '../domain/search-terms';
-import type { ListPosition } from '../domain/cursor';
-import { indexingAt, markPending, startIndexing } from './indexing';
+import { markPending, startIndexing } from '../indexing/store';
+import { byId } from '../shared/lock-order';
+import type { Executor, IndexingStatus, RecordsTable, Trx } from '../shared/schema';
+import { contentHash } from './content-hash';
+import type { ListPosition } from './cursor';
 import { dataFilterCondition } from './data-filters';
-import { byId } from './lock-order';
-import type { Executor, IndexingStatus, RecordsSchema, RecordsTable, Trx } from './schema';
+import { nameVector } from './search-terms';
 
 /**
  * A record as the service handles it: the search vector and the content hash are derived and stay in the store; the
@@ -42,7 +42,7 @@ const COLUMNS = [
 
 const QUALIFIED = COLUMNS.map((c) => `r.${c}` as const);
 
-/** A record's columns of `records.records as r`, for the stores that read whole records beside records.ts (toDto). */
+/** A record's columns of `records.records as r`, for the stores that read whole records beside this one (toDto). */
 export const RECORD_COLUMNS: readonly (typeof QUALIFIED)[number][] = QUALIFIED;
 
 /** What a write returns of the records it changed: every write sets their indexing back to pending (markPending). */
@@ -231,88 +231,6 @@ export async function findLiveBySourceIds(
   return result.rows;
 }
 
-/**
- * The tenant's live records of a collection's generation and a record type with one of the content hashes, oldest
- * first, at most `perHash` of each: planUpsert needs one more than the chunk's items can move away, never all of them.
- * Probes the content index per hash, for the same reason as findLiveBySourceIds.
- */
-export async function findLiveByContentHashes(
-  db: Executor,
-  tenantId: string,
-  collection: string,
-  generation: number,
-  recordType: string,
-  hashes: string[],
-  perHash: number,
-): Promise<ContentMatch[]> {
-  if (hashes.length === 0) return [];
-  const result = await sql<ContentMatch>`
-    select r.id, r.source_id, r.record_type, r.content_hash
-    from unnest(${hashes}::text[]) as h(content_hash)
-    cross join lateral (
-      select id, source_id, record_type, content_hash, created_at from records.records
-      where content_hash = h.content_hash and status <> 'archived'
-        and tenant_id = ${tenantId} and collection = ${collection} and record_type = ${recordType}
-        and generation = ${generation}
-      limit ${perHash}
-    ) as r
-    order by r.created_at, r.id
-  `.execute(db);
-  return result.rows;
-}
-
-/** New content for a stored record: description and source_url undefined keep what is stored. */
-export interface ContentReplacement {
-  id: string;
-  name: string;
-  collection_data: Record<string, unknown>;
-  content_hash: string;
-  description_llm: string;
-  description: string | undefined;
-  source_url: string | undefined;
-}
-
-/**
- * Replaces the name and collection_data of the tenant's live records (an upload states the whole record), each with
- * the next version, pending indexing. One statement for any number of records; archived ones are left alone and
- * absent from the result.
- */
-export async function replaceContents(trx: Trx, tenantId: string, replacements: ContentReplacement[]): Promise<RecordRow[]> {
-  if (replacements.length === 0) return [];
-  // In id order, the order every other multi-record write locks in, so concurrent writers do not deadlock.
-  const rows = replacements
-    .map((r) => ({
-      id: r.id,
-      name: r.name,
-      name_tsv: nameVector(r.name),
-      collection_data: r.collection_data,
-      content_hash: r.content_hash,
-      description_llm: r.description_llm,
-      description: r.description,
-      source_url: r.source_url,
-    }))
-    .sort(byId);
-  const result = await sql<RecordRow>`
-    update records.records as r set
-      name = x.name,
-      name_tsv = x.name_tsv::tsvector,
-      collection_data = x.collection_data,
-      content_hash = x.content_hash,
-      description_llm = x.description_llm,
-      description = coalesce(x.description, r.description),
-      source_url = coalesce(x.source_url, r.source_url),
-      version = r.version + 1,
-      updated_at = now()
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
-      id uuid, name text, name_tsv text, collection_data jsonb, content_hash text, description_llm text,
-      description text, source_url text
-    )
-    where r.tenant_id = ${tenantId} and r.id = x.id and r.status <> 'archived'
-    returning ${RETURNING}
-  `.execute(trx);
-  return markPending(trx, tenantId, result.rows);
-}
-
 export async function findRecord(db: Executor, tenantId: string, id: string): Promise<RecordRow | undefined> {
   return selectRecords(db).where('r.tenant_id', '=', tenantId).where('r.id', '=', id).executeTakeFirst();
 }
@@ -323,52 +241,75 @@ export async function lockRecords(trx: Trx, tenantId: string, ids: string[]): Pr
   return selectRecords(trx).where('r.tenant_id', '=', tenantId).where('r.id', 'in', ids).orderBy('r.id').forUpdate('r').execute();
 }
 
+/** The columns a write may give stored records new values of (an edit may change each), with their types in its rows. */
+const UPDATABLE = {
+  name: 'text',
+  description: 'text',
+  description_llm: 'text',
+  record_type: 'text',
+  collection_data: 'jsonb',
+  content_hash: 'text',
+  visibility: 'text',
+  status: 'text',
+  source_name: 'text',
+  source_url: 'text',
+  claim_status: 'text',
+} as const;
+
+type UpdatableColumn = keyof typeof UPDATABLE;
+
 /**
- * Writes new editable state for records already locked by this transaction: each gets the next version, goes back
- * to pending indexing and a fresh updated_at. One statement for any number of records.
+ * Writes new values of `columns` into the tenant's live records, by id: each gets the next version, goes back to
+ * pending indexing and a fresh updated_at, and its search vector follows its name. A column of `keep` that a row
+ * leaves undefined keeps what is stored. One statement for any number of records; archived ones are left alone and
+ * absent from the result.
  */
-export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): Promise<RecordRow[]> {
+export async function updateRecords<C extends UpdatableColumn>(
+  trx: Trx,
+  tenantId: string,
+  columns: readonly C[],
+  rows: ReadonlyArray<{ id: string } & { [K in C]: unknown }>,
+  keep: readonly Exclude<C, 'name'>[] = [],
+): Promise<RecordRow[]> {
   if (rows.length === 0) return [];
-  const input = rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    name_tsv: nameVector(r.name),
-    description: r.description,
-    description_llm: r.description_llm,
-    record_type: r.record_type,
-    collection_data: r.collection_data,
-    content_hash: contentHash(r),
-    visibility: r.visibility,
-    status: r.status,
-    source_name: r.source_name,
-    source_url: r.source_url,
-    claim_status: r.claim_status,
-  }));
+  const renames = columns.includes('name' as C);
+  // In id order, the order every other multi-record write locks in, so concurrent writers do not deadlock.
+  const input = rows
+    .map((r) => {
+      const row: { id: string } & Record<string, unknown> = { id: r.id };
+      for (const c of columns) row[c] = r[c];
+      if (renames) row.name_tsv = nameVector(row.name as string);
+      return row;
+    })
+    .sort(byId);
+  const kept = new Set<string>(keep);
+  const set = columns.map((c) => sql`${sql.id(c)} = ${kept.has(c) ? sql`coalesce(${sql.ref(`x.${c}`)}, ${sql.ref(`r.${c}`)})` : sql.ref(`x.${c}`)}`);
+  const fields = columns.map((c) => sql`${sql.id(c)} ${sql.raw(UPDATABLE[c])}`);
+  if (renames) {
+    set.push(sql`name_tsv = x.name_tsv::tsvector`);
+    fields.push(sql`name_tsv text`);
+  }
   const result = await sql<RecordRow>`
-    update records.records as r set
-      name = x.name,
-      name_tsv = x.name_tsv::tsvector,
-      description = x.description,
-      description_llm = x.description_llm,
-      record_type = x.record_type,
-      collection_data = x.collection_data,
-      content_hash = x.content_hash,
-      visibility = x.visibility,
-      status = x.status,
-      source_name = x.source_name,
-      source_url = x.source_url,
-      claim_status = x.claim_status,
-      version = r.version + 1,
-      updated_at = now()
-    from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x(
-      id uuid, name text, name_tsv text, description text, description_llm text, record_type text,
-      collection_data jsonb, content_hash text, visibility text, status text, source_name text, source_url text,
-      claim_status text
-    )
-    where r.tenant_id = ${tenantId} and r.id = x.id
+    update records.records as r set ${sql.join(set)}, version = r.version + 1, updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x(id uuid, ${sql.join(fields)})
+    where r.tenant_id = ${tenantId} and r.id = x.id and r.status <> 'archived'
     returning ${RETURNING}
   `.execute(trx);
   return markPending(trx, tenantId, result.rows);
+}
+
+/**
+ * Writes new editable state, every updatable column, for records already locked by this transaction (PATCH
+ * /records/{id}, PATCH /records/bulk and their twins), with updateRecords.
+ */
+export async function saveEdits(trx: Trx, tenantId: string, rows: RecordRow[]): Promise<RecordRow[]> {
+  const columns = Object.keys(UPDATABLE) as UpdatableColumn[];
+  return updateRecords(
+    trx,
+    tenantId,
+    columns,
+    rows.map((r) => ({ ...r, content_hash: contentHash(r) })),
+  );
 }
 
 /** Archives the tenant's records among `ids` that are not archived yet; returns those it archived. */
@@ -385,34 +326,14 @@ export async function archiveRecords(trx: Trx, tenantId: string, ids: string[]):
   return markPending(trx, tenantId, rows);
 }
 
-/** Sets the visibility of the tenant's live records among `ids` that have another one; returns those it changed. */
-export async function setVisibility(trx: Trx, tenantId: string, ids: string[], visibility: RecordRow['visibility']): Promise<RecordRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await trx
-    .updateTable(TABLE)
-    .set({ visibility, version: sql`version + 1`, updated_at: sql`now()` })
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .where('status', '<>', 'archived')
-    .where('visibility', '<>', visibility)
-    .returning(WRITTEN)
-    .execute();
-  return markPending(trx, tenantId, rows);
-}
-
-/** Sends the tenant's live records whose indexing failed back to pending, each with a new version to index. */
-export async function resetFailed(trx: Trx, tenantId: string): Promise<RecordRow[]> {
-  return bumpVersions(trx, tenantId, (q) => q.where('id', 'in', indexingAt(trx, tenantId, ['failed'])));
-}
-
 export interface ListFilter {
   tenantId: string;
   status: RecordRow['status'];
   collection?: string;
   recordType?: string;
-  /** A tsquery text over the name (domain/search-terms.ts). */
+  /** A tsquery text over the name (search-terms.ts). */
   nameQuery?: string;
-  /** Filters on collection_data, all of which must hold (store/data-filters.ts). */
+  /** Filters on collection_data, all of which must hold (data-filters.ts). */
   data?: Filter[];
   after?: ListPosition;
   limit: number;
@@ -441,27 +362,4 @@ export async function listRecords(db: Executor, filter: ListFilter): Promise<Lis
     query = query.where(sql<boolean>`(r.created_at, r.id) < (${createdAt.toISOString()}::timestamptz, ${id}::uuid)`);
   }
   return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(filter.limit).execute();
-}
-
-/**
- * Queues records for indexing again: each live record (of one collection, or one record) goes back to pending with a
- * new version, so its records.changed event flows through the normal pipeline. Archived records stay as they are.
- */
-export async function resetForReindex(trx: Trx, tenantId: string, scope: { collection: string } | { id: string }): Promise<RecordRow[]> {
-  return bumpVersions(trx, tenantId, (q) => ('collection' in scope ? q.where('collection', '=', scope.collection) : q.where('id', '=', scope.id)));
-}
-
-/** Queues the tenant's live records among `ids` that are pending or failed for indexing again, each with a new version. */
-export async function requeueRecords(trx: Trx, tenantId: string, ids: string[]): Promise<RecordRow[]> {
-  return bumpVersions(trx, tenantId, (q) =>
-    q.where('id', 'in', indexingAt(trx, tenantId, ['pending', 'failed']).where(sql<boolean>`record_id = any(${ids}::uuid[])`)),
-  );
-}
-
-type RecordsUpdate = UpdateQueryBuilder<RecordsSchema, typeof TABLE, typeof TABLE, UpdateResult>;
-
-/** Gives the tenant's live records that `scope` selects a new version to index, pending; returns them. */
-async function bumpVersions(trx: Trx, tenantId: string, scope: (query: RecordsUpdate) => RecordsUpdate): Promise<RecordRow[]> {
-  const query = trx.updateTable(TABLE).set({ version: sql`version + 1` }).where('tenant_id', '=', tenantId).where('status', '<>', 'archived');
-  return markPending(trx, tenantId, await scope(query).returning(WRITTEN).execute());
 }

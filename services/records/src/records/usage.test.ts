@@ -7,7 +7,7 @@ import {
   type UsageEvent,
 } from '@trove/contracts';
 import { collectEvents, type CollectedEvents } from '@trove/testing';
-import { bolt, eventually, newTenant, startRecords, type Harness } from './helpers';
+import { bolt, eventually, newTenant, startRecords, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let collected: CollectedEvents<UsageEvent>;

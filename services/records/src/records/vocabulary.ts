@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { foreignNames, olderLoc, withOlderNames, type Entity, type RecordDto, type VocabularyName } from '@trove/contracts';
 import { ERRORS, HttpError, parseInput } from '@trove/platform';
-import { entityExtras } from '../domain/entity';
-import type { Handler } from '../http';
-import { CURRENT_WRITE, PIPELINE_WRITE, type WriteOrigin } from '../records-service';
+import type { Handler } from '../shared/http';
+import { entityExtras } from './entity';
+import { CURRENT_WRITE, PIPELINE_WRITE, type WriteOrigin } from './writes';
 
 type Source = 'body' | 'query';
 

@@ -1,6 +1,6 @@
 import { RECORDS_REPLACE_ABORT, RECORDS_REPLACE_BEGIN, RECORDS_REPLACE_FINISH } from '@trove/contracts';
 import { identityOf, requireScope, serve, tenantOf, type Router } from '@trove/platform';
-import type { ReplaceService } from '../replace-service';
+import type { ReplaceService } from './service';
 
 /**
  * Internal: ingestion's replace upload opens a staging generation (checking the plan of the identity it acts with)

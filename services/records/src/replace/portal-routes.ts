@@ -1,6 +1,6 @@
 import { PORTAL_REPLACE_CANCEL, PORTAL_REPLACE_STATUS, PORTAL_REPLACE_SWAP } from '@trove/contracts';
 import { requirePortalUser, serve, tenantOf, type Router } from '@trove/platform';
-import type { ReplaceService } from '../replace-service';
+import type { ReplaceService } from './service';
 
 /** The portal's side of a blue-green replace: its status, the swap and the cancel (the upload is ingestion's). */
 export function portalReplaceRoutes(router: Router, replace: ReplaceService): void {

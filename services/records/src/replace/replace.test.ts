@@ -11,9 +11,9 @@ import {
 } from '@trove/contracts';
 import { IDENTITY_HEADER, signIdentity } from '@trove/platform';
 import { createTestDatabase } from '@trove/testing';
-import { lockGenerations } from '../src/store/replace';
-import type { Db } from '../src/store/schema';
-import { acknowledgeIndexing, eventually, newTenant, startRecords, type Harness } from './helpers';
+import { lockGenerations } from './store';
+import type { Db } from '../shared/schema';
+import { acknowledgeIndexing, eventually, newTenant, startRecords, type Harness } from '../../test/helpers';
 
 /**
  * Blue-green replace as records serves it: ingestion's internal begin / write / finish, and the portal's status, swap

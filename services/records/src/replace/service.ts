@@ -10,9 +10,12 @@ import {
   type SwapResult,
 } from '@trove/contracts';
 import { ERRORS } from '@trove/platform';
-import { recordChanged } from './domain/events';
-import { NO_REPLACE, replaceStatus } from './domain/replace';
-import { archiveGeneration } from './store/collection-records';
+import { archiveGeneration } from '../collections/records-store';
+import { tenantHoldings } from '../quota/store';
+import { recordChanged } from '../records/events';
+import { toDto } from '../records/store';
+import type { Db, Trx } from '../shared/schema';
+import { NO_REPLACE, replaceStatus } from './replace';
 import {
   closeStaging,
   countGeneration,
@@ -24,10 +27,7 @@ import {
   openStaging,
   searchedGeneration,
   type GenerationState,
-} from './store/replace';
-import { tenantHoldings } from './store/quota';
-import { toDto } from './store/records';
-import type { Db, Trx } from './store/schema';
+} from './store';
 
 /** How often a swap looks whether search serves the new generation yet. */
 const SWAP_POLL_MS = 50;

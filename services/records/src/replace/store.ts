@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { IndexingSummary, VocabularyName } from '@trove/contracts';
-import type { Executor, Trx } from './schema';
+import type { Executor, Trx } from '../shared/schema';
 
 const TABLE = 'records.collections';
 

@@ -22,7 +22,7 @@ export interface RecordsTable {
   version: number;
   /** Set by clients of the older vocabulary only; null reads as unclaimed. */
   claim_status: ColumnType<ClaimStatus | null, ClaimStatus | null | undefined, ClaimStatus | null>;
-  /** sha256 of the canonical JSON of name and collection_data (domain/content-hash), for dedup. */
+  /** sha256 of the canonical JSON of name and collection_data (records/content-hash.ts), for dedup. */
   content_hash: string;
   name_tsv: ColumnType<string, unknown, unknown>;
   created_at: Timestamp;

@@ -10,13 +10,13 @@ import {
 } from '@trove/contracts';
 import { createTestDatabase } from '@trove/testing';
 import { migrate, sql } from '@trove/db';
-import { describeRecord } from '../src';
-import { contentHash } from '../src/domain/content-hash';
-import { migrations } from '../src/migrations';
-import { countIndexingBacklog } from '../src/store/indexing';
-import { findRecord } from '../src/store/records';
-import type { Db } from '../src/store/schema';
-import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from './helpers';
+import { describeRecord } from '../index';
+import { contentHash } from '../records/content-hash';
+import { migrations } from '../migrations';
+import { countIndexingBacklog } from '../indexing/store';
+import { findRecord } from '../records/store';
+import type { Db } from '../shared/schema';
+import { bolt, eventually, newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
 let h: Harness;
 let tenant: string;

@@ -1,4 +1,4 @@
-import { contentHash } from './content-hash';
+import { contentHash } from '../records/content-hash';
 import { planUpsert, type StoredMatch, type UpsertItem } from './upsert';
 
 function item(name: string, extra: Partial<UpsertItem> = {}): UpsertItem {
