@@ -1,6 +1,6 @@
 import { filterValueProblem, parseDataFilters } from './data-filters';
 
-// How the parsed filters match records is records' listing's to say: services/records/test/list-filters.test.ts.
+// How the parsed filters match records is records' listing's to say: services/records/src/records/list-filters.test.ts.
 describe('trove_list data filters (the shared filter syntax, read leniently)', () => {
   it('trims text values and names a filter left with no value', () => {
     expect(parseDataFilters({ material: '  steel ' })).toEqual({ filters: [{ field: 'material', op: 'eq', value: 'steel' }], problems: [] });
