@@ -1,3 +1,4 @@
+import { parseFilters, withRecordTypeFilters, type Filter, type FilterValue } from '@trove/contracts';
 import { z } from 'zod';
 import { ERRORS, type ValidationIssue } from './errors';
 
@@ -141,3 +142,17 @@ export const fields = {
   /** Any 8-4-4-4-12 hex identifier; a failure reads as `uuid_parsing`. */
   uuid: z.guid(),
 };
+
+/**
+ * The filters of a request's filter object (`@trove/contracts` parseFilters), or a 422 naming each filter that cannot
+ * apply at `[source, 'filters', key]`. Search also reads `entity_type` as the record type (withRecordTypeFilters).
+ */
+export function requestFilters(raw: Record<string, FilterValue>, source: Source, opts: { recordType?: boolean } = {}): Filter[] {
+  const parsed = parseFilters(raw);
+  const typed = opts.recordType ? withRecordTypeFilters(parsed.filters) : { filters: parsed.filters, issues: [] };
+  const issues = [...parsed.issues, ...typed.issues];
+  if (issues.length > 0) {
+    throw ERRORS.validation(issues.map((i) => ({ loc: [source, 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
+  }
+  return typed.filters;
+}

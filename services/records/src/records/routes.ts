@@ -6,7 +6,6 @@ import {
   RECORD_READ,
   RECORD_UPDATE,
   RECORDS_LIST,
-  parseFilters,
   searchFilters,
   type Endpoint,
   type Filter,
@@ -16,7 +15,7 @@ import {
   type recordListQuery,
   type recordListRequest,
 } from '@trove/contracts';
-import { ERRORS, handle, parseInput, requireScope, serve, tenantOf, validationError, type Router } from '@trove/platform';
+import { handle, parseInput, requestFilters, requireScope, serve, tenantOf, validationError, type Router } from '@trove/platform';
 import { planOfRequest, type Handler } from '../shared/http';
 import { decodeCursor, encodeCursor } from './cursor';
 import { nameQuery } from './search-terms';
@@ -26,14 +25,9 @@ import { CURRENT, recordIn, type RecordVocabulary } from './vocabulary';
 
 type ListInput = Omit<z.output<typeof recordListRequest>, 'filters'>;
 
-/** `filters` of the list: an object in the filter syntax of search (parseFilters); one that cannot apply is a 422 naming it. */
+/** `filters` of the list, in the filter syntax of search; one that cannot apply is a 422 naming it. */
 function dataFiltersOf(raw: Record<string, FilterValue> | undefined, source: 'query' | 'body'): Filter[] | undefined {
-  if (raw === undefined) return undefined;
-  const { filters, issues } = parseFilters(raw);
-  if (issues.length > 0) {
-    throw ERRORS.validation(issues.map((i) => ({ loc: [source, 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
-  }
-  return filters;
+  return raw === undefined ? undefined : requestFilters(raw, source);
 }
 
 /** The `filters` query parameter: the filter object as JSON text. */

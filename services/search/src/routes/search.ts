@@ -1,20 +1,11 @@
 import type { RequestHandler, Response } from 'express';
-import { PORTAL_SEARCH, SEARCH, SEARCH_BY_QUERY, parseFilters, withRecordTypeFilters, type FilterValue } from '@trove/contracts';
-import { ERRORS, handle, identityOf, parseInput, requirePortalUser, requireScope, tenantOf, type Router } from '@trove/platform';
+import { PORTAL_SEARCH, SEARCH, SEARCH_BY_QUERY, type FilterValue } from '@trove/contracts';
+import { ERRORS, handle, identityOf, parseInput, requestFilters, requirePortalUser, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { MonthlyCap } from '../monthly-cap';
 import type { Rendered, SearchService } from '../search-service';
 
-/** Engine filters from the request's filter object; a filter that cannot apply is a 422 naming it. */
-export function filtersOf(raw: Record<string, FilterValue>) {
-  const parsed = parseFilters(raw);
-  const typed = withRecordTypeFilters(parsed.filters);
-  const filters = typed.filters;
-  const issues = [...parsed.issues, ...typed.issues];
-  if (issues.length > 0) {
-    throw ERRORS.validation(issues.map((i) => ({ loc: ['body', 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
-  }
-  return filters;
-}
+/** Engine filters from a search's or aggregation's filter object; a filter that cannot apply is a 422 naming it. */
+export const filtersOf = (raw: Record<string, FilterValue>) => requestFilters(raw, 'body', { recordType: true });
 
 export function send(res: Response, rendered: Rendered): void {
   if (rendered.kind === 'json') res.json(rendered.body);
