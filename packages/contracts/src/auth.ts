@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from './endpoint';
-import { SCOPES } from './services';
+import { SCOPES } from './service-names';
 
 /** The principal the gateway signs its own calls with; auth's internal routes answer only this one. */
 export const GATEWAY_PRINCIPAL = 'service:gateway';

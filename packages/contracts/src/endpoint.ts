@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Scope, ServiceName } from './services';
+import type { Scope, ServiceName } from './service-names';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -1,4 +1,4 @@
-export * from './services';
+export * from './service-names';
 export * from './endpoint';
 export * from './topics';
 export * from './records';

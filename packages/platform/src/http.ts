@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
+import { serviceAppEndpoints } from '@trove/contracts';
 import { bodyEncodingOf, undecodableBody, type BodyEncoding } from './body';
 import { withinMs } from './deadline';
 import { ERRORS, HttpError } from './errors';
 import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
 import { servedOnBehalf } from './on-behalf';
+import { handle } from './serve';
 
 /** The express Router every service registers its routes on (ServiceAppOptions.routes). */
 export type { Router };
+import type { ServiceName } from './config';
 import type { Logger } from './logger';
 import { createMetrics, type HttpMetrics } from './metrics';
 
@@ -25,7 +28,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export type ReadinessCheck = () => Promise<void>;
 
 export interface ServiceAppOptions {
-  name: string;
+  name: ServiceName;
   logger: Logger;
   /** Secret that verifies the gateway's internal identity token; omit only on the gateway itself. */
   internalTokenSecret?: string;
@@ -248,10 +251,11 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     next();
   });
 
-  app.get('/health', (_req, res) => {
+  const own = serviceAppEndpoints(opts.name);
+  handle(app, own.health, (_req, res) => {
     res.json({ status: 'ok', service: opts.name });
   });
-  app.get('/health/ready', async (_req, res) => {
+  handle(app, own.ready, async (_req, res) => {
     const dependencies: Record<string, 'up' | 'down'> = {};
     const down: string[] = [];
     await Promise.all(
@@ -273,7 +277,7 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     }
     res.json({ status: 'ready', service: opts.name, dependencies });
   });
-  app.get('/metrics', async (_req, res) => {
+  handle(app, own.metrics, async (_req, res) => {
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });

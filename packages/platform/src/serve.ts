@@ -1,13 +1,13 @@
 import type { Endpoint, EndpointAnswer, EndpointRequest } from '@trove/contracts';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Express, Request, RequestHandler, Response, Router } from 'express';
 import { parseInput } from './validation';
 
 /**
  * Registers express handlers at a declared endpoint's method and path, for a handler that reads its request itself
  * (a streamed upload, a route answering in two vocabularies): the declaration still says what the route is.
  */
-export function handle(router: Router, e: Endpoint, ...handlers: RequestHandler[]): void {
-  router[e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](e.path, ...handlers);
+export function handle(router: Router | Express, e: Endpoint, ...handlers: RequestHandler[]): void {
+  (router as Router)[e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](e.path, ...handlers);
 }
 
 type Handler<E extends Endpoint> = (input: EndpointRequest<E>, req: Request, res: Response) => Promise<EndpointAnswer<E>>;

@@ -18,6 +18,7 @@ export * from './mcp';
 export * from './open';
 export * from './records';
 export * from './search';
+export * from './service-app';
 
 /**
  * Every endpoint a caller outside the system can reach, declared once: what the gateway routes and checks access by,

@@ -15,7 +15,7 @@ import {
   searchResultItem,
   searchText,
 } from '../search';
-import { serviceHealthAnswer, serviceReadinessAnswer } from './gateway';
+import { serviceAppEndpoints } from './service-app';
 import { collectionParams } from './search';
 
 /**
@@ -184,34 +184,16 @@ export const PORTAL_ANALYTICS = endpoint({
 });
 
 // Every service app answers these itself (platform's createServiceApp); open's are public under /open/v1.
+const openApp = serviceAppEndpoints('open', 'the Open API', openApi);
 
-export const OPEN_HEALTH = endpoint({
-  service: 'open',
-  method: 'GET',
-  path: '/health',
-  summary: 'Liveness of the Open API: answers 200 while its process is up',
-  exposed: openApi,
-  answer: serviceHealthAnswer,
-});
+export const OPEN_HEALTH = openApp.health;
 
 export const OPEN_HEALTH_READY = endpoint({
-  service: 'open',
-  method: 'GET',
-  path: '/health/ready',
-  summary: "Readiness of the Open API: its database, event bus and rate-limit counter store (503 when one is down)",
-  exposed: openApi,
-  answer: serviceReadinessAnswer,
+  ...openApp.ready,
+  summary: 'Readiness of the Open API: its database, event bus and rate-limit counter store (503 when one is down)',
 });
 
-export const OPEN_METRICS = endpoint({
-  service: 'open',
-  method: 'GET',
-  path: '/metrics',
-  summary: "The Open API's Prometheus metrics",
-  exposed: openApi,
-  produces: ['text/plain'],
-  answer: z.string(),
-});
+export const OPEN_METRICS = openApp.metrics;
 
 /** Every public endpoint the open service answers. */
 export const OPEN_API: readonly Endpoint[] = [
