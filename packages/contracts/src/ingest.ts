@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { INGESTION_CONNECTOR_UPLOAD_PATH } from './connector';
 import { endpoint } from './endpoint';
 import { collectionVocabulary } from './vocabulary';
 import { collectionData, collectionName, recordDescription, recordName, recordType, sourceId, sourceName, sourceType, sourceUrl } from './records';
@@ -174,15 +173,14 @@ export type UploadResult = z.infer<typeof uploadResult>;
 export const NDJSON_MEDIA_TYPES = ['application/x-ndjson', 'application/ndjson'] as const;
 
 /**
- * INGESTION_CONNECTOR_UPLOAD_PATH: one connector pull's rows, NDJSON as the connector reads them, become one upload
- * with source_type `connector` (dedup, upsert by source_id and dead letters as for any upload; a row without a
+ * One connector pull's rows, NDJSON as the connector reads them, become one upload with source_type `connector` (dedup, upsert by source_id and dead letters as for any upload; a row without a
  * name_column value is a dead letter). The body has no size limit of its own. Only the connector service may call it
  * (any other caller is answered 404, as for an unknown route).
  */
 export const INGESTION_CONNECTOR_UPLOAD = endpoint({
   service: 'ingestion',
   method: 'POST',
-  path: INGESTION_CONNECTOR_UPLOAD_PATH,
+  path: '/internal/ingestion/connector-upload',
   summary: "Ingests one connector pull's rows, sent as NDJSON, as one upload",
   consumes: NDJSON_MEDIA_TYPES,
   query: z.object({

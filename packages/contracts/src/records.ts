@@ -116,12 +116,6 @@ export const recordSchema = z.object({
 });
 export type RecordDto = z.infer<typeof recordSchema>;
 
-/**
- * Where key holders (`GET /api/v1/collections`, scope records) and other services (MCP) read a tenant's collections:
- * one summary per collection holding active records of its active generation, by name.
- */
-export const RECORDS_COLLECTIONS_PATH = '/collections';
-
 /** One collection as GET /collections lists it: its active generation's active records. */
 export const collectionSummary = z.object({
   name: z.string(),
@@ -141,8 +135,3 @@ export type CollectionSummary = z.infer<typeof collectionSummary>;
 export const collectionsAnswer = z.object({ collections: z.array(collectionSummary) });
 export type CollectionsAnswer = z.infer<typeof collectionsAnswer>;
 
-/**
- * Where other services (MCP) list a tenant's records: GET /records's parameters as a JSON body (`limit` a number,
- * `filters` an object), so filters of any size fit; the answer is GET /records's.
- */
-export const RECORDS_LIST_PATH = '/internal/records/list';

@@ -3,8 +3,6 @@ import { endpoint, withKey, withPortalToken, type Endpoint } from '../endpoint';
 import { PLANS } from '../plans';
 import { queryInteger } from '../query-params';
 import {
-  RECORDS_COLLECTIONS_PATH,
-  RECORDS_LIST_PATH,
   claimStatus,
   collectionData,
   collectionName,
@@ -329,7 +327,7 @@ export const RECORD_RETRY_RESET = endpoint({
 export const COLLECTION_LIST = endpoint({
   service: 'records',
   method: 'GET',
-  path: RECORDS_COLLECTIONS_PATH,
+  path: '/collections',
   summary: "The caller's collections with their record types and counts by indexing status",
   exposed: withKey('records'),
   answer: collectionsAnswer,
@@ -716,7 +714,7 @@ export const PORTAL_VERTICAL_REINDEX = endpoint({
 export const RECORDS_LIST = endpoint({
   service: 'records',
   method: 'POST',
-  path: RECORDS_LIST_PATH,
+  path: '/internal/records/list',
   summary: "Lists the caller's records as GET /records does, its parameters in a JSON body",
   body: recordListRequest,
   answer: recordListAnswer,

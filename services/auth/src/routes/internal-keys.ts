@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { GATEWAY_PRINCIPAL, KEY_VERIFY, type KeyVerifyResponse } from '@trove/contracts';
-import { ERRORS, identityOf } from '@trove/platform';
+import { ERRORS, handle, identityOf } from '@trove/platform';
 import type { KeyService } from '../key-service';
 
 const REFUSALS = {
@@ -12,7 +12,7 @@ const REFUSALS = {
 
 /** Key verification for the gateway. The body is read by hand so that a malformed one is never echoed in a 422. */
 export function internalKeyRoutes(router: Router, keys: KeyService): void {
-  router.post(KEY_VERIFY.path, async (req, res) => {
+  handle(router, KEY_VERIFY, async (req, res) => {
     if (identityOf(req).principal !== GATEWAY_PRINCIPAL) throw ERRORS.forbidden('Only the gateway may verify keys');
     const value: unknown = req.body?.key;
     if (typeof value !== 'string' || value.length === 0 || value.length > 200) throw ERRORS.unauthorized(REFUSALS.unknown);

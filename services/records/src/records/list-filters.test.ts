@@ -1,4 +1,4 @@
-import { RECORDS_LIST_PATH } from '@trove/contracts';
+import { RECORDS_LIST } from '@trove/contracts';
 import { openDatabase, type Database } from '@trove/db';
 import { newTenant, startRecords, type Client, type Harness } from '../../test/helpers';
 
@@ -74,16 +74,16 @@ describe.each([['PostgreSQL', false], ['embedded PGlite', true]])('GET /records?
 
   it('takes the same parameters as a JSON body from other services, so filters of any size fit', async () => {
     const many = Array.from({ length: 99 }, (_, i) => `${'material-'.repeat(20)}${i}`);
-    const res = await api.post(RECORDS_LIST_PATH, { collection: 'parts', limit: 2, filters: { material: [...many, 'steel'] } });
+    const res = await api.post(RECORDS_LIST.path, { collection: 'parts', limit: 2, filters: { material: [...many, 'steel'] } });
     expect(res.status).toBe(200);
     expect(res.body.items.map((i: { name: string }) => i.name)).toEqual(['Washer', 'Hex bolt']);
     expect(res.body.has_more).toBe(false);
     const get = await api.get(`/records?collection=parts&limit=2&filters=${encodeURIComponent(JSON.stringify({ material: 'steel' }))}`);
     expect(get.body).toEqual(res.body);
-    const bad = await api.post(RECORDS_LIST_PATH, { limit: 0, filters: { price_min: 'cheap' } });
+    const bad = await api.post(RECORDS_LIST.path, { limit: 0, filters: { price_min: 'cheap' } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.limit']);
-    const badFilter = await api.post(RECORDS_LIST_PATH, { filters: { price_min: 'cheap' } });
+    const badFilter = await api.post(RECORDS_LIST.path, { filters: { price_min: 'cheap' } });
     expect(badFilter.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.filters.price_min']);
   });
 });

@@ -1,12 +1,12 @@
-import { PUBLIC_AGGREGATE, PUBLIC_COLLECTIONS, PUBLIC_SEARCH, publicSearchRequest } from '@trove/contracts';
-import { parseInput, serve, type Router } from '@trove/platform';
+import { PUBLIC_AGGREGATE, PUBLIC_COLLECTIONS, PUBLIC_SEARCH } from '@trove/contracts';
+import { handle, parseInput, serve, type Router } from '@trove/platform';
 import type { SearchService } from '../search-service';
 import { filtersOf, send } from './search';
 
 export function internalPublicRoutes(router: Router, search: SearchService): void {
   // PUBLIC_SEARCH is registered by hand: its answer may be JSON text the response cache holds, sent as it is.
-  router.post(PUBLIC_SEARCH.path, async (req, res) => {
-    const body = parseInput(publicSearchRequest, req.body ?? {}, 'body');
+  handle(router, PUBLIC_SEARCH, async (req, res) => {
+    const body = parseInput(PUBLIC_SEARCH.body, req.body ?? {}, 'body');
     const filters = filtersOf(body.filters);
     // Neither query nor filters browses the public index (by name): the Open API's `q` defaults to empty, and its
     // collection schema samples records this way.
