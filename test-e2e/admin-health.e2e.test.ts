@@ -1,23 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@trove/testing';
-import { bearer, client, devTenant, listeningPorts, startTrove, type Trove } from './support/system';
+import { bearer, listeningPorts, useTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove();
+const api = trove.api;
 
-beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
-
-async function keyOf(tenant: string, scopes: string[]): Promise<Record<string, string>> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: scopes.join('+'), scopes } });
-  expect(res.status).toBe(201);
-  return bearer(res.body.key);
-}
+const keyOf = async (tenant: string, scopes: string[]) => bearer(await trove.keyFor(tenant, scopes));
 
 describe('admin through the gateway', () => {
   it("lists the caller's own tenant with its active records and collections, and no other", async () => {
@@ -125,11 +115,7 @@ describe('health through the gateway', () => {
 });
 
 describe('services started apart', () => {
-  let apart: Trove;
-  beforeAll(async () => {
-    apart = await startTrove({ target: 'auth,records,ingestion,search,open,billing,connector,mcp' });
-  });
-  afterAll(async () => apart?.stop());
+  const apart = useTrove({ target: 'auth,records,ingestion,search,open,billing,connector,mcp' });
 
   it('each answers /health, /health/ready (its own dependencies) and /metrics on its own port, and nothing listens on PORT', async () => {
     const expected: Record<string, string[]> = {

@@ -3,7 +3,7 @@ import { eventually } from '@trove/testing';
 import { PRICE_PRO, PRICE_SCALE, WEBHOOK_SECRET, checkoutCompleted, signed, subscriptionEvent } from '../services/billing/test/payment-events';
 import { startStripeStandIn, type StripeStandIn } from '../services/billing/test/stripe-stand-in';
 import { portalAuth, signUp } from './support/portal';
-import { client, startTrove, type Trove } from './support/system';
+import { useTrove, type Api } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -23,19 +23,14 @@ const providerSettings = () => ({
 });
 
 /** Posts a provider event to the public webhook path, signed as the provider signs it (or as `opts` spoils it). */
-function deliver(api: ReturnType<typeof client>, event: unknown, opts: { secret?: string; timestamp?: number } = {}) {
+function deliver(api: Api, event: unknown, opts: { secret?: string; timestamp?: number } = {}) {
   const { body, signature } = signed(event, opts);
   return api('POST', '/api/v1/billing/payment/webhook', { raw: body, headers: { 'stripe-signature': signature } });
 }
 
 describe('billing through the gateway in cloud mode', () => {
-  let trove: Trove;
-  let api: ReturnType<typeof client>;
-  beforeAll(async () => {
-    trove = await startTrove({ env: { DEPLOYMENT_MODE: 'cloud', ...providerSettings() } });
-    api = client(trove.baseUrl);
-  });
-  afterAll(async () => trove?.stop());
+  // The stand-in's URL is known once the file's beforeAll has started it.
+  const { api } = useTrove(() => ({ env: { DEPLOYMENT_MODE: 'cloud', ...providerSettings() } }));
 
   it('a new account is on free; checkout, then the signed webhook, put it on pro as status shows', async () => {
     const { token, account } = await signUp(api);
@@ -100,13 +95,7 @@ describe('billing through the gateway in cloud mode', () => {
 });
 
 describe('billing through the gateway when self-hosted', () => {
-  let trove: Trove;
-  let api: ReturnType<typeof client>;
-  beforeAll(async () => {
-    trove = await startTrove({ env: { DEPLOYMENT_MODE: 'self_hosted', ...providerSettings() } });
-    api = client(trove.baseUrl);
-  });
-  afterAll(async () => trove?.stop());
+  const { api } = useTrove(() => ({ env: { DEPLOYMENT_MODE: 'self_hosted', ...providerSettings() } }));
 
   it('answers 404 on every billing path and never calls the payment provider', async () => {
     const calls = stripe.calls.length;

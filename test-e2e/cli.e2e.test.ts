@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { eventually } from '@trove/testing';
-import { bearer, client, devTenant, startTrove } from './support/system';
+import { bearer, client, createKey, devTenant, startTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -162,8 +162,7 @@ it('refuses to start a second system on a running one\'s data folder, and restar
   try {
     const first = await startTrove({ dataDir });
     const tenant = randomUUID();
-    const made = await client(first.baseUrl)('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'k', scopes: ['admin'] } });
-    expect(made.status).toBe(201);
+    const key = await createKey(client(first.baseUrl), tenant, ['admin']);
     try {
       await expect(startTrove({ dataDir })).rejects.toThrow(`in use by process ${first.pid} `);
     } finally {
@@ -173,7 +172,7 @@ it('refuses to start a second system on a running one\'s data folder, and restar
 
     const second = await startTrove({ dataDir });
     try {
-      const keys = await client(second.baseUrl)('GET', '/api/v1/auth/keys', { headers: bearer(made.body.key) });
+      const keys = await client(second.baseUrl)('GET', '/api/v1/auth/keys', { headers: bearer(key) });
       expect(keys.status).toBe(200);
     } finally {
       await second.stop();

@@ -1,27 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { createTestDatabase, eventually, type TestDatabase } from '@trove/testing';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove();
+const api = trove.api;
 let source: TestDatabase;
 let admin: string;
 let otherAdmin: string;
 
-async function adminKey(tenant: string): Promise<string> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'e2e', scopes: ['admin'] } });
-  expect(res.status).toBe(201);
-  return res.body.key;
-}
-
 beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
-  admin = await adminKey(randomUUID());
-  otherAdmin = await adminKey(randomUUID());
+  admin = await trove.keyFor(randomUUID(), ['admin']);
+  otherAdmin = await trove.keyFor(randomUUID(), ['admin']);
   // A tenant's own PostgreSQL database, on the test server.
   source = await createTestDatabase();
   await source.database.db.schema
@@ -39,10 +31,8 @@ beforeAll(async () => {
     ])
     .execute();
 });
-afterAll(async () => {
-  await trove?.stop();
-  await source?.drop();
-});
+// Hooks run in the order declared: the system (useTrove's afterAll) stops before its source is dropped.
+afterAll(async () => source?.drop());
 
 const connector = () => ({
   name: 'shop catalogue',
@@ -131,8 +121,7 @@ it('pulls a MariaDB table through the gateway and search finds the pulled record
 });
 
 it('needs the admin scope on every connector path', async () => {
-  const key = await api('POST', '/api/v1/auth/keys', { headers: bearer(admin), body: { name: 'no admin', scopes: ['records', 'search', 'upload'] } });
-  const headers = bearer(key.body.key);
+  const headers = bearer(await trove.keyFor({ adminKey: admin }, ['records', 'search', 'upload']));
   const id = randomUUID();
   const answers = [
     await api('GET', '/api/v1/connectors', { headers }),

@@ -1,26 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove();
+const api = trove.api;
 let admin: string;
 let recordsOnly: string;
 const ids: string[] = [];
 
-async function bootstrapKey(tenant: string, scopes: string[]): Promise<string> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'e2e', scopes } });
-  expect(res.status).toBe(201);
-  return res.body.key;
-}
-
 beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
   const tenant = randomUUID();
-  admin = await bootstrapKey(tenant, ['admin']);
-  recordsOnly = await bootstrapKey(tenant, ['records', 'upload', 'search']);
+  admin = await trove.keyFor(tenant, ['admin']);
+  recordsOnly = await trove.keyFor(tenant, ['records', 'upload', 'search']);
   const items = [
     { name: 'M8 hex bolt', collection_data: { material: 'steel', size: { d: 8 }, tags: ['zinc'] } },
     { name: 'Washer, "flat"', collection_data: { material: 'brass', in_stock: true } },
@@ -31,7 +23,6 @@ beforeAll(async () => {
     ids.push(res.body.id);
   }
 });
-afterAll(async () => trove?.stop());
 
 async function exportOf(format: 'csv' | 'json') {
   const start = await api('POST', `/api/v1/export?collection=fasteners&format=${format}`, { headers: bearer(admin) });

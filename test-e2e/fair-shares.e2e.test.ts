@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
@@ -10,18 +10,11 @@ jest.setTimeout(90_000);
  * tenant's searches are answered. Small bounds make the refusals certain on any machine.
  */
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  trove = await startTrove({ env: { SEARCH_CACHE_TTL_MS: '0', TENANT_RATE_LIMITS: 'false', SCHEDULER_QUEUE_PER_TENANT: '3', SCHEDULER_MAX_WAIT_MS: '150' } });
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
+const trove = useTrove({ env: { SEARCH_CACHE_TTL_MS: '0', TENANT_RATE_LIMITS: 'false', SCHEDULER_QUEUE_PER_TENANT: '3', SCHEDULER_MAX_WAIT_MS: '150' } });
+const api = trove.api;
 
 async function tenantWithRecords(): Promise<Record<string, string>> {
-  const created = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'fair', scopes: ['admin'] } });
-  const key = bearer(created.body.key);
+  const key = bearer(await trove.keyFor(randomUUID(), ['admin']));
   const records = Array.from({ length: 500 }, (_, i) => ({ name: `Fair share bolt ${i}`, collection_data: { size: i % 20 } }));
   expect((await api('POST', '/api/v1/upload/fair/bolt/batch', { headers: key, body: { records } })).status).toBe(201);
   return key;

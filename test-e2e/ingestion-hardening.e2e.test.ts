@@ -1,24 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { deflateSync, gzipSync } from 'node:zlib';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
 const UPLOAD_MAX_BYTES = 1024 * 1024;
+const trove = useTrove({ env: { UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES), STREAM_FLUSH_INTERVAL_MS: '100' } });
+const api = trove.api;
 
-beforeAll(async () => {
-  trove = await startTrove({ env: { UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES), STREAM_FLUSH_INTERVAL_MS: '100' } });
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
-
-async function newKey(): Promise<string> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'e2e', scopes: ['admin'] } });
-  return res.body.key;
-}
+const newKey = () => trove.keyFor(randomUUID(), ['admin']);
 
 /** One request on a connection of its own (no client-side pooling), failed when unanswered within `timeoutMs`. */
 function post(path: string, key: string, body: Buffer | string, headers: Record<string, string>, timeoutMs = 10_000) {

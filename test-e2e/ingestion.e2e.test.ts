@@ -1,22 +1,18 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
-let key: string;
 const SECRET = 'e2e-webhook-secret';
 /** A small upload limit, so the over-limit cases send megabytes rather than the default's 50. */
 const UPLOAD_MAX_BYTES = 1024 * 1024;
+const trove = useTrove({ env: { WEBHOOK_SECRET: SECRET, UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES) } });
+const api = trove.api;
+let key: string;
 
 beforeAll(async () => {
-  trove = await startTrove({ env: { WEBHOOK_SECRET: SECRET, UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES) } });
-  api = client(trove.baseUrl);
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'e2e', scopes: ['admin'] } });
-  key = res.body.key;
+  key = await trove.keyFor(randomUUID(), ['admin']);
 });
-afterAll(async () => trove?.stop());
 
 async function upload(path: string, file: string, fileName: string, type: string, fields: Record<string, string> = {}) {
   const form = new FormData();
@@ -159,8 +155,8 @@ describe('ingestion through the gateway', () => {
   });
 
   it('refuses uploads from a key without the upload scope', async () => {
-    const rec = await api('POST', '/api/v1/auth/keys', { headers: bearer(key), body: { name: 'r', scopes: ['records'] } });
-    const res = await api('POST', '/api/v1/upload/parts/product/batch', { headers: bearer(rec.body.key), body: { records: [] } });
+    const rec = await trove.keyFor({ adminKey: key }, ['records']);
+    const res = await api('POST', '/api/v1/upload/parts/product/batch', { headers: bearer(rec), body: { records: [] } });
     expect(res.status).toBe(403);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 /**
  * No spelling of a service's /internal routes answers through the gateway, with or without a credential: the tester's
@@ -8,22 +8,20 @@ import { bearer, client, devTenant, startTrove, type Trove } from './support/sys
  */
 jest.setTimeout(120_000);
 
-let trove: Trove;
+const trove = useTrove();
 let key: string;
 let tenantId: string;
 
 beforeAll(async () => {
-  trove = await startTrove();
   tenantId = randomUUID();
-  const api = client(trove.baseUrl);
-  key = (await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenantId), body: { name: 'internal', scopes: ['admin'] } })).body.key;
+  const { api } = trove;
+  key = await trove.keyFor(tenantId, ['admin']);
   await api('POST', '/api/v1/records', {
     headers: bearer(key),
     body: { name: 'Public M8 bolt', collection: 'bolts', record_type: 'part', visibility: 'public' },
   });
   await api('POST', '/open/v1/search', { body: { query: 'bolt' } });
 });
-afterAll(async () => trove?.stop());
 
 /** A GET sent with the path exactly as written (fetch would normalise dot segments and some escapes). */
 function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, devTenant, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
+const trove = useTrove();
+const api = trove.api;
 
 const KEY_FORMAT = /^sk_live_[0-9a-f]{64}$/;
 

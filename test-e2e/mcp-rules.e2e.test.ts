@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mcpRules } from '../services/mcp/test/rules';
-import { bearer, client, devTenant, startTrove } from './support/system';
+import { bearer, client, createKey, startTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -14,9 +14,7 @@ mcpRules(async () => {
   const keyOf = async (tenantId: string) => {
     let key = keys.get(tenantId);
     if (!key) {
-      const res = await call('POST', '/api/v1/auth/keys', { headers: devTenant(tenantId), body: { name: 'mcp', scopes: ['search', 'records'] } });
-      if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${res.text}`);
-      key = res.body.key as string;
+      key = await createKey(call, tenantId, ['search', 'records']);
       keys.set(tenantId, key);
     }
     return key;

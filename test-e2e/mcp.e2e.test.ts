@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
 describe('MCP through the gateway', () => {
-  let trove: Trove;
-  let api: ReturnType<typeof client>;
+  const trove = useTrove();
+  const api = trove.api;
   let searchKey: string;
   let otherKey: string;
-
-  async function bootstrapKey(tenant: string, scopes: string[]): Promise<string> {
-    const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'e2e', scopes } });
-    expect(res.status).toBe(201);
-    return res.body.key;
-  }
 
   /**
    * One JSON-RPC call as an MCP Streamable HTTP client makes it: the answer arrives as a server-sent event, which the
@@ -33,20 +27,16 @@ describe('MCP through the gateway', () => {
   const callTool = async (key: string, name: string, args: Record<string, unknown>) => (await rpc(key, 'tools/call', { name, arguments: args })).message.result;
 
   beforeAll(async () => {
-    trove = await startTrove();
-    api = client(trove.baseUrl);
     const tenant = randomUUID();
-    const admin = await bootstrapKey(tenant, ['admin']);
-    searchKey = await bootstrapKey(tenant, ['search']);
-    otherKey = await bootstrapKey(randomUUID(), ['admin']);
+    const admin = await trove.keyFor(tenant, ['admin']);
+    searchKey = await trove.keyFor(tenant, ['search']);
+    otherKey = await trove.keyFor(randomUUID(), ['admin']);
     const created = await api('POST', '/api/v1/records', {
       headers: bearer(admin),
       body: { name: 'Hex bolt M8x40 stainless', collection: 'parts', record_type: 'product', collection_data: { material: 'steel', price: 0.42 } },
     });
     expect(created.status).toBe(201);
   });
-
-  afterAll(async () => trove?.stop());
 
   it('speaks MCP Streamable HTTP with an API key, streamed through the gateway, scoped to the key tenant', async () => {
     const init = await rpc(searchKey, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, eventually, type TestDatabase } from '@trove/testing';
+import { eventually } from '@trove/testing';
 import { portalAuth, signUp } from './support/portal';
-import { bearer, client, devTenant, startApart, startTrove } from './support/system';
+import { bearer, useTrove, type UseTroveOptions } from './support/system';
 
 jest.setTimeout(180_000);
 
@@ -12,40 +12,23 @@ jest.setTimeout(180_000);
  * but where the round trip between the vocabularies is the point.
  */
 
-interface Shape {
-  name: string;
-  start(): Promise<{ baseUrl: string; stop(): Promise<void>; output(): string }>;
-}
-
-let database: TestDatabase | undefined;
-const shapes: Shape[] = [
-  { name: 'embedded (--target=all)', start: () => startTrove() },
-  {
-    name: 'a process per service',
-    start: async () => {
-      database = await createTestDatabase();
-      const system = await startApart({ databaseUrl: database.url });
-      return { ...system, stop: async () => (await system.stop(), await database?.drop()) };
-    },
-  },
+const shapes: Array<{ name: string; options: UseTroveOptions }> = [
+  { name: 'embedded (--target=all)', options: {} },
+  { name: 'a process per service', options: { apart: true } },
 ];
 
 describe.each(shapes)('the older vocabulary, $name', (shape) => {
-  let system: Awaited<ReturnType<Shape['start']>>;
-  let api: ReturnType<typeof client>;
+  const { api, keyFor } = useTrove(shape.options);
   let key: Record<string, string>;
   let portal: Record<string, string>;
 
   beforeAll(async () => {
-    system = await shape.start();
-    api = client(system.baseUrl);
     const person = await signUp(api);
     portal = portalAuth(person.token);
     const created = await api('POST', '/api/v1/portal/keys', { headers: portal, body: { name: 'older client', scopes: ['records', 'upload', 'search'] } });
     expect(created.status).toBe(201);
     key = bearer(created.body.key);
   });
-  afterAll(async () => system?.stop());
 
   const embeddingStatus = async (id: string) => (await api('GET', `/api/v1/entities/${id}`, { headers: key })).body.embedding_status;
 
@@ -138,9 +121,9 @@ describe.each(shapes)('the older vocabulary, $name', (shape) => {
     ]);
     const missing = await api('POST', '/api/v1/entities', { headers: key, body: { name: 'x', vertical: 'fasteners' } });
     expect(missing.body.detail[0]).toMatchObject({ loc: ['body', 'entity_type'], type: 'missing' });
-    const stranger = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'stranger', scopes: ['records'] } });
-    expect((await api('GET', `/api/v1/entities/${entityId}`, { headers: bearer(stranger.body.key) })).status).toBe(404);
-    expect((await api('DELETE', `/api/v1/entities/${entityId}`, { headers: bearer(stranger.body.key) })).status).toBe(404);
+    const stranger = await keyFor(randomUUID(), ['records']);
+    expect((await api('GET', `/api/v1/entities/${entityId}`, { headers: bearer(stranger) })).status).toBe(404);
+    expect((await api('DELETE', `/api/v1/entities/${entityId}`, { headers: bearer(stranger) })).status).toBe(404);
   });
 
   it('reads one record in both vocabularies: same id, same data, same lifecycle', async () => {

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type ApiResponse, type Trove } from './support/system';
+import { bearer, useTrove, type ApiResponse } from './support/system';
 
 jest.setTimeout(90_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove({ env: { OPEN_SEARCH_LIMIT_PER_MINUTE: '30' } });
+const api = trove.api;
 let keyA: string;
 let keyB: string;
-
-async function bootstrapKey(tenant: string): Promise<string> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'e2e', scopes: ['admin'] } });
-  expect(res.status).toBe(201);
-  return res.body.key;
-}
 
 async function create(key: string, body: Record<string, unknown>): Promise<string> {
   const res = await api('POST', '/api/v1/records', { headers: bearer(key), body: { collection: 'open-e2e', record_type: 'product', ...body } });
@@ -30,12 +24,9 @@ function expectRateHeaders(res: ApiResponse, limit: string) {
 const names = (res: ApiResponse) => res.body.results.map((r: { name: string }) => r.name).sort();
 
 beforeAll(async () => {
-  trove = await startTrove({ env: { OPEN_SEARCH_LIMIT_PER_MINUTE: '30' } });
-  api = client(trove.baseUrl);
-  keyA = await bootstrapKey(randomUUID());
-  keyB = await bootstrapKey(randomUUID());
+  keyA = await trove.keyFor(randomUUID(), ['admin']);
+  keyB = await trove.keyFor(randomUUID(), ['admin']);
 });
-afterAll(async () => trove?.stop());
 
 describe('the Open API through the gateway, without a key', () => {
   let privateId: string;

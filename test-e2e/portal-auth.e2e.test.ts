@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { signUp, portalAuth } from './support/portal';
-import { bearer, client, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
+const { api } = useTrove();
 
 describe('portal sign-in through the gateway', () => {
   it('signs up, reads the account with the token, and logs in again with the same password', async () => {

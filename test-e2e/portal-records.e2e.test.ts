@@ -1,5 +1,5 @@
 import { eventually } from '@trove/testing';
-import { bearer, client, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 import { portalAuth, signUp } from './support/portal';
 
 /**
@@ -9,14 +9,8 @@ import { portalAuth, signUp } from './support/portal';
  */
 jest.setTimeout(120_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
+const trove = useTrove();
+const api = trove.api;
 
 async function portalUpload(portal: Record<string, string>, path: string, csv: string) {
   const form = new FormData();

@@ -1,17 +1,10 @@
 import { eventually } from '@trove/testing';
-import { bearer, client, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 import { portalAuth, signUp } from './support/portal';
 
 jest.setTimeout(120_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
+const { api } = useTrove();
 
 const stepsOf = (body: { steps: Array<{ id: string; completed: boolean }> }) => Object.fromEntries(body.steps.map((s) => [s.id, s.completed]));
 

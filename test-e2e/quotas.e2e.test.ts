@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+// The payment provider is never called here: the address only keeps a stray call from leaving the machine.
+const trove = useTrove({
+  env: { DEPLOYMENT_MODE: 'cloud', STRIPE_SECRET_KEY: 'sk_test_e2e', STRIPE_WEBHOOK_SECRET: 'whsec_e2e', STRIPE_API_URL: 'http://127.0.0.1:9' },
+});
+const api = trove.api;
 
 /** A new tenant's admin key; in cloud mode a new tenant starts on the free plan. */
-async function freeTenantKey(): Promise<string> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'e2e', scopes: ['admin'] } });
-  expect(res.status).toBe(201);
-  return res.body.key;
-}
-
-beforeAll(async () => {
-  // The payment provider is never called here: the address only keeps a stray call from leaving the machine.
-  trove = await startTrove({
-    env: { DEPLOYMENT_MODE: 'cloud', STRIPE_SECRET_KEY: 'sk_test_e2e', STRIPE_WEBHOOK_SECRET: 'whsec_e2e', STRIPE_API_URL: 'http://127.0.0.1:9' },
-  });
-  api = client(trove.baseUrl);
-});
-afterAll(async () => trove?.stop());
+const freeTenantKey = () => trove.keyFor(randomUUID(), ['admin']);
 
 const bolt = (name: string, collection = 'fasteners') => ({ name, collection, record_type: 'product', collection_data: { size: 'M8' } });
 

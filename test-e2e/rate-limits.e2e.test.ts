@@ -1,31 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type ApiResponse, type Trove } from './support/system';
+import { bearer, useTrove, type ApiResponse } from './support/system';
 
 // The month's 51st search of a free tenant takes three of its one-minute search windows (20 searches each).
 jest.setTimeout(300_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  trove = await startTrove({
-    env: {
-      DEPLOYMENT_MODE: 'cloud',
-      // Cloud mode needs the payment provider's settings to start; nothing here calls it.
-      STRIPE_SECRET_KEY: 'sk_test_rate_limits_e2e',
-      STRIPE_WEBHOOK_SECRET: 'whsec_rate_limits_e2e',
-      STRIPE_API_URL: 'http://127.0.0.1:9',
-    },
-  });
-  api = client(trove.baseUrl);
+const trove = useTrove({
+  env: {
+    DEPLOYMENT_MODE: 'cloud',
+    // Cloud mode needs the payment provider's settings to start; nothing here calls it.
+    STRIPE_SECRET_KEY: 'sk_test_rate_limits_e2e',
+    STRIPE_WEBHOOK_SECRET: 'whsec_rate_limits_e2e',
+    STRIPE_API_URL: 'http://127.0.0.1:9',
+  },
 });
-afterAll(async () => trove?.stop());
+const api = trove.api;
 
 /** A new tenant (free, as every new tenant in the cloud) with an admin key, and one record to search. */
 async function freeTenant(): Promise<Record<string, string>> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'admin', scopes: ['admin'] } });
-  expect(res.status).toBe(201);
-  const key = bearer(res.body.key);
+  const key = bearer(await trove.keyFor(randomUUID(), ['admin']));
   const upload = await api('POST', '/api/v1/upload/parts/product/batch', { headers: key, body: { records: [{ name: 'Hex bolt M8' }] } });
   expect(upload.status).toBe(201);
   return key;

@@ -1,26 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove();
+const api = trove.api;
 let keyA: string;
 let keyB: string;
 
-async function bootstrapKey(scopes: string[]): Promise<string> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'e2e', scopes } });
-  expect(res.status).toBe(201);
-  return res.body.key;
-}
-
 beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
-  keyA = await bootstrapKey(['admin']);
-  keyB = await bootstrapKey(['records']);
+  keyA = await trove.keyFor(randomUUID(), ['admin']);
+  keyB = await trove.keyFor(randomUUID(), ['records']);
 });
-afterAll(async () => trove?.stop());
 
 const bolt = {
   name: 'M8 hex bolt',
@@ -150,7 +141,7 @@ describe('tenant isolation', () => {
 
 describe('collection listing through the gateway', () => {
   it("answers GET /api/v1/collections with the key's tenant's collections, record types and counts", async () => {
-    const key = await bootstrapKey(['records']);
+    const key = await trove.keyFor(randomUUID(), ['records']);
     for (const body of [bolt, { ...bolt, name: 'M8 hex nut' }, { ...bolt, name: 'Torque guide', record_type: 'manual' }, { ...bolt, name: 'Drill', collection: 'tools' }]) {
       expect((await api('POST', '/api/v1/records', { headers: bearer(key), body })).status).toBe(201);
     }
@@ -163,8 +154,8 @@ describe('collection listing through the gateway', () => {
     const other = await api('GET', '/api/v1/collections', { headers: bearer(keyB) });
     expect(other.status).toBe(200);
     expect(other.body.collections.map((c: { name: string }) => c.name)).not.toContain('tools');
-    const searchOnly = await api('POST', '/api/v1/auth/keys', { headers: bearer(keyA), body: { name: 's', scopes: ['search'] } });
-    expect((await api('GET', '/api/v1/collections', { headers: bearer(searchOnly.body.key) })).status).toBe(403);
+    const searchOnly = await trove.keyFor({ adminKey: keyA }, ['search']);
+    expect((await api('GET', '/api/v1/collections', { headers: bearer(searchOnly) })).status).toBe(403);
     expect((await api('GET', '/api/v1/collections')).status).toBe(401);
   });
 });
@@ -206,7 +197,7 @@ describe('bad input', () => {
   });
 
   it('refuses a records call from a key without the records scope', async () => {
-    const searchOnly = await api('POST', '/api/v1/auth/keys', { headers: bearer(keyA), body: { name: 's', scopes: ['search'] } });
-    expect((await api('GET', '/api/v1/records', { headers: bearer(searchOnly.body.key) })).status).toBe(403);
+    const searchOnly = await trove.keyFor({ adminKey: keyA }, ['search']);
+    expect((await api('GET', '/api/v1/records', { headers: bearer(searchOnly) })).status).toBe(403);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 import { portalAuth, signUp } from './support/portal';
 
 /**
@@ -9,21 +9,18 @@ import { portalAuth, signUp } from './support/portal';
  */
 jest.setTimeout(180_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove();
+const api = trove.api;
 let portal: Record<string, string>;
 let key: Record<string, string>;
 
 beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
   const { token } = await signUp(api);
   portal = portalAuth(token);
   const created = await api('POST', '/api/v1/portal/keys', { headers: portal, body: { name: 'replace-e2e', scopes: ['admin'] } });
   expect(created.status).toBe(201);
   key = bearer(created.body.key);
 });
-afterAll(async () => trove?.stop());
 
 async function eventually(check: () => Promise<void>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove } from './support/system';
+import { bearer, client, createKey, startTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -11,7 +11,7 @@ it('keeps keys and records across a restart of the embedded system', async () =>
   try {
     const first = await startTrove({ dataDir });
     const api1 = client(first.baseUrl);
-    const key = (await api1('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'k', scopes: ['admin'] } })).body.key;
+    const key = await createKey(api1, randomUUID(), ['admin']);
     const created = await api1('POST', '/api/v1/records', {
       headers: bearer(key),
       body: { name: 'durable', collection: 'c', record_type: 't', collection_data: { n: 1 } },
@@ -47,7 +47,7 @@ it('makes new records searchable at once after the embedded system was killed wi
   try {
     const first = await startTrove({ dataDir });
     const api1 = client(first.baseUrl);
-    const key = (await api1('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'k', scopes: ['admin'] } })).body.key;
+    const key = await createKey(api1, randomUUID(), ['admin']);
     const before = await api1('POST', '/api/v1/records', { headers: bearer(key), body: { name: 'Anchor bolt before', collection: 'crash', record_type: 't' } });
     expect(await searchable(api1, key, 'anchor bolt before', 5_000)).toEqual([before.body.id]);
     // The consumers hold their groups' leases now; a killed process releases nothing.
@@ -78,7 +78,7 @@ it('flushes buffered stream records into records when the system stops', async (
     // A flush interval far beyond the test: only the shutdown flush can store these records.
     const first = await startTrove({ dataDir, env: { STREAM_FLUSH_INTERVAL_MS: '600000' } });
     const api1 = client(first.baseUrl);
-    const key = (await api1('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'k', scopes: ['admin'] } })).body.key;
+    const key = await createKey(api1, randomUUID(), ['admin']);
     const streamed = await api1('POST', '/api/v1/upload/buffered/item/stream', {
       headers: { ...bearer(key), 'content-type': 'application/x-ndjson' },
       raw: '{"name":"late one"}\n{"name":"late two"}\n',

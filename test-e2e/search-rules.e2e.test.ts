@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { searchRules, type Api } from '../services/search/test/rules';
-import { bearer, client, devTenant, startTrove } from './support/system';
+import { bearer, client, createKey, startTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -21,11 +21,7 @@ searchRules(
         delete: (path) => send('DELETE', path),
       };
     };
-    const key = async (tenant: string, scopes: string[]) => {
-      const res = await call('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'rules', scopes } });
-      if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${res.text}`);
-      return res.body.key as string;
-    };
+    const key = (tenant: string, scopes: string[]) => createKey(call, tenant, scopes);
     return {
       async tenant() {
         const id = randomUUID();

@@ -1,27 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove();
+const api = trove.api;
 let admin: string;
 let recordsOnly: string;
 
-async function bootstrapKey(tenant: string, scopes: string[]): Promise<string> {
-  const res = await api('POST', '/api/v1/auth/keys', { headers: devTenant(tenant), body: { name: 'e2e', scopes } });
-  expect(res.status).toBe(201);
-  return res.body.key;
-}
-
 beforeAll(async () => {
-  trove = await startTrove();
-  api = client(trove.baseUrl);
   const tenant = randomUUID();
-  admin = await bootstrapKey(tenant, ['admin']);
-  recordsOnly = await bootstrapKey(tenant, ['records']);
+  admin = await trove.keyFor(tenant, ['admin']);
+  recordsOnly = await trove.keyFor(tenant, ['records']);
 });
-afterAll(async () => trove?.stop());
 
 const search = (body: unknown, key = admin) => api('POST', '/api/v1/search/catalogue', { headers: bearer(key), body });
 

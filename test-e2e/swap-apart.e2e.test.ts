@@ -1,6 +1,6 @@
-import { createTestDatabase, eventually, type TestDatabase } from '@trove/testing';
+import { eventually } from '@trove/testing';
 import { portalAuth, signUp } from './support/portal';
-import { bearer, client, startApart, type ApartSystem } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(180_000);
 
@@ -10,24 +10,16 @@ jest.setTimeout(180_000);
  * new records and none of the old, whichever process answers it.
  */
 
-let database: TestDatabase;
-let system: ApartSystem;
-let api: ReturnType<typeof client>;
+const system = useTrove({ apart: true, env: { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' } });
+const api = system.api;
 let portal: Record<string, string>;
 let key: Record<string, string>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  system = await startApart({ databaseUrl: database.url, env: { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' } });
-  api = client(system.baseUrl);
   const person = await signUp(api);
   portal = portalAuth(person.token);
   const created = await api('POST', '/api/v1/portal/keys', { headers: portal, body: { name: 'swap', scopes: ['admin'] } });
   key = bearer(created.body.key);
-});
-afterAll(async () => {
-  await system?.stop();
-  await database?.drop();
 });
 
 async function replace(collection: string, names: string[]): Promise<number> {

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createTestDatabase } from '@trove/testing';
 
 const LAUNCHER = resolve(__dirname, '../../packages/launcher/dist/main.js');
 
@@ -249,6 +250,88 @@ export function listeningPorts(pid: number): number[] {
   return [...ports].sort((a, b) => a - b);
 }
 
+/**
+ * The services of `startApart`, on a fresh PostgreSQL database of the test server that stop() drops after them.
+ */
+async function startApartOnTestDatabase(env?: Record<string, string>): Promise<ApartSystem> {
+  const database = await createTestDatabase();
+  try {
+    const system = await startApart({ databaseUrl: database.url, env });
+    return {
+      ...system,
+      async stop() {
+        await system.stop();
+        await database.drop();
+      },
+    };
+  } catch (err) {
+    await database.drop();
+    throw err;
+  }
+}
+
+export interface UseTroveOptions extends StartOptions {
+  /**
+   * A process per service (startApart) on a fresh PostgreSQL test database, instead of one process (startTrove);
+   * `env` applies, `dataDir` and `target` do not.
+   */
+  apart?: boolean;
+}
+
+/** A system started for a test file or a describe block by useTrove; its fields answer once its beforeAll has run. */
+export interface TroveHandle {
+  /** The gateway's base URL. */
+  readonly baseUrl: string;
+  /** Where each service listens, when they listen apart (see Trove and ApartSystem). */
+  readonly servicePorts: Record<string, number>;
+  /** The process id of a one-process system (startTrove). */
+  readonly pid: number;
+  /** Everything the system wrote so far. */
+  output(): string;
+  /** A client of the gateway (`client(baseUrl)`). */
+  api: Api;
+  /** A key of a tenant with these scopes (createKey through this system's gateway). */
+  keyFor(tenant: string | { adminKey: string }, scopes: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Registers the start of a whole system before the tests of the enclosing block (beforeAll) and its stop after them
+ * (afterAll), and answers a handle on it. `options` may be a function, for settings known only once earlier hooks
+ * have run (a stand-in's URL).
+ */
+export function useTrove(options: UseTroveOptions | (() => UseTroveOptions) = {}): TroveHandle {
+  let system: Trove | ApartSystem | undefined;
+  let stopping: Promise<void> | undefined;
+  const running = () => {
+    if (!system) throw new Error('useTrove: the system is not running (its beforeAll has not run, or failed)');
+    return system;
+  };
+  beforeAll(async () => {
+    const { apart, ...opts } = typeof options === 'function' ? options() : options;
+    system = apart ? await startApartOnTestDatabase(opts.env) : await startTrove(opts);
+  });
+  afterAll(() => handle.stop());
+  const handle: TroveHandle = {
+    get baseUrl() {
+      return running().baseUrl;
+    },
+    get servicePorts() {
+      return running().servicePorts;
+    },
+    get pid() {
+      const trove = running();
+      if (!('pid' in trove)) throw new Error('useTrove: a system of a process per service has no one process id');
+      return trove.pid;
+    },
+    output: () => running().output(),
+    api: (method, path, opts) => client(running().baseUrl)(method, path, opts),
+    keyFor: (tenant, scopes) => createKey(handle.api, tenant, scopes),
+    stop: () => (stopping ??= system ? system.stop() : Promise.resolve()),
+  };
+  return handle;
+}
+
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -284,5 +367,20 @@ export function client(baseUrl: string, defaults: Record<string, string> = {}) {
   };
 }
 
+/** A client of the gateway, as `client(baseUrl)` answers it. */
+export type Api = ReturnType<typeof client>;
+
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 export const devTenant = (tenantId: string) => ({ 'x-tenant-id': tenantId });
+
+/**
+ * The key bootstrap: creates an API key with `scopes` (POST /api/v1/auth/keys) and answers its value. For a tenant
+ * id, through the development X-Tenant-Id header (a tenant's first key); for `{ adminKey }`, through the key API as
+ * that key's tenant's admin. Fails unless the gateway answers 201.
+ */
+export async function createKey(api: Api, tenant: string | { adminKey: string }, scopes: string[]): Promise<string> {
+  const headers = typeof tenant === 'string' ? devTenant(tenant) : bearer(tenant.adminKey);
+  const res = await api('POST', '/api/v1/auth/keys', { headers, body: { name: 'e2e', scopes } });
+  if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${res.text}`);
+  return res.body.key as string;
+}

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import request from 'supertest';
 import { ingestionModule } from '@trove/ingestion-service';
-import { listen, type RunningServer } from '@trove/platform';
 import { recordsModule } from '@trove/records-service';
-import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
+import { createTestDatabase, startTestSystem, testClient, type TestDatabase, type TestService } from '@trove/testing';
 import { connectorModule } from '../src';
 
 export const KEY_A = randomBytes(32).toString('hex');
@@ -27,50 +25,33 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/** `config` is every connector service's. */
 export async function startStack(config: Record<string, string> = {}): Promise<Stack> {
-  const db = await createTestDatabase();
-  const records = await startTestService(recordsModule, { database: db.database });
-  const recordsServer: RunningServer = await listen(records.instance.app, 0, '127.0.0.1');
-  const ingestion = await startTestService(ingestionModule, { database: db.database, config: { RECORDS_URL: `http://127.0.0.1:${recordsServer.port}` } });
-  const ingestionServer: RunningServer = await listen(ingestion.instance.app, 0, '127.0.0.1');
-  const extra: TestService[] = [];
-  const startConnector = async (cfg: Record<string, string> = {}) => {
-    const svc = await startTestService(connectorModule, {
-      database: db.database,
-      config: { INGESTION_URL: `http://127.0.0.1:${ingestionServer.port}`, CONNECTOR_ENCRYPTION_KEY: KEY_A, ...config, ...cfg },
-    });
-    extra.push(svc);
-    return svc;
-  };
-  const connector = await startConnector();
+  const sys = await startTestSystem([recordsModule, ingestionModule, connectorModule], {
+    listen: ['records', 'ingestion'],
+    configOf: { connector: { CONNECTOR_ENCRYPTION_KEY: KEY_A, ...config } },
+  });
+  const records = sys.service('records');
   return {
-    db,
+    db: sys.db,
     records,
-    ingestion,
-    connector,
-    startConnector,
+    ingestion: sys.service('ingestion'),
+    connector: sys.service('connector'),
+    startConnector: (cfg = {}) => sys.replica(connectorModule, cfg),
     async recordsOf(tenant, collection) {
       const items: { id: string; name: string }[] = [];
       let cursor: string | undefined;
       do {
-        const res = await request(records.instance.app)
+        const res = await testClient(records, tenant, ['records'])
           .get('/records')
-          .query({ collection, limit: 100, ...(cursor ? { cursor } : {}) })
-          .set(records.as(tenant, ['records']));
+          .query({ collection, limit: 100, ...(cursor ? { cursor } : {}) });
         if (res.status !== 200) throw new Error(`records answered ${res.status}`);
         items.push(...res.body.items);
         cursor = res.body.has_more ? res.body.cursor : undefined;
       } while (cursor);
       return items;
     },
-    async stop() {
-      for (const svc of extra) await svc.stop();
-      await ingestionServer.close(1000);
-      await ingestion.stop();
-      await recordsServer.close(1000);
-      await records.stop();
-      await db.drop();
-    },
+    stop: () => sys.stop(),
   };
 }
 

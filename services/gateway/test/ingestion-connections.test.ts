@@ -1,45 +1,38 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { listen, type RunningServer } from '@trove/platform';
-import { startTestService, type TestService } from '@trove/testing';
+import { startTestSystem, type TestSystem } from '@trove/testing';
+import { authModule } from '@trove/auth-service';
 import { ingestionModule } from '@trove/ingestion-service';
 import { recordsModule } from '@trove/records-service';
-import { devTenant, requestOver, startStack, type Stack } from './support';
+import { gatewayModule } from '../src';
+import { devTenant, requestOver } from './support';
 
 // The real ingestion and records services behind a listening gateway, each client on a connection of its own, as
 // the tenants' processes would be: the report this reproduces (tenant B's batch unanswered for 30-45 s after tenant
 // A's refused stream upload). upstream-failures.test.ts holds the gateway to it on its own, against a service that
 // leaves a refused body unread.
-let records: TestService;
-let ingestion: TestService;
-const servers: RunningServer[] = [];
-let stack: Stack;
-let gateway: RunningServer;
+let sys: TestSystem;
+let gatewayPort: number;
 const agents: Agent[] = [];
 
 beforeAll(async () => {
-  records = await startTestService(recordsModule);
-  servers.push(await listen(records.instance.app, 0, '127.0.0.1'));
-  const recordsUrl = `http://127.0.0.1:${servers[0]!.port}`;
-  ingestion = await startTestService(ingestionModule, { database: records.database, config: { RECORDS_URL: recordsUrl } });
-  servers.push(await listen(ingestion.instance.app, 0, '127.0.0.1'));
-  stack = await startStack({ RECORDS_URL: recordsUrl, INGESTION_URL: `http://127.0.0.1:${servers[1]!.port}` });
-  gateway = await listen(stack.gateway.instance.app, 0, '127.0.0.1');
+  // Auth, records and ingestion on ports of their own: the gateway calls them over HTTP, as in production.
+  sys = await startTestSystem([authModule, recordsModule, ingestionModule, gatewayModule], {
+    listen: ['auth', 'records', 'ingestion'],
+    configOf: { gateway: { ENV: 'development' } },
+  });
+  gatewayPort = Number(new URL(sys.gatewayUrl!).port);
 });
 afterAll(async () => {
   for (const agent of agents) agent.destroy();
-  await gateway?.close(1_000);
-  await stack?.stop();
-  for (const server of servers.reverse()) await server.close(1_000);
-  await ingestion?.stop();
-  await records?.stop();
+  await sys?.stop();
 });
 
 /** One request on a keep-alive connection of a new client; rejects when no answer arrives within 5 s. */
 function send(method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<{ status: number; body: unknown }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   agents.push(agent);
-  return requestOver(agent, gateway.port, { method, path, headers, body });
+  return requestOver(agent, gatewayPort, { method, path, headers, body });
 }
 
 it("answers tenant B's batch, and stores it, right after tenant A's stream upload of random bytes was refused", async () => {

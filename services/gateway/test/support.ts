@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Agent, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { listen, type RunningServer } from '@trove/platform';
-import { startTestService, type TestService } from '@trove/testing';
+import { listen } from '@trove/platform';
+import { startTestSystem, type TestService } from '@trove/testing';
 import { authModule } from '@trove/auth-service';
 import { gatewayModule } from '../src';
 
@@ -52,45 +52,23 @@ export async function startRecordingUpstream(): Promise<{ url: string; received:
 
 export interface Stack {
   auth: TestService;
-  authServer: RunningServer;
   gateway: TestService;
-  /** Another gateway on the same database and bus, with a cache of its own. */
+  /** Another gateway on the same database, with an event bus and a cache of its own. */
   startGateway(config?: Record<string, string>): Promise<TestService>;
   stop(): Promise<void>;
 }
 
-/** The real auth service listening on a free port, and a gateway in front of it sharing its database and event log. */
+/**
+ * The real auth service listening on a free port, and a gateway (in development) in front of it on the same
+ * database; `gatewayConfig` is the gateway's, and any gateway's started later (the upstreams it proxies to).
+ */
 export async function startStack(gatewayConfig: Record<string, string> = {}): Promise<Stack> {
-  const auth = await startTestService(authModule);
-  const authServer = await listen(auth.instance.app, 0, '127.0.0.1');
-  const gateways: TestService[] = [];
-  const startGateway = async (config: Record<string, string> = {}) => {
-    const gw = await startTestService(gatewayModule, {
-      database: auth.database,
-      config: {
-        ENV: 'development',
-        AUTH_URL: `http://127.0.0.1:${authServer.port}`,
-        INTERNAL_TOKEN_SECRET: auth.ctx.config.INTERNAL_TOKEN_SECRET,
-        // Auth signs portal tokens; a gateway started in production needs the same secret to verify them.
-        ...(auth.ctx.config.JWT_SECRET ? { JWT_SECRET: auth.ctx.config.JWT_SECRET } : {}),
-        ...gatewayConfig,
-        ...config,
-      },
-    });
-    gateways.push(gw);
-    return gw;
-  };
-  const gateway = await startGateway();
+  const sys = await startTestSystem([authModule, gatewayModule], { listen: ['auth'], configOf: { gateway: { ENV: 'development', ...gatewayConfig } } });
   return {
-    auth,
-    authServer,
-    gateway,
-    startGateway,
-    async stop() {
-      for (const gw of gateways.reverse()) await gw.stop();
-      await authServer.close(1_000);
-      await auth.stop();
-    },
+    auth: sys.service('auth'),
+    gateway: sys.service('gateway'),
+    startGateway: (config = {}) => sys.replica(gatewayModule, config),
+    stop: () => sys.stop(),
   };
 }
 

@@ -1,32 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
 import { openDatabase, sql } from '@trove/db';
 import type { Scope } from '@trove/platform';
-import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '@trove/testing';
+import { startTestSystem, testClient, type TestClient, type TestDatabase, type TestService } from '@trove/testing';
 import { recordsModule } from '@trove/records-service';
 import { searchModule } from '../src';
-
-type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /**
  * A supertest client acting for one tenant with some scopes, as the gateway would forward it; calls to /internal
  * routes are signed as the Open API's ServiceClient signs them, since only another service may call those.
  */
-export function clientOf(service: TestService | (() => TestService), tenantId: string, scopes: Scope[]) {
-  const call = (method: Method, path: string, body?: unknown) => {
-    const svc = typeof service === 'function' ? service() : service;
-    const caller = path.startsWith('/internal/') ? 'open' : undefined;
-    const r = request(svc.instance.app)[method](path).set(svc.as(tenantId, scopes, undefined, caller));
-    return body === undefined ? r : r.send(body as object);
-  };
-  return {
-    get: (path: string) => call('get', path),
-    post: (path: string, body?: unknown) => call('post', path, body),
-    patch: (path: string, body?: unknown) => call('patch', path, body),
-    delete: (path: string) => call('delete', path),
-  };
+export function clientOf(service: TestService | (() => TestService), tenantId: string, scopes: Scope[]): TestClient {
+  return testClient(service, tenantId, scopes, { internalCaller: 'open' });
 }
-export type Client = ReturnType<typeof clientOf>;
+export type Client = TestClient;
 
 export interface System {
   db: TestDatabase;
@@ -41,30 +27,24 @@ export interface System {
 
 /** The records and search services on one fresh PostgreSQL database, wired through the real event log. */
 export async function startSystem(config: Record<string, string> = {}): Promise<System> {
-  const db = await createTestDatabase();
-  const records = await startTestService(recordsModule, { database: db.database, config: { INDEXING_WAIT_MS: '5000', ...config } });
+  const sys = await startTestSystem([recordsModule, searchModule], { config });
   const system: System = {
-    db,
-    records,
-    search: await startTestService(searchModule, { database: db.database, config }),
+    db: sys.db,
+    records: sys.service('records'),
+    search: sys.service('search'),
     tenant(id = randomUUID()) {
       return {
         id,
-        records: clientOf(records, id, ['records']),
+        records: clientOf(system.records, id, ['records']),
         // The search service of the moment: a restart replaces it (restartSearch).
         search: clientOf(() => system.search, id, ['search']),
-        admin: clientOf(records, id, ['admin']),
+        admin: clientOf(system.records, id, ['admin']),
       };
     },
     async restartSearch(opts = {}) {
-      await system.search.stop();
-      system.search = await startTestService(searchModule, { database: db.database, config, start: opts.start });
+      system.search = await sys.restart('search', opts);
     },
-    async stop() {
-      await system.search.stop();
-      await records.stop();
-      await db.drop();
-    },
+    stop: () => sys.stop(),
   };
   return system;
 }
