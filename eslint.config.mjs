@@ -1,4 +1,4 @@
-// Boundaries between workspace packages, checked on every `pnpm test` (see packages/launcher/src/boundaries.test.ts).
+// Boundaries between workspace packages, checked on every `pnpm test` (see apps/trove/src/boundaries.test.ts).
 // Only import rules: typing and style are the compiler's job, and a parser without type information keeps this fast.
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'eslint/config';
@@ -12,7 +12,7 @@ const SERVICE = readdirSync(new URL('./services', import.meta.url), { withFileTy
 
 const serviceImport = {
   group: ['@trove/*-service'],
-  message: 'Only packages/launcher (the composition root) and tests import a service; share contracts through @trove/contracts.',
+  message: 'Only apps/trove (the composition root) and tests import a service; share contracts through @trove/contracts.',
 };
 const crossServicePath = {
   regex: `^(\\.\\./)+((services/)?(${SERVICE})/(src|dist|test)|services)(/|$)`,
@@ -42,7 +42,7 @@ export default defineConfig(
       '**/dist-bench/',
       '**/*.{js,mjs,cjs}',
       // Files that break the rules on purpose, linted by boundaries.test.ts under the paths they pretend to have.
-      'packages/launcher/src/__tests__/fixtures/',
+      'apps/trove/src/__tests__/fixtures/',
     ],
   },
   {
@@ -57,7 +57,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['packages/launcher/src/**/*.ts'],
+    files: ['apps/trove/src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [crossServicePath, testHarness] }] },
   },
   {

@@ -9,7 +9,7 @@ import { bearer, client, createKey, devTenant, startTrove } from './support/syst
 
 jest.setTimeout(120_000);
 
-const LAUNCHER = resolve(__dirname, '../packages/launcher/dist/main.js');
+const LAUNCHER = resolve(__dirname, '../apps/trove/dist/main.js');
 const PRODUCTION = {
   ENV: 'production',
   INTERNAL_TOKEN_SECRET: 'e2e-internal-token-secret-of-at-least-32-chars',

@@ -246,7 +246,7 @@ function csvUpload(megabytes: number): { body: Buffer; contentType: string; reco
  * until the gateway limits the tenant's searches by it (billing announces the change; the gateway applies it).
  */
 async function setPlan(base: string, dbUrl: string, tenant: string, key: string): Promise<void> {
-  const launcher = resolve(__dirname, '../../packages/launcher/dist/main.js');
+  const launcher = resolve(__dirname, '../../apps/trove/dist/main.js');
   const run = spawnSync(process.execPath, [launcher, 'set-plan', '--tenant', tenant, '--plan', FLOODING_PLAN], {
     env: { ...process.env, ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: dbUrl },
     encoding: 'utf8',

@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 
 export const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const LAUNCHER = resolve(__dirname, '../../packages/launcher/dist/main.js');
+const LAUNCHER = resolve(__dirname, '../../apps/trove/dist/main.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((res) => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase } from '@trove/testing';
 
-const LAUNCHER = resolve(__dirname, '../../packages/launcher/dist/main.js');
+const LAUNCHER = resolve(__dirname, '../../apps/trove/dist/main.js');
 
 async function freePort(): Promise<number> {
   return new Promise((res, rej) => {

@@ -18,7 +18,7 @@ const START_MARKER = '<!-- endpoints:start -->';
 const END_MARKER = '<!-- endpoints:end -->';
 /** The command that rewrites the table in docs/api/endpoints.md; the test that checks it names it. */
 const REGENERATE =
-  'WRITE_ENDPOINTS=1 node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js packages/launcher/src/endpoints.test.ts';
+  'WRITE_ENDPOINTS=1 node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js apps/trove/src/endpoints.test.ts';
 
 /** Settings under which billing mounts its cloud-only routes (no payment-provider call is made by mounting them). */
 const CLOUD_BILLING = { DEPLOYMENT_MODE: 'cloud', STRIPE_SECRET_KEY: 'sk_test_endpoint_table', STRIPE_WEBHOOK_SECRET: 'whsec_endpoint_table' };

@@ -17,7 +17,7 @@ describe('import boundaries', () => {
   it('refuses a service importing another service, by package or by path, and the test harness', async () => {
     const errors = await lintAs('services/search/src/fixture.ts');
     expect(errors).toEqual([
-      expect.stringMatching(/^2 no-restricted-imports: '@trove\/records-service' import is restricted.*Only packages\/launcher/),
+      expect.stringMatching(/^2 no-restricted-imports: '@trove\/records-service' import is restricted.*Only apps\/trove/),
       expect.stringMatching(/^3 no-restricted-imports: '\.\.\/\.\.\/records\/src\/service' import is restricted.*never reaches into another service/),
       expect.stringMatching(/^4 no-restricted-imports: '@trove\/testing' import is restricted.*tests and benches only/),
     ]);
@@ -28,7 +28,7 @@ describe('import boundaries', () => {
   });
 
   it('lets the launcher import services, but not by path and not the test harness', async () => {
-    const errors = await lintAs('packages/launcher/src/fixture.ts');
+    const errors = await lintAs('apps/trove/src/fixture.ts');
     expect(errors.map((e) => e.split(':')[0])).toEqual(['3 no-restricted-imports', '4 no-restricted-imports']);
   });
 
@@ -40,7 +40,7 @@ describe('import boundaries', () => {
 });
 
 describe('declared dependencies', () => {
-  const manifests = ['packages', 'services'].flatMap((dir) =>
+  const manifests = ['apps', 'packages', 'services'].flatMap((dir) =>
     readdirSync(join(ROOT, dir)).map((name) => {
       const manifest = JSON.parse(readFileSync(join(ROOT, dir, name, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string> };
       return { name: manifest.name, dependencies: Object.keys(manifest.dependencies ?? {}) };
@@ -49,9 +49,9 @@ describe('declared dependencies', () => {
 
   it('name a service only in the launcher, and the test harness nowhere', () => {
     const crossings = manifests.flatMap(({ name, dependencies }) =>
-      dependencies.filter((d) => d === '@trove/testing' || (name !== '@trove/launcher' && d.endsWith('-service'))).map((d) => `${name} -> ${d}`),
+      dependencies.filter((d) => d === '@trove/testing' || (name !== '@trove/app' && d.endsWith('-service'))).map((d) => `${name} -> ${d}`),
     );
-    expect(manifests.map((m) => m.name)).toEqual(expect.arrayContaining(['@trove/launcher', '@trove/records-service', '@trove/testing']));
+    expect(manifests.map((m) => m.name)).toEqual(expect.arrayContaining(['@trove/app', '@trove/records-service', '@trove/testing']));
     expect(crossings).toEqual([]);
   });
 });
