@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { QUERY_CASES, SEGMENT_CASES, abandon, fileCases, jsonCases, send, streamCases, type FuzzCase, type FuzzOutcome } from './support/fuzz';
 import { signUp } from './support/portal';
-import { bearer, client, devTenant, startTrove, type Trove } from './support/system';
+import { bearer, useTrove } from './support/system';
 
 /**
  * Malformed requests to every endpoint, sent through the gateway as a careless client or an attacker would: none may
@@ -17,8 +17,11 @@ const HANG_MS = 5_000;
 const MEMORY_CEILING_MB = 1024;
 const IN_FLIGHT = 4;
 
-let trove: Trove;
-let api: ReturnType<typeof client>;
+const trove = useTrove({
+  // The Open API's per-IP limits would turn most of its cases into 429s before they reach the code under test.
+  env: { OPEN_SEARCH_LIMIT_PER_MINUTE: '1000000', OPEN_LOOKUP_LIMIT_PER_MINUTE: '1000000', UPLOAD_MAX_BYTES: String(8 * 1024 * 1024) },
+});
+const api = trove.api;
 let key: string;
 /** A portal sign-in token, for the /api/v1/portal routes (which refuse API keys). */
 let token: string;
@@ -33,13 +36,7 @@ function residentMb(pid: number): number {
 }
 
 beforeAll(async () => {
-  trove = await startTrove({
-    // The Open API's per-IP limits would turn most of its cases into 429s before they reach the code under test.
-    env: { OPEN_SEARCH_LIMIT_PER_MINUTE: '1000000', OPEN_LOOKUP_LIMIT_PER_MINUTE: '1000000', UPLOAD_MAX_BYTES: String(8 * 1024 * 1024) },
-  });
-  api = client(trove.baseUrl);
-  const created = await api('POST', '/api/v1/auth/keys', { headers: devTenant(randomUUID()), body: { name: 'fuzz', scopes: ['admin'] } });
-  key = created.body.key;
+  key = await trove.keyFor(randomUUID(), ['admin']);
   const record = await api('POST', '/api/v1/records', {
     headers: bearer(key),
     body: { name: 'M8 hex bolt', collection: 'fuzz', record_type: 'part', visibility: 'public', collection_data: { standard: 'DIN 933' } },
@@ -56,7 +53,6 @@ beforeAll(async () => {
   expect(portalRecord.status).toBe(201);
   portalRecordId = portalRecord.body.id;
 });
-afterAll(async () => trove?.stop());
 
 interface Target {
   method: string;
