@@ -91,6 +91,12 @@ describe('a test system with a service on a port of its own', () => {
     expect(replica.bus).not.toBe(sys.bus);
     expect(replica.ctx.config).toMatchObject({ OPEN_SEARCH_LIMIT_PER_MINUTE: 7, OPEN_LOOKUP_LIMIT_PER_MINUTE: 3, RECORDS_URL: sys.url('records') });
   });
+
+  it("starts a replica without its service's configuration from the system when told to", async () => {
+    const replica = await sys.replica(open, { OPEN_LOOKUP_LIMIT_PER_MINUTE: '3' }, { configOf: false });
+    expect(replica.ctx.config).toMatchObject({ OPEN_LOOKUP_LIMIT_PER_MINUTE: 3, RECORDS_URL: sys.url('records') });
+    expect(replica.ctx.config.OPEN_SEARCH_LIMIT_PER_MINUTE).not.toBe(7);
+  });
 });
 
 describe('a test system without search', () => {

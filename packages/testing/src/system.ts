@@ -39,9 +39,11 @@ export interface TestSystem {
   /**
    * Another instance of a module, as another process running it would be (an event bus of its own, no port), on the
    * system's database with the configuration the system gives that service, over which `config`. It calls the
-   * system's services as the system's own instance does. stop() stops it first.
+   * system's services as the system's own instance does. stop() stops it first. With `configOf: false` it leaves out
+   * what `configOf` gives the service: the system's configuration (its secrets, the listening services' URLs and
+   * `config`) and its own only.
    */
-  replica(module: ServiceModule, config?: Record<string, string>): Promise<TestService>;
+  replica(module: ServiceModule, config?: Record<string, string>, opts?: { configOf?: boolean }): Promise<TestService>;
   /** Stops the replicas, then each service in reverse dependency order (its port drained first), the bus, and drops the database. */
   stop(): Promise<void>;
 }
@@ -77,13 +79,13 @@ export async function startTestSystem(modules: ServiceModule[], options: TestSys
     if (!server) throw new Error(`${name} has no port in this test system (startTestSystem's listen)`);
     return `http://127.0.0.1:${server.port}`;
   };
-  const configFor = (name: ServiceName, extra: Record<string, string> = {}): Config =>
+  const configFor = (name: ServiceName, extra: Record<string, string> = {}, own = true): Config =>
     testConfig({
       ...secrets,
       ...(names.includes('search') ? { INDEXING_WAIT_MS: '5000' } : {}),
       ...Object.fromEntries(listening.filter((n) => n !== name && n !== 'gateway').map((n) => [`${n.toUpperCase()}_URL`, urlOf(n)])),
       ...options.config,
-      ...options.configOf?.[name],
+      ...(own ? options.configOf?.[name] : {}),
       ...extra,
     });
   const local = (service: ServiceName) => (names.includes(service) && !listening.includes(service) ? () => running.get(service)?.instance.app : undefined);
@@ -166,8 +168,8 @@ export async function startTestSystem(modules: ServiceModule[], options: TestSys
       await running.get(name)?.stop();
       return startService(module, opts.start ?? startsByDefault(name));
     },
-    async replica(module, config = {}) {
-      const cfg = configFor(module.name, config);
+    async replica(module, config = {}, opts = {}) {
+      const cfg = configFor(module.name, config, opts.configOf ?? true);
       const own = await createEventBus({ database: db.database, logger: createLogger({ level: cfg.LOG_LEVEL, name: 'events' }), kafkaBrokers: cfg.KAFKA_BROKERS });
       await own.start();
       let svc: TestService;

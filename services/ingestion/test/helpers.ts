@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
-import { listen, type RunningServer, type Scope } from '@trove/platform';
+import type { Scope } from '@trove/platform';
 import { recordsModule } from '@trove/records-service';
-import { startTestService, type TestService } from '@trove/testing';
+import { startTestSystem, testClient, type TestClient, type TestService } from '@trove/testing';
 import { ingestionModule } from '../src';
 
 /**
@@ -18,43 +17,26 @@ export interface System {
   stop(): Promise<void>;
 }
 
+/** `config` is the first ingestion service's; another (startIngestion) starts from the test configuration. */
 export async function startSystem(config: Record<string, string> = {}): Promise<System> {
-  const records = await startTestService(recordsModule);
-  const server: RunningServer = await listen(records.instance.app, 0, '127.0.0.1');
-  const recordsUrl = `http://127.0.0.1:${server.port}`;
-  const extra: TestService[] = [];
-  const startIngestion = async (cfg: Record<string, string> = {}) => {
-    const svc = await startTestService(ingestionModule, { database: records.database, config: { RECORDS_URL: recordsUrl, ...cfg } });
-    extra.push(svc);
-    return svc;
-  };
-  const ingestion = await startTestService(ingestionModule, { database: records.database, config: { RECORDS_URL: recordsUrl, ...config } });
+  const sys = await startTestSystem([recordsModule, ingestionModule], { listen: ['records'], configOf: { ingestion: config } });
   return {
-    records,
-    recordsUrl,
-    ingestion,
-    startIngestion,
-    async stop() {
-      for (const svc of extra) await svc.stop();
-      await ingestion.stop();
-      await server.close(1000);
-      await records.stop();
-    },
+    records: sys.service('records'),
+    recordsUrl: sys.url('records'),
+    ingestion: sys.service('ingestion'),
+    startIngestion: (cfg = {}) => sys.replica(ingestionModule, cfg, { configOf: false }),
+    stop: () => sys.stop(),
   };
 }
 
 export const newTenant = () => randomUUID();
 
 /** Requests to a service as one tenant with the given scopes (on `plan` when given), signed afresh like the gateway does. */
-export function as(svc: TestService, tenantId: string, scopes: Scope[] = ['upload'], plan?: string) {
-  const app = svc.instance.app;
-  return {
-    get: (path: string) => request(app).get(path).set(svc.as(tenantId, scopes, undefined, undefined, plan)),
-    post: (path: string) => request(app).post(path).set(svc.as(tenantId, scopes, undefined, undefined, plan)),
-  };
+export function as(svc: TestService, tenantId: string, scopes: Scope[] = ['upload'], plan?: string): TestClient {
+  return testClient(svc, tenantId, scopes, { plan });
 }
 
-export type Client = ReturnType<typeof as>;
+export type Client = TestClient;
 
 export interface StoredRecord {
   id: string;

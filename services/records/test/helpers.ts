@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
 import { TOPICS, recordChangedEvent, type RecordChangedEvent } from '@trove/contracts';
 import type { Subscription } from '@trove/bus';
 import type { Database } from '@trove/db';
 import type { Scope } from '@trove/platform';
-import { startTestService, type TestService } from '@trove/testing';
+import { collectEvents, eventually, startTestService, testClient, type TestClient, type TestService } from '@trove/testing';
 import { recordsModule } from '../src';
 
 export interface Harness {
@@ -18,53 +17,25 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export type Client = ReturnType<typeof client>;
-
-/**
- * Signs a fresh identity for every request, as the gateway does, so long test files never outlive a token. Calls to
- * /internal routes are signed as ingestion's ServiceClient signs them: only another service may call those.
- */
-function client(svc: TestService, tenantId: string, scopes: Scope[], plan?: string) {
-  const app = svc.instance.app;
-  const headers = (path: string) => svc.as(tenantId, scopes, undefined, path.startsWith('/internal/') ? 'ingestion' : undefined, plan);
-  return {
-    get: (path: string) => request(app).get(path).set(headers(path)),
-    post: (path: string, body?: unknown) => {
-      const r = request(app).post(path).set(headers(path));
-      return body === undefined ? r : r.send(body as object);
-    },
-    patch: (path: string, body?: unknown) => {
-      const r = request(app).patch(path).set(headers(path));
-      return body === undefined ? r : r.send(body as object);
-    },
-    delete: (path: string) => request(app).delete(path).set(headers(path)),
-  };
-}
+export type Client = TestClient;
 
 export async function startRecords(opts: { database?: Database; config?: Record<string, string> } = {}): Promise<Harness> {
   const svc = await startTestService(recordsModule, opts);
-  const changes: RecordChangedEvent[] = [];
-  const subscription = await svc.bus.subscribe({
-    group: `test.records-changed.${randomUUID()}`,
-    topics: [TOPICS.recordsChanged],
-    handler: async (events) => {
-      for (const e of events) changes.push(recordChangedEvent.parse(e.payload));
-    },
-  });
+  const collected = await collectEvents(svc.bus, TOPICS.recordsChanged, (payload) => recordChangedEvent.parse(payload));
+  const changes = collected.events;
   return {
     svc,
     changes,
-    as: (tenantId, scopes = ['records'], plan) => client(svc, tenantId, scopes, plan),
+    // Calls to /internal routes are signed as ingestion's ServiceClient signs them: only another service may call those.
+    as: (tenantId, scopes = ['records'], plan) => testClient(svc, tenantId, scopes, { internalCaller: 'ingestion', plan }),
     async waitForChanges(predicate, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(changes)) {
-        if (Date.now() > deadline) throw new Error(`records.changed events did not arrive; saw ${JSON.stringify(changes.map((c) => [c.kind, c.record_id, c.version]))}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await eventually(async () => {
+        if (!predicate(changes)) throw new Error(`records.changed events did not arrive; saw ${JSON.stringify(changes.map((c) => [c.kind, c.record_id, c.version]))}`);
+      }, timeoutMs);
       return changes;
     },
     async stop() {
-      await subscription.stop();
+      await collected.stop();
       await svc.stop();
     },
   };
@@ -82,7 +53,7 @@ export function bolt(overrides: Record<string, unknown> = {}) {
   };
 }
 
-export { eventually } from '@trove/testing';
+export { eventually };
 
 /**
  * Plays search's side of the indexing contract: acknowledges every record change as indexed, except those `skip`
