@@ -116,6 +116,7 @@ export const PAYMENT_WEBHOOK = endpoint({
   path: '/billing/payment/webhook',
   summary: "Takes a payment provider event, verified by its Stripe-Signature header over the raw body, and applies it to the tenant's plan (cloud only)",
   exposed: withoutCredential('/api/v1'),
+  headers: z.object({ 'stripe-signature': z.string().describe("The payment provider's signature of the raw body") }),
   body: paymentEvent,
   answer: z.object({ received: z.literal(true) }),
   refusals: [400],

@@ -4,11 +4,14 @@ import { NDJSON_MEDIA_TYPES, deadLetter, uploadResult, uploadSummary } from '../
 import { collectionName, recordType, sourceName } from '../records';
 
 /*
- * The upload routes answer in two vocabularies (spec, first section): the current one (`/upload/{collection}/
+ * The upload routes answer in two vocabularies (docs/behaviour/older-vocabulary.md): the current one (`/upload/{collection}/
  * {record_type}`, `collection_data`, upload results, 201) and the older one (`/ingest/{vertical}/{entity_type}`,
  * `vertical_data`, ingestion results, 200). Both write through the same uploads; only names and answers differ, so
  * the declarations of a pair share their schemas.
  */
+
+/** A webhook's signature, required when the system sets WEBHOOK_SECRET: sha256=<hex HMAC-SHA256 of the raw body under it>. */
+const webhookSignature = z.object({ 'x-webhook-signature': z.string().regex(/^sha256=[0-9a-f]{64}$/i).optional() });
 
 /** The most records one batch (or webhook) body may hold. */
 export const BATCH_MAX_RECORDS = 10_000;
@@ -115,6 +118,7 @@ export const WEBHOOK_UPLOAD = endpoint({
   ...currentBatch,
   path: '/webhooks/upload/:collection/:record_type',
   summary: 'Takes a pushed batch of records, signed in X-Webhook-Signature (sha256=<hex HMAC of the raw body>), as one upload',
+  headers: webhookSignature,
 });
 
 const currentFile = {
@@ -185,6 +189,7 @@ export const INGEST_BATCH = endpoint({
 export const WEBHOOK_INGEST = endpoint({
   ...olderBatch,
   path: '/webhooks/ingest/:vertical/:entity_type',
+  headers: webhookSignature,
   summary: 'Takes a pushed, signed batch of records as one ingestion (older vocabulary of POST /webhooks/upload/{collection}/{record_type})',
 });
 
