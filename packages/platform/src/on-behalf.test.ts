@@ -11,7 +11,7 @@ function holdingApp() {
     await new Promise<void>((resolve) => releases.push(resolve));
     res.json({ tenant: currentTenant() ?? null });
   });
-  return { app, release: () => releases.shift()?.() };
+  return { app, release: () => releases.shift()?.(), waiting: () => releases.length };
 }
 
 const waitFor = async (check: () => boolean) => {
@@ -20,9 +20,11 @@ const waitFor = async (check: () => boolean) => {
 
 describe('work on behalf of a tenant', () => {
   it('knows the tenant of a request in everything the handler awaits', async () => {
-    const { app, release } = holdingApp();
+    const { app, release, waiting } = holdingApp();
     const answer = request(app).get('/hold?tenant=t1').then((r) => r.body);
-    setTimeout(release, 20);
+    // Released once the handler waits (a release before it would be lost, and the request would hang).
+    while (waiting() === 0) await new Promise((r) => setTimeout(r, 5));
+    release();
     await expect(answer).resolves.toEqual({ tenant: 't1' });
   });
 
