@@ -6,10 +6,10 @@ import { bearer, useTrove, type UseTroveOptions } from './support/system';
 jest.setTimeout(180_000);
 
 /**
- * A client written only against the older vocabulary (spec: Entity, Entities, older ingest and pipeline, Older
- * portal, older search) works end to end through the gateway, in both shapes the system runs in: one process
- * (`--target=all`, PGlite) and a process per service on PostgreSQL. Nothing here uses a current-vocabulary name,
- * but where the round trip between the vocabularies is the point.
+ * A client written only against the older vocabulary (docs/behaviour/older-vocabulary.md: entities, older ingest and
+ * pipeline, the older portal, older search) works end to end through the gateway, in both shapes the system runs in:
+ * one process (`--target=all`, PGlite) and a process per service on PostgreSQL. Nothing here uses a current-vocabulary
+ * name, but where the round trip between the vocabularies is the point.
  */
 
 const shapes: Array<{ name: string; options: UseTroveOptions }> = [

@@ -1,6 +1,7 @@
 /**
  * A lab for the PostgreSQL engine's query plans (not a reported benchmark): loads the generated catalogue straight
- * into a PostgresSearchEngine and issue 18's plain floor table in a fresh database that it keeps, then prints its URL.
+ * into a PostgresSearchEngine and the plain floor table (floor.ts) in a fresh database that it keeps, then prints its
+ * URL.
  *
  *   node bench/dist/engine-lab.js [--records=100000]
  */

@@ -1,8 +1,8 @@
 /**
- * Issue 18's floor: the catalogue in one plain PostgreSQL table beside the system's tables (same database, same
- * server), with a stored generated tsvector (name weight A, description B, the string values of data C), a GIN index
- * on it and one on the identifiers, loaded with 1,000-row INSERTs on 2 connections. Its queries are sent one after
- * another on one connection for latency, and on `concurrency` connections for throughput:
+ * The floor (bench/README.md): the catalogue in one plain PostgreSQL table beside the system's tables (same database,
+ * same server), with a stored generated tsvector (name weight A, description B, the string values of data C), a GIN
+ * index on it and one on the identifiers, loaded with 1,000-row INSERTs on 2 connections. Its queries are sent one
+ * after another on one connection for latency, and on `concurrency` connections for throughput:
  *
  * - keyword: `ts_rank_cd` top page of `tsv @@ to_tsquery(every word, the last as a prefix)`;
  * - natural-language: the same over any of the question's content words (what the engine matches them with);

@@ -1,7 +1,7 @@
 /**
  * Ingestion benchmark: starts the whole system (--target=all) on a fresh PostgreSQL database, uploads a generated
  * catalogue through the gateway (batches, a CSV file, an NDJSON file), checks every record was stored, and measures
- * in the same run issue 18's floor (floor.ts: the batch records inserted into one plain table with 1,000-row INSERTs
+ * in the same run the floor (floor.ts: the batch records inserted into one plain table with 1,000-row INSERTs
  * on 2 connections), printing the stored and searchable rates of the batch uploads as ratios of it.
  *
  * Each phase starts once search has indexed everything before it, and reports both when its records were stored and
@@ -144,7 +144,7 @@ async function main() {
     const expected = rows.reduce((s, r) => s + r.records, 0);
     if (stored !== expected) throw new Error(`stored ${stored} records, expected ${expected}`);
 
-    // 3. The floor (issue 18's, floor.ts): the batch records in one plain table, 1,000-row INSERTs on 2 connections,
+    // 3. The floor (floor.ts): the batch records in one plain table, 1,000-row INSERTs on 2 connections,
     // with search idle.
     const floorRecords: CatalogueRecord[] = [];
     for (let b = 0; b < batches; b++) floorRecords.push(...catalogue(batchSize, 1000 + b, b * batchSize));
@@ -179,7 +179,7 @@ async function main() {
 
     const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
     const batch = rows[0]!;
-    console.log("\nAgainst issue 18's targets (batch uploads through the gateway against the floor of this run):");
+    console.log("\nAgainst the targets of bench/README.md (batch uploads through the gateway against the floor of this run):");
     console.log(`- records stored at least 0.5× the floor's INSERT rows/s: ${verdict(rate(batch) >= 0.5 * floorRate)} (${Math.round(rate(batch))} vs ${Math.round(floorRate)}, ${ratio(rate(batch))})`);
     if (batch.indexedSeconds !== undefined) {
       const searchable = batch.records / batch.indexedSeconds;

@@ -1,8 +1,8 @@
 /**
- * Noisy-neighbour benchmark (issue 26: one tenant must not slow another, in every shape). Starts the system with the
- * search response cache off (SEARCH_CACHE_TTL_MS=0, so every search reaches the engine), loads `--records` generated
- * catalogue records for each of two tenants through the batch upload endpoint and waits until both are searchable, then
- * measures tenant B against its own baseline in the same run, in this order:
+ * Noisy-neighbour benchmark (one tenant must not slow another, in every shape; bench/README.md). Starts the system with
+ * the search response cache off (SEARCH_CACHE_TTL_MS=0, so every search reaches the engine), loads `--records`
+ * generated catalogue records for each of two tenants through the batch upload endpoint and waits until both are
+ * searchable, then measures tenant B against its own baseline in the same run, in this order:
  *
  * 1. B alone (after a warm-up): `--requests` of B's operations one after another;
  * 2. B while A floods: A floods for `--flood-seconds`; B starts `--ramp-seconds` into the flood (once it has ramped)
@@ -28,9 +28,9 @@
  * autovacuum would (the local test server runs without it).
  *
  * Plans (`--plan`): `enterprise` (default) leaves both tenants on the self-hosted default plan and turns the per-minute
- * limits off (TENANT_RATE_LIMITS=false: the issue's unlimited tenant, held back by nothing but fair scheduling); `pro`
- * sets A to pro (300 searches a minute)
- * with the operator's `set-plan` command first, as this bench did before issue 26 (PostgreSQL shapes only).
+ * limits off (TENANT_RATE_LIMITS=false: an unlimited tenant, held back by nothing but fair scheduling); `pro` sets A
+ * to pro (300 searches a minute) with the operator's `set-plan` command first, the bench's earlier scenario
+ * (PostgreSQL shapes only).
  *
  *   node bench/dist/noisy.js [--scenario=search|upload] [--shape=server|embedded|apart] [--plan=enterprise|pro]
  *     [--records=5000] [--requests=200] [--flood-seconds=40] [--concurrency=64] [--upload-concurrency=8]
@@ -38,7 +38,7 @@
  *
  * Prints, for B in each phase (and each of B's operations): n, p50, p95, p99, max and statuses; for A: requests,
  * answers a second, p50, p95, p99 and max latency, statuses, refusals (429 or 503) and how many of them came without a
- * Retry-After header. Then issue 26's targets, each against B's own baseline in this run, met or not:
+ * Retry-After header. Then the targets, each against B's own baseline in this run, met or not:
  * - B's p50 while A floods at most 2× B's p50 alone, and B's p99 at most 3× (upload: for B's uploads and searches each);
  * - no request of A's waits longer than 10 s for its answer (A's max latency; upload: printed beside one upload alone);
  * - every refusal (A's and B's) carries Retry-After;
@@ -65,7 +65,7 @@ const WARMUP = 20;
 const FLOODING_PLAN = 'pro';
 const FLOODING_SEARCH_LIMIT = '300';
 
-/** Issue 26's targets, each a ratio to B's own figures alone in the same run (and A's longest wait). */
+/** The targets (listed above), each a ratio to B's own figures alone in the same run (and A's longest wait). */
 const TARGETS = { floodP50: 2, floodP99: 3, afterP50: 1.5, afterP99: 3, maxWaitSeconds: 10 };
 
 /** Keyword queries over the catalogue's vocabulary ("brass hex nut", "M8 washer", "Fischer anchor"). */
@@ -298,7 +298,7 @@ async function main() {
   const system = await startSystem(
     {
       SEARCH_CACHE_TTL_MS: '0',
-      // The issue's unlimited plan: no per-minute limit at all, so only fair scheduling stands between the tenants.
+      // An unlimited plan: no per-minute limit at all, so only fair scheduling stands between the tenants.
       ...(plan === 'enterprise' ? { TENANT_RATE_LIMITS: 'false' } : {}),
       ...(shape === 'apart' ? { REDIS_URL: redisUrl } : {}),
     },
@@ -390,7 +390,7 @@ async function main() {
       : `tenant A sends uncached keyword searches on ${connections} connections; tenant B keyword searches one after another`;
     const shapeName = { server: '--target=all on the PostgreSQL server', embedded: '--target=all embedded (PGlite)', apart: 'a process per service on the PostgreSQL server, Redis' }[shape];
     console.log(
-      `\nTrove noisy-neighbour benchmark (issue 26), scenario ${scenario}, shape ${shape} (${shapeName}), ${startedAt.toISOString()}, ` +
+      `\nTrove noisy-neighbour benchmark, scenario ${scenario}, shape ${shape} (${shapeName}), ${startedAt.toISOString()}, ` +
         `${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, node ${process.version}; ${recordCount} records per tenant, ` +
         `search cache off; ${what}; flood ${floodSeconds} s (ended after ${a.seconds.toFixed(1)} s), B measured from ${rampSeconds} s into it; ` +
         `A on ${plan === 'pro' ? `${FLOODING_PLAN} (${FLOODING_SEARCH_LIMIT} search calls a minute)` : 'enterprise'}, B on enterprise; ${vacuumed}; ` +
@@ -441,7 +441,7 @@ async function main() {
       ratio(name, 'after the flood', 'p50', TARGETS.afterP50, after[i]!.summary(), alone[i]!.summary());
       ratio(name, 'after the flood', 'p99', TARGETS.afterP99, after[i]!.summary(), alone[i]!.summary());
     }
-    console.log("\nIssue 26's targets (against B's own figures alone in this run):");
+    console.log("\nThe targets of bench/README.md (against B's own figures alone in this run):");
     for (const t of targets) console.log(`- ${t.target}: ${t.value}: ${t.met ? 'met' : 'NOT met'}`);
     const bRefused = [...alone, ...under, ...after].reduce((n, s) => n + s.statuses.refusals, 0);
     if (bRefused > 0) console.log(`- note: B was refused ${bRefused} times (its latencies include those quick answers)`);

@@ -36,7 +36,7 @@ type Spec = SearchSpec | AggregateSpec;
 const KIND_NAMES = ['keyword', 'natural-language', 'identifier (EAN/SKU)', 'identifier (standard)', 'filtered', 'aggregate'] as const;
 type Kind = (typeof KIND_NAMES)[number];
 
-/** The specification's filter object: no suffix = equality, _min/_max ranges, _in any of. */
+/** A search's filter object (docs/behaviour/search.md): no suffix = equality, _min/_max ranges, _in any of. */
 function filterObject(filters: Filter[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of filters) {
@@ -260,7 +260,7 @@ function engineOp(engine: SearchEngine, tenant: string, spec: Spec, checks: Chec
   };
 }
 
-/** The spec as issue 18's plain-table floor sends it (floor.ts), or undefined for a kind it has no query for. */
+/** The spec as the plain-table floor sends it (floor.ts), or undefined for a kind it has no query for. */
 function floorQueryOf(kind: Kind, tenant: string, spec: Spec): FloorQuery | undefined {
   if (spec.op !== 'search' || spec.query === undefined) return undefined;
   switch (kind) {
@@ -417,7 +417,7 @@ async function main() {
     }
     await maintenance.end();
 
-    // Issue 18's floor: the same catalogue in one plain table of the same database (floor.ts).
+    // The floor: the same catalogue in one plain table of the same database (floor.ts).
     const floorRate = await loadFloor(system.dbUrl, records, system.tenant, COLLECTION);
     rows.push({
       measurement: 'floor: INSERT',
@@ -475,7 +475,7 @@ async function main() {
         console.error(`${row.measurement}: p50 ${f1(latency.p50)} ms, ${throughput.rps.toFixed(0)} req/s`);
       }
 
-      // Issue 18's floor: the same requests as the floor table's query, on one connection, then on `concurrency`.
+      // The floor: the same requests as the floor table's query, on one connection, then on `concurrency`.
       if (floorQueryOf(kind, system.tenant, source(kind, records, seed)())) {
         const next = source(kind, records, seed);
         let zero = 0;
@@ -580,11 +580,11 @@ async function main() {
       );
     }
 
-    // 5. Against issue 18's targets.
+    // 5. Against the targets (bench/README.md).
     const cell = (m: string) => results.get(m);
     const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-    console.log('\nAgainst issue 18\'s targets (Trove through the gateway against the plain-table floor of this run):');
+    console.log('\nAgainst the targets of bench/README.md (Trove through the gateway against the plain-table floor of this run):');
     for (const kind of ['identifier (EAN/SKU)', 'identifier (standard)'] as const) {
       const t = cell(`${kind}, uncached`)!.latency!;
       const f = cell(`${kind}, floor`)!.latency!;

@@ -15,7 +15,7 @@ export const CONNECTOR_QUERY_MAX = 100_000;
 const text = (max: number) => z.string().trim().min(1).max(max);
 const uriWith = (schemes: RegExp, expected: string) => text(4096).regex(schemes, `must be a URI starting with ${expected}`);
 
-/** connection_config by connector type (spec, Connectors); an unknown key is 422, as everywhere in a body. */
+/** connection_config by connector type (docs/connectors.md); an unknown key is 422, as everywhere in a body. */
 export const CONNECTION_CONFIGS = {
   postgresql: z.strictObject({ dsn: uriWith(/^postgres(ql)?:\/\/./i, 'postgresql:// or postgres://') }),
   mysql: z.strictObject({

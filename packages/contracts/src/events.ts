@@ -26,9 +26,9 @@ const recordState = {
  */
 export const recordChangedEvent = z.discriminatedUnion('kind', [
   /**
-   * `pipeline`: the write came through the older vocabulary's asynchronous pipeline (spec, Older pipeline): search
-   * queues it as a job (pending, processing, then indexed or failed after its retries) instead of indexing it with
-   * the batch.
+   * `pipeline`: the write came through the older vocabulary's asynchronous pipeline
+   * (docs/behaviour/older-vocabulary.md): search queues it as a job (pending, processing, then indexed or failed after
+   * its retries) instead of indexing it with the batch.
    */
   z.object({ kind: z.literal('upserted'), ...recordState, pipeline: z.literal(true).optional() }),
   z.object({ kind: z.literal('archived'), ...recordState }),

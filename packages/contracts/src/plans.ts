@@ -1,4 +1,4 @@
-/** The plans of the specification's plan table. */
+/** The plans (docs/behaviour/plans-and-limits.md). */
 export const PLANS = ['free', 'pro', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -16,7 +16,7 @@ export interface PlanLimits {
   search_per_minute: number;
 }
 
-/** The specification's plan table, once. */
+/** What each plan allows: the plan table of docs/behaviour/plans-and-limits.md, written here once. */
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   free: {
     collections: 1,

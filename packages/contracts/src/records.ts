@@ -6,7 +6,7 @@ export const INDEXING_STATUSES = ['pending', 'processing', 'indexed', 'failed'] 
 export const VISIBILITIES = ['private', 'public'] as const;
 export const SOURCE_TYPES = ['api', 'file_upload', 'webhook', 'connector'] as const;
 /**
- * Where an entity stands in being claimed by its owner (spec, Entity): the older vocabulary's field, set by its
+ * Where an entity stands in being claimed by its owner: the older vocabulary's field, set by its
  * clients (docs/behaviour/older-vocabulary.md); Trove runs no claim workflow of its own.
  */
 export const CLAIM_STATUSES = ['unclaimed', 'pending', 'claimed'] as const;

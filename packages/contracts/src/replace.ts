@@ -36,7 +36,7 @@ export const replaceAbortRequest = z.strictObject({
 });
 export type ReplaceAbortRequest = z.infer<typeof replaceAbortRequest>;
 
-/** The replace phases in the specification's order; `processing` is a swap or cancel under way. */
+/** Replace phases in the order of docs/behaviour/blue-green-replace.md; `processing` is a swap or cancel under way. */
 export const REPLACE_PHASES = ['uploading', 'queued', 'indexing', 'completed_with_errors', 'ready', 'processing'] as const;
 export type ReplacePhase = (typeof REPLACE_PHASES)[number];
 

@@ -3,9 +3,9 @@ import { endpoint } from './endpoint';
 import { collectionName, recordSchema } from './records';
 
 /**
- * A search result item as the specification lists it; private results also carry `description`, Open results do
- * not. The search service answers it, and the Open API and MCP pass it on. A record of a collection first created
- * through the older vocabulary also carries the older names (entity_id, entity_type, vertical, vertical_data).
+ * A search result item (docs/behaviour/search.md, "The JSON answer"); private results also carry `description`, Open
+ * results do not. The search service answers it, and the Open API and MCP pass it on. A record of a collection first
+ * created through the older vocabulary also carries the older names (entity_id, entity_type, vertical, vertical_data).
  */
 export const searchResultItem = z.object({
   record_id: z.string(),
@@ -60,7 +60,7 @@ export const aggregateAnswer = z.object({
 });
 export type AggregateAnswer = z.infer<typeof aggregateAnswer>;
 
-/** The specification's limit on filters per search. */
+/** The most filters one search takes (docs/behaviour/search.md). */
 export const MAX_FILTERS = 20;
 /** The deepest page a search can reach; deeper paging asks the engine to rank everything before it. */
 export const MAX_OFFSET = 10_000;
@@ -207,7 +207,7 @@ export interface Filter {
   on?: 'record_type';
 }
 
-/** The filter key the older vocabulary's search takes for the record's type (spec, Search: "a filter entity_type is accepted"). */
+/** The older vocabulary's search filter on the record's type (docs/behaviour/older-vocabulary.md, "Older search"). */
 export const RECORD_TYPE_FILTER = 'entity_type';
 
 /**
@@ -249,10 +249,10 @@ const RANGE_OPS = new Set<FilterOp>(['gte', 'lte', 'gt', 'lt']);
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
- * Reads the specification's filter object into filters. The key's suffix names the operator (`_min` >=, `_max` <=,
- * `_gt` >, `_lt` <, `_in` any of); without one, a comma-separated string or an array means any of, anything else
- * equality. Ranges take numbers (or numeric strings, or ISO dates). A field literally named `size_min` is read as a
- * range on `size`: the specification's suffixes win.
+ * Reads a search's filter object into filters (docs/behaviour/search.md, "Filters"). The key's suffix names the
+ * operator (`_min` >=, `_max` <=, `_gt` >, `_lt` <, `_in` any of); without one, a comma-separated string or an array
+ * means any of, anything else equality. Ranges take numbers (or numeric strings, or ISO dates). A field literally named
+ * `size_min` is read as a range on `size`: the suffixes win.
  */
 export function parseFilters(filters: Record<string, FilterValue>): { filters: Filter[]; issues: FilterIssue[] } {
   const out: Filter[] = [];

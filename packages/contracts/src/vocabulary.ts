@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * The two vocabularies of the specification (its first section): the current one (record, collection) and the older
- * one (entity, vertical). This table is the only place the older names are written; every service's older routes, the
+ * The two vocabularies (docs/behaviour/older-vocabulary.md): the current one (record, collection) and the older one
+ * (entity, vertical). This table is the only place the older names are written; every service's older routes, the
  * older fields of search results and the older names in 422s are derived from it.
  */
 export const OLDER_NAMES = {
@@ -42,7 +42,7 @@ export function foreignNames(vocabulary: VocabularyName): ReadonlySet<string> {
 const CURRENT_NAMES: ReadonlySet<string> = new Set(TO_OLDER.keys());
 const OLDER_ONLY_NAMES: ReadonlySet<string> = new Set(TO_CURRENT.keys());
 
-/** An indexing status as the older vocabulary says it: `completed` for indexed (spec, Indexing status). */
+/** An indexing status as the older vocabulary says it: `completed` for indexed (docs/behaviour/older-vocabulary.md). */
 export function olderIndexingStatus(status: string): string {
   return status === 'indexed' ? 'completed' : status;
 }

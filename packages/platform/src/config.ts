@@ -185,10 +185,11 @@ export const configSchema = z
     /** How long POST /records and PATCH wait for search to acknowledge the write before answering pending. */
     INDEXING_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
     /**
-     * The older pipeline (spec, Limits): jobs of at most PIPELINE_BATCH_SIZE records, PIPELINE_WORKER_CONCURRENCY at
-     * once per search process, each given PIPELINE_JOB_TIMEOUT seconds and PIPELINE_MAX_RETRIES retries (the first
-     * after PIPELINE_RETRY_DELAY_MS, each next one twice as late) before its records are failed. After
-     * PIPELINE_BREAKER_FAILURES consecutive failed jobs no new job starts for PIPELINE_BREAKER_PAUSE_SECONDS.
+     * The older pipeline (docs/behaviour/older-vocabulary.md, "The older pipeline"; docs/configuration.md): jobs of at
+     * most PIPELINE_BATCH_SIZE records, PIPELINE_WORKER_CONCURRENCY at once per search process, each given
+     * PIPELINE_JOB_TIMEOUT seconds and PIPELINE_MAX_RETRIES retries (the first after PIPELINE_RETRY_DELAY_MS, each next
+     * one twice as late) before its records are failed. After PIPELINE_BREAKER_FAILURES consecutive failed jobs no new
+     * job starts for PIPELINE_BREAKER_PAUSE_SECONDS.
      */
     PIPELINE_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
     PIPELINE_MAX_RETRIES: z.coerce.number().int().min(0).max(100).default(3),

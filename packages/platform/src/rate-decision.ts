@@ -7,7 +7,8 @@ export interface RateDecision {
 }
 
 /**
- * The specification's answer to the count of a fixed window (Open's per address, the gateway's per tenant):
+ * The answer to the count of a fixed window (Open's per address, the gateway's per tenant; docs/behaviour/open-api.md
+ * and plans-and-limits.md, "Rate limits"):
  * `X-RateLimit-Limit`, `-Remaining` (never below 0) and `-Reset` (the window's end in epoch seconds, rounded up so a
  * client waiting until then is allowed).
  */

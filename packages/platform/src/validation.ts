@@ -122,12 +122,12 @@ function mapIssue(issue: z.core.$ZodIssue, source: Source, root: unknown): Valid
   }
 }
 
-/** Maps zod issues onto the specification's 422 detail entries `{loc, msg, type, input, ctx}`. */
+/** Maps zod issues onto 422 detail entries `{loc, msg, type, input, ctx}` (docs/behaviour/errors-and-validation.md). */
 export function toValidationIssues(error: z.ZodError, source: Source, root: unknown): ValidationIssue[] {
   return error.issues.flatMap((issue) => mapIssue(issue, source, root)).map((v) => ({ ...v, input: v.input === undefined ? null : v.input }));
 }
 
-/** Parses input with a schema, or throws the 422 the specification describes. */
+/** Parses input with a schema, or throws the 422 of docs/behaviour/errors-and-validation.md. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, source: Source): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;

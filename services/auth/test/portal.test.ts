@@ -113,7 +113,7 @@ describe('signup', () => {
     ['an email that is not one', { email: 'not-an-email', password: PASSWORD }, ['body', 'email']],
     ['a missing email', { password: PASSWORD }, ['body', 'email']],
     ['a display name that is not a string', { email: 'x@example.com', password: PASSWORD, display_name: 7 }, ['body', 'display_name']],
-  ])('refuses %s with 422 in the specification shape', async (_what, body, loc) => {
+  ])('refuses %s with 422 in the documented shape', async (_what, body, loc) => {
     const res = await signup(body);
 
     expect(res.status).toBe(422);

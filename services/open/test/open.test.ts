@@ -37,7 +37,7 @@ describe('search', () => {
     await create(b, { collection: 'pumps', name: 'Ball valve pump accessory', record_type: 'accessory' });
   });
 
-  it('answers public records of two tenants together, in the specification shape, and hides private ones', async () => {
+  it('answers public records of two tenants together, in the documented shape, and hides private ones', async () => {
     const res = await open.post('/search/valves', { query: 'ball valve' });
     expect(res.status).toBe(200);
     expect(names(res)).toEqual(['Ball valve brass DN15', 'Ball valve brass DN25', 'Ball valve steel DN20']);

@@ -62,7 +62,7 @@ export interface PipelineReport {
 }
 
 /**
- * The older pipeline's worker (spec, Indexing status, older rows; Limits; Older circuit breaker). Records written
+ * The older pipeline's worker (docs/behaviour/older-vocabulary.md, "The older pipeline"). Records written
  * through the older vocabulary arrive as jobs (enqueue); the worker claims them PIPELINE_BATCH_SIZE at a time, at
  * most PIPELINE_WORKER_CONCURRENCY jobs at once, announces them processing, indexes each job with one engine apply
  * under PIPELINE_JOB_TIMEOUT, and acknowledges its records indexed (completed, in the older names), or retries the

@@ -69,8 +69,8 @@ function shareOf(scope: SearchScope): string {
 const RELEVANCE = new Set(['score', '-score', '_score', 'relevance']);
 
 /**
- * Private (and public) search as the specification describes it: classify the query, search the engine, fall back
- * from an identifier to full text and from query plus filters to filters alone, render the chosen format. Answers
+ * Private (and public) search as docs/behaviour/search.md describes it: classify the query, search the engine, fall
+ * back from an identifier to full text and from query plus filters to filters alone, render the chosen format. Answers
  * are cached for the configured time under the scope's cache version, which the indexer raises on every change
  * (ResponseCache).
  */

@@ -9,7 +9,7 @@ import { holdEngine, product, startSystem, type System } from './helpers';
 jest.setTimeout(60_000);
 
 /**
- * The older vocabulary's asynchronous pipeline (spec, Indexing status, older rows; Limits; Older circuit breaker)
+ * The older vocabulary's asynchronous pipeline (docs/behaviour/older-vocabulary.md, "The older pipeline")
  * with the real records and search services on one database. The engine is made to fail the way it fails in
  * production: its table out of reach (renamed) or held by another transaction's lock.
  */

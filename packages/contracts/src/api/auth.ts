@@ -120,7 +120,7 @@ const accountText = z
   .transform((v) => (v === '' ? null : v))
   .nullable();
 
-/** A portal account (the specification's account resource). */
+/** A portal account: the signed-in user and their tenant (docs/behaviour/portal-sign-in.md). */
 export const portalAccount = z.object({
   user_id: z.guid(),
   email: z.string(),

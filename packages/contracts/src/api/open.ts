@@ -24,7 +24,7 @@ import { collectionParams } from './search';
  */
 const openApi: Exposure = withoutCredential('/open/v1');
 
-/** The body fields of both POST searches; a field the specification does not list is refused (422). */
+/** The body fields of both POST searches; any other field is refused (422, docs/behaviour/open-api.md). */
 const searchBodyFields = {
   query: searchText.optional(),
   filters: searchFilters.default({}),

@@ -34,7 +34,7 @@ import { collectionParams } from './search';
 // ---------------------------------------------------------------------------------------------------------------
 // Request parts
 
-/** Ids a bulk call may name at once (the specification's bulk-visibility limit, applied to every bulk call). */
+/** Ids a bulk call may name at once, the same for every bulk call (docs/behaviour/records.md). */
 export const BULK_RECORD_IDS_MAX = 1000;
 
 /** A path naming one record (`/records/{id}`). */
@@ -81,7 +81,10 @@ export const recordUpdateRequest = z.strictObject({
   source_url: sourceUrl.nullable().optional(),
 });
 
-/** What the portal may change of a record (spec: name, collection_data merged, visibility, source_name); nothing else. */
+/**
+ * What the portal may change of a record (docs/behaviour/portal-data.md: name, collection_data merged, visibility,
+ * source_name); nothing else.
+ */
 export const portalRecordUpdateRequest = recordUpdateRequest.pick({ name: true, collection_data: true, visibility: true, source_name: true });
 
 /** GET /records's parameters. Unknown query parameters are ignored, as caches and proxies add their own. */

@@ -5,7 +5,7 @@ import type { AccountService } from '../account-service';
 import type { UserRow } from '../store/users';
 import { iso } from './key-routes';
 
-/** The specification's account resource. */
+/** A user's portal account as answered (docs/behaviour/portal-sign-in.md). */
 export function accountOf(user: UserRow): EndpointAnswer<typeof PORTAL_ACCOUNT> {
   return {
     user_id: user.id,

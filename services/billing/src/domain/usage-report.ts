@@ -30,7 +30,8 @@ function metered(used: number, included: number | null, pricePer1000: number | n
 
 /**
  * The usage report from the plan table. The table prices only search overage, so records beyond a plan's limit are
- * shown as overage but not priced. -1 is the specification's "unlimited" for max_collections.
+ * shown as overage but not priced. -1 is how the portal says "unlimited" for max_collections
+ * (docs/behaviour/portal-usage.md).
  */
 export function usageReport(input: { tenantId: string; plan: Plan; period: string; records: number; searches: number }): UsageReport {
   const limits = PLAN_LIMITS[input.plan];

@@ -4,7 +4,7 @@ import type { UploadService } from '../ingest/upload-service';
 import type { RecordsPort } from '../records';
 
 /**
- * The older pipeline routes (spec, Upload: "Older pipeline"): where the records an upload wrote (created or updated)
+ * The older pipeline routes (docs/behaviour/ingestion.md): where the records an upload wrote (created or updated)
  * stand in indexing, and queueing the pending and failed ones again. Records deleted since are not counted.
  */
 export function pipelineRoutes(router: Router, uploads: UploadService, records: RecordsPort): void {

@@ -36,10 +36,11 @@ export interface OlderRouteOptions {
 }
 
 /**
- * The older vocabulary's routes (spec, Upload: "Older equivalents"): the same uploads as /upload, with vertical and
- * entity_type in the path, `vertical_data` in the records, and the older ingestion result (200) as the answer; the
- * older stream, answered as the current one; and the status and dead letters of an ingestion at /ingestions, read as
- * /uploads reads them (upload/status.ts), in the older names. The older pipeline routes are in pipeline.ts.
+ * The older vocabulary's routes (docs/behaviour/ingestion.md, older uploads): the same uploads as /upload, with
+ * vertical and entity_type in the path, `vertical_data` in the records, and the older ingestion result (200) as the
+ * answer; the older stream, answered as the current one; and the status and dead letters of an ingestion at
+ * /ingestions, read as /uploads reads them (upload/status.ts), in the older names. The older pipeline routes are in
+ * pipeline.ts.
  */
 export function olderIngestRoutes(router: Router, ingestor: Ingestor, uploads: UploadService, streams: StreamBuffers, opts: OlderRouteOptions): void {
   /** The older answer: entity_ids are the ids the ingestor kept for the upload, in item order. */

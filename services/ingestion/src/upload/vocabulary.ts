@@ -4,17 +4,20 @@ import type { UploadOrigin } from '../ingest/ingestor';
 import type { MappingOptions } from '../ingest/record-mapping';
 
 /**
- * The two vocabularies of the upload routes (spec, first section): the current one (`/upload/{collection}/
- * {record_type}`, `collection_data`, upload results) and the older one (`/ingest/{vertical}/{entity_type}`,
- * `vertical_data`, ingestion results). Both write through the same ingestor; only names and answers differ. Each
- * route is registered from its declaration in @trove/contracts (api/ingestion.ts), whose path parameters are the
- * vocabulary's. The older vocabulary's own answers are in older/vocabulary.ts.
+ * The two vocabularies of the upload routes (docs/behaviour/older-vocabulary.md): the current one
+ * (`/upload/{collection}/{record_type}`, `collection_data`, upload results) and the older one
+ * (`/ingest/{vertical}/{entity_type}`, `vertical_data`, ingestion results). Both write through the same ingestor; only
+ * names and answers differ. Each route is registered from its declaration in @trove/contracts (api/ingestion.ts), whose
+ * path parameters are the vocabulary's. The older vocabulary's own answers are in older/vocabulary.ts.
  */
 export interface Vocabulary {
   /** Where the routes live, for messages that point to a sibling route. */
   root: '/upload/{collection}/{record_type}' | '/ingest/{vertical}/{entity_type}';
   mapping: Pick<MappingOptions, 'dataField'>;
-  /** How its uploads write: the older vocabulary's records go through the pipeline's jobs (spec, Older pipeline). */
+  /**
+   * How its uploads write: the older vocabulary's records go through the pipeline's jobs
+   * (docs/behaviour/older-vocabulary.md).
+   */
   origin: UploadOrigin;
 }
 

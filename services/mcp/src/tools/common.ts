@@ -52,8 +52,8 @@ function unknownArguments(unknown: readonly string[], valid: readonly string[]):
 }
 
 /**
- * One value given under either of two names for the same thing (the specification's name and the one another tool
- * uses for it); both with different values is a tool error.
+ * One value given under either of two names for the same thing (the tool's own name and the one another tool uses for
+ * it; docs/behaviour/mcp.md); both with different values is a tool error.
  */
 export function eitherName<T>(args: Record<string, unknown>, specName: string, otherName: string): T | undefined {
   const spec = args[specName] as T | undefined;

@@ -14,7 +14,7 @@ import { recordType } from './schema';
 export const LIST_SCAN = 500;
 const PAGE = 100;
 
-/** `suspended` (the specification's MCP name) lists records taken out of service, which records keeps as archived. */
+/** `suspended` (MCP's name; docs/behaviour/mcp.md) lists records out of service, which records keeps as archived. */
 const STATUS = { active: 'active', draft: 'draft', suspended: 'archived' } as const;
 
 /** The name search under either of its names, each named in its own errors. */

@@ -14,9 +14,10 @@ import type { RecordsService } from './service';
 import { OLDER, entityOf } from './vocabulary';
 
 /**
- * The older vocabulary's record routes (spec, Entities, older vocabulary): the /records handlers run with OLDER and the
- * ENTITY_ declarations. An entity is created pending and indexed by the pipeline's jobs; reads, updates, deletes and
- * bulk calls behave as their /records twins, in the older names (POST /entities/retry-reset is indexing's).
+ * The older vocabulary's record routes (docs/behaviour/older-vocabulary.md, "Entity routes"): the /records handlers run
+ * with OLDER and the ENTITY_ declarations. An entity is created pending and indexed by the pipeline's jobs; reads,
+ * updates, deletes and bulk calls behave as their /records twins, in the older names (POST /entities/retry-reset is
+ * indexing's).
  */
 export function entityRoutes(router: Router, records: RecordsService): void {
   const scope = requireScope('records');

@@ -22,8 +22,8 @@ function isFilled(value: unknown): boolean {
 }
 
 /**
- * What an entity (spec, Entity) has besides a record's fields under their older names: the older API's claim_status
- * (unclaimed until a client sets it) and data_quality_score.
+ * What an entity (docs/behaviour/older-vocabulary.md) has besides a record's fields under their older names: the older
+ * API's claim_status (unclaimed until a client sets it) and data_quality_score.
  */
 export function entityExtras(record: RecordDto): { claim_status: ClaimStatus; data_quality_score: number } {
   return { claim_status: record.claim_status ?? 'unclaimed', data_quality_score: dataQualityScore(record) };

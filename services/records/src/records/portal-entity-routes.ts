@@ -5,8 +5,8 @@ import type { RecordsService } from './service';
 import { OLDER, entityOf } from './vocabulary';
 
 /**
- * The older portal vocabulary's entities (spec, Older portal), served by the portal's record handlers in the older
- * vocabulary. Its verticals are collections' (collections/portal-routes.ts) and indexing's (the reindex).
+ * The older portal vocabulary's entities (docs/behaviour/portal-data.md), served by the portal's record handlers in the
+ * older vocabulary. Its verticals are collections' (collections/portal-routes.ts) and indexing's (the reindex).
  */
 export function portalEntityRoutes(router: Router, records: RecordsService): void {
   const signedIn = requirePortalUser();

@@ -117,7 +117,7 @@ export function listHandler(records: RecordsService, v: RecordVocabulary, E: Lis
 
 /**
  * PATCH /records/{id} and its twins (entities, the portal's, which may change less): answers once the search
- * representation is rebuilt (indexed), in both vocabularies (spec, Indexing status).
+ * representation is rebuilt (indexed), in both vocabularies (docs/behaviour/records.md, older-vocabulary.md).
  */
 export function updateHandler(records: RecordsService, v: RecordVocabulary, E: Updating): Handler {
   return v.handler(async (req, res) => {

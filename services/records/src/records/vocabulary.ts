@@ -8,8 +8,8 @@ import { CURRENT_WRITE, PIPELINE_WRITE, type WriteOrigin } from './writes';
 type Source = 'body' | 'query';
 
 /**
- * The two vocabularies of the record routes (spec, first section): the current one (`/records`, collection,
- * record_type, collection_data, indexing_status) and the older one (`/entities`, vertical, entity_type,
+ * The two vocabularies of the record routes (docs/behaviour/older-vocabulary.md): the current one (`/records`,
+ * collection, record_type, collection_data, indexing_status) and the older one (`/entities`, vertical, entity_type,
  * vertical_data, embedding_status, plus claim_status and data_quality_score). An older route is the current route's
  * handler run with OLDER: it reads requests in the older names (with its own declaration's schemas, @trove/contracts
  * ENTITY_CREATE and friends), answers in them and names its fields so in 422s. The names come from one table
@@ -18,7 +18,8 @@ type Source = 'body' | 'query';
 export interface RecordVocabulary {
   /**
    * How writes that queue records for indexing go (creations, retry-reset): the current ones answer once search has
-   * them, the older ones go through the pipeline's jobs and answer pending (spec, Indexing status, older rows).
+   * them, the older ones go through the pipeline's jobs and answer pending (docs/behaviour/older-vocabulary.md,
+   * "The older pipeline").
    */
   queues: WriteOrigin;
   /**

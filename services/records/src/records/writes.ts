@@ -19,7 +19,7 @@ export interface WriteOrigin {
 
 /** A write through the current vocabulary: answered once search has the change. */
 export const CURRENT_WRITE: WriteOrigin = { vocabulary: 'current', pipeline: false };
-/** A write through the older vocabulary that queues its records for the pipeline (spec, Indexing status, older rows). */
+/** A write through the older vocabulary, its records queued for the pipeline (docs/behaviour/older-vocabulary.md). */
 export const PIPELINE_WRITE: WriteOrigin = { vocabulary: 'older', pipeline: true };
 
 /** Announces the records a write changed, in its transaction; answers them as the API shows them. */
