@@ -17,3 +17,4 @@ export * from './connector';
 export * from './vocabulary';
 export * from './query-params';
 export * from './api';
+export * from './openapi';

@@ -13,6 +13,7 @@ import {
 import type { ServiceContext } from '@trove/runtime';
 import { VERSIONED_ALIASES } from './routes/health';
 import { proxyRoutes, type ProxyDeps } from './routes/proxy';
+import { referenceRoutes } from './routes/reference';
 
 export interface GatewayAppDeps extends ProxyDeps {
   config: Config;
@@ -57,7 +58,10 @@ export function createGatewayApp({ config, logger, readiness, local, metrics, ..
     },
     // The versioned health paths reach the platform's own /health, /health/ready and /metrics handlers.
     aliases: VERSIONED_ALIASES,
-    routes: (router) => proxyRoutes(router, proxy),
+    routes: (router) => {
+      referenceRoutes(router);
+      proxyRoutes(router, proxy);
+    },
   });
   // The client address the Open API's fair shares go by is the socket's, or X-Forwarded-For's behind a trusted proxy.
   app.set('trust proxy', trustProxySetting(config.TRUSTED_PROXIES));

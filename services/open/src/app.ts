@@ -9,6 +9,7 @@ import { internalAnalyticsRoutes } from './routes/internal-analytics';
 import { portalAnalyticsRoutes } from './routes/portal-analytics';
 import { recordRoutes } from './routes/records';
 import { searchRoutes } from './routes/search';
+import { referenceRoutes } from './routes/reference';
 import type { SearchCounter } from './search-counter';
 import type { PublicIndex } from './public-index';
 
@@ -54,6 +55,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
       searchRoutes(router, deps.open);
       aggregateRoutes(router, deps.open);
       recordRoutes(router, deps.open);
+      referenceRoutes(router);
     },
   });
   // The client IP the limits count is the socket's, or X-Forwarded-For's when the socket is a trusted proxy.

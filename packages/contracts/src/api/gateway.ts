@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { endpoint, withoutCredential, type Endpoint } from '../endpoint';
 import { serviceAppEndpoints } from './service-app';
 
@@ -15,5 +16,17 @@ export const GATEWAY_HEALTH_READY = endpoint({
 
 export const GATEWAY_METRICS = endpoint({ ...gateway.metrics, summary: "The gateway's Prometheus metrics (requests, durations, fair-share schedulers)" });
 
+/** An OpenAPI 3.1 document (openApiDocument). */
+export const openApiAnswer = z.object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) }).catchall(z.unknown());
+
+export const GATEWAY_OPENAPI = endpoint({
+  service: 'gateway',
+  method: 'GET',
+  path: '/api/v1/openapi.json',
+  summary: 'This API described in OpenAPI 3.1: every endpoint the gateway serves, its requests, answers, refusals and security',
+  exposed: withoutCredential(''),
+  answer: openApiAnswer,
+});
+
 /** Every public endpoint the gateway service answers. */
-export const GATEWAY_API: readonly Endpoint[] = [GATEWAY_HEALTH, GATEWAY_HEALTH_READY, GATEWAY_METRICS];
+export const GATEWAY_API: readonly Endpoint[] = [GATEWAY_HEALTH, GATEWAY_HEALTH_READY, GATEWAY_METRICS, GATEWAY_OPENAPI];

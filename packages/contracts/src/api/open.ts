@@ -15,6 +15,7 @@ import {
   searchResultItem,
   searchText,
 } from '../search';
+import { openApiAnswer } from './gateway';
 import { serviceAppEndpoints } from './service-app';
 import { collectionParams } from './search';
 
@@ -195,6 +196,15 @@ export const OPEN_HEALTH_READY = endpoint({
 
 export const OPEN_METRICS = openApp.metrics;
 
+export const OPEN_OPENAPI = endpoint({
+  service: 'open',
+  method: 'GET',
+  path: '/openapi.json',
+  summary: 'The Open API described in OpenAPI 3.1: its endpoints alone, which need no key',
+  exposed: openApi,
+  answer: openApiAnswer,
+});
+
 /** Every public endpoint the open service answers. */
 export const OPEN_API: readonly Endpoint[] = [
   OPEN_SEARCH,
@@ -209,4 +219,5 @@ export const OPEN_API: readonly Endpoint[] = [
   OPEN_HEALTH,
   OPEN_HEALTH_READY,
   OPEN_METRICS,
+  OPEN_OPENAPI,
 ];

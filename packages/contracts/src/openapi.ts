@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import { publicPaths, type Access, type Endpoint } from './endpoint';
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 takes it) or an OpenAPI object: plain JSON. */
+type Json = Record<string, unknown>;
+
+export interface OpenApiOptions {
+  title: string;
+  version: string;
+  description: string;
+  /** The endpoints to describe: each of its public paths is one path of the document. */
+  endpoints: readonly Endpoint[];
+}
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const VALIDATION_REF = { $ref: '#/components/schemas/ValidationError' };
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+
+/** Why each refusal a declaration lists is answered, in general terms; its `detail` says the particular. */
+const REFUSAL_REASONS: Record<number, string> = {
+  400: 'The request cannot be read (a body that is not what the route takes, a signature that does not match)',
+  401: 'No credential, or one that is not valid',
+  402: "The plan's limit is reached (records, collections or searches this month)",
+  403: 'The credential does not allow this',
+  404: 'Not found for this caller',
+  409: 'In conflict with the current state',
+  413: 'The body is larger than allowed',
+  415: 'The body is of a media type or encoding the route does not take',
+  422: 'The request does not validate: each item names where (loc) and why (msg, type)',
+  429: 'Too many requests: wait as long as Retry-After says',
+  503: 'A service the request needs is unavailable or busy; try again shortly',
+};
+
+/**
+ * The OpenAPI 3.1 document of the endpoints, written from their declarations (nothing here is written twice): each
+ * public path with its operation, parameters and body from the request schemas, its answer from the answer schema,
+ * the refusals it declares, the 401, 403, 422, 429 and 503 its access and request imply, and its security.
+ */
+export function openApiDocument(opts: OpenApiOptions): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  const ids = new Set<string>();
+  const tags = new Set<string>();
+  for (const e of opts.endpoints) {
+    for (const path of publicPaths(e)) {
+      const template = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+      const operation = operationOf(e, path, ids);
+      tags.add(e.service);
+      (paths[template] ??= {})[e.method.toLowerCase()] = operation;
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: opts.title, version: opts.version, description: opts.description },
+    servers: [{ url: '/', description: 'The gateway this document was served by' }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key of the tenant: `Authorization: Bearer <key>`; its scopes decide what it may call.' },
+        portalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A portal sign-in token (POST /api/v1/portal/auth/login).' },
+      },
+      schemas: {
+        Error: { type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } },
+        ValidationError: {
+          type: 'object',
+          required: ['detail'],
+          properties: {
+            detail: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['loc', 'msg', 'type'],
+                properties: {
+                  loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+                  msg: { type: 'string' },
+                  type: { type: 'string' },
+                  input: {},
+                  ctx: { type: 'object' },
+                },
+              },
+            },
+          },
+        },
+      },
+      headers: {
+        'X-RateLimit-Limit': { description: 'Requests allowed in the current window', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'When the current window ends, in epoch seconds', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+      },
+    },
+  };
+}
+
+/** One path's operation. */
+function operationOf(e: Endpoint, path: string, ids: Set<string>): Json {
+  const access = e.exposed!.access;
+  const limited = isRateLimited(e);
+  const operation: Json = {
+    operationId: operationIdOf(e.method, path, ids),
+    summary: e.summary,
+    tags: [e.service],
+    security: securityOf(access),
+    parameters: [...parametersOf(e.params, 'path'), ...parametersOf(e.query, 'query'), ...parametersOf(e.headers, 'header')],
+    responses: responsesOf(e, access, limited),
+  };
+  if (e.body) {
+    const media = e.consumes ?? ['application/json'];
+    operation.requestBody = { required: true, content: Object.fromEntries(media.map((m) => [m, { schema: jsonSchema(e.body!, 'input') }])) };
+  }
+  return operation;
+}
+
+function securityOf(access: Access): Json[] {
+  if (access.kind === 'key') return [{ apiKey: [] }];
+  if (access.kind === 'portal') return [{ portalToken: [] }];
+  return [];
+}
+
+/** Whether a per-tenant or per-address window counts the endpoint's requests: all but the services' own health and metrics. */
+function isRateLimited(e: Endpoint): boolean {
+  return e.service !== 'gateway' && !/^\/(health|metrics)(\/|$)/.test(e.path);
+}
+
+function responsesOf(e: Endpoint, access: Access, limited: boolean): Json {
+  const status = e.status ?? 200;
+  const headers = limited ? RATE_LIMIT_HEADERS : undefined;
+  const responses: Json = { [status]: successOf(e, status, headers) };
+  const refusal = (code: number, schema: Json = ERROR_REF, extra: Json = {}) => {
+    responses[code] = { description: REFUSAL_REASONS[code] ?? `Refused (${code})`, content: { 'application/json': { schema } }, ...extra };
+  };
+  for (const code of e.refusals ?? []) refusal(code);
+  if (access.kind !== 'none') {
+    refusal(401);
+    if (access.kind === 'key' && access.scope) refusal(403);
+  }
+  if (e.params || e.query || e.body || e.headers) refusal(422, VALIDATION_REF);
+  if (limited) refusal(429, ERROR_REF, { headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } });
+  if (e.service !== 'gateway') refusal(503);
+  return responses;
+}
+
+function successOf(e: Endpoint, status: number, headers: Json | undefined): Json {
+  const described = { description: e.summary, ...(headers && { headers }) };
+  if (status === 204) return described;
+  const media = e.produces ?? ['application/json'];
+  const content = Object.fromEntries(
+    media.map((m) => [m, { schema: m === 'application/json' || m.endsWith('+json') ? jsonSchema(e.answer, 'output') : { type: 'string' } }]),
+  );
+  return { ...described, content };
+}
+
+/** The properties of an object schema as OpenAPI parameters of one place. */
+function parametersOf(schema: z.ZodType | undefined, place: 'path' | 'query' | 'header'): Json[] {
+  if (!schema) return [];
+  const object = jsonSchema(schema, 'input');
+  const properties = (object.properties ?? {}) as Record<string, Json>;
+  const required = new Set((object.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: place,
+      required: place === 'path' || required.has(name),
+      ...(typeof description === 'string' && { description }),
+      schema: rest,
+    };
+  });
+}
+
+/** The schema as JSON Schema 2020-12, as a request sends it (`input`) or an answer holds it (`output`). */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
+  return json;
+}
+
+/**
+ * An operation id from the method and the path (`POST /api/v1/records/{id}/visibility` → `postRecordsByIdVisibility`),
+ * unique in the document: the /api/v1 root is left out, any other root kept (`getOpenV1Search`).
+ */
+function operationIdOf(method: string, path: string, ids: Set<string>): string {
+  const words = path
+    .replace(/^\/api\/v1(?=\/|$)/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith(':') ? `By_${segment.slice(1)}` : segment))
+    .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1));
+  let id = method.toLowerCase() + words.join('');
+  for (let n = 2; ids.has(id); n++) id = `${method.toLowerCase()}${words.join('')}${n}`;
+  ids.add(id);
+  return id;
+}
