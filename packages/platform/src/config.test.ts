@@ -139,6 +139,17 @@ describe('loadConfig', () => {
     expect(config.DATABASE_URL).toBe('postgres://trove:secret@db:5432/trove');
   });
 
+  it('reads the browser origins allowed to call /api/v1, none by default, and refuses what is no origin', () => {
+    expect(loadConfig({ ENV: 'development' }).CORS_ORIGINS).toEqual([]);
+    expect(loadConfig({ ENV: 'development', CORS_ORIGINS: ' https://app.example.com, http://localhost:5173 ,' }).CORS_ORIGINS).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    for (const bad of ['*', 'app.example.com', 'https://app.example.com/path']) {
+      expect(refusal({ ENV: 'development', CORS_ORIGINS: bad })).toContain('CORS_ORIGINS');
+    }
+  });
+
   it('treats empty URLs and an empty broker list as not set', () => {
     const config = loadConfig({ ENV: 'development', DATABASE_URL: '', AUTH_URL: '  ', KAFKA_BROKERS: '' });
 

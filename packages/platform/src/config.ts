@@ -231,6 +231,17 @@ export const configSchema = z
      * syntax: loopback, linklocal, uniquelocal, addresses or CIDR ranges, comma-separated).
      */
     TRUSTED_PROXIES: z.string().trim().default('loopback'),
+    /**
+     * Browser origins (scheme, host and port, comma-separated) whose pages may call /api/v1 and /mcp; empty, none may.
+     * The Open API answers every origin.
+     */
+    CORS_ORIGINS: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+      .refine((origins) => origins.every((o) => /^https?:\/\/[^/\s?#*]+$/.test(o)), {
+        message: 'must be comma-separated origins such as https://app.example.com (scheme, host and port; no path, no *)',
+      }),
     OPEN_SEARCH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     OPEN_LOOKUP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     /** Recent searches /health/search summarises. */

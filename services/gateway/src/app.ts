@@ -11,6 +11,7 @@ import {
   type ServiceName,
 } from '@trove/platform';
 import type { ServiceContext } from '@trove/runtime';
+import { corsRoutes } from './cors';
 import { VERSIONED_ALIASES } from './routes/health';
 import { proxyRoutes, type ProxyDeps } from './routes/proxy';
 import { referenceRoutes } from './routes/reference';
@@ -59,6 +60,7 @@ export function createGatewayApp({ config, logger, readiness, local, metrics, ..
     // The versioned health paths reach the platform's own /health, /health/ready and /metrics handlers.
     aliases: VERSIONED_ALIASES,
     routes: (router) => {
+      corsRoutes(router, config.CORS_ORIGINS);
       referenceRoutes(router);
       proxyRoutes(router, proxy);
     },
