@@ -42,6 +42,11 @@ async function liveCollection(collection: string, n: number): Promise<void> {
   const upload = await api('POST', `/api/v1/upload/${collection}/widget/batch`, { headers: key, body: { records } });
   expect(upload.status).toBe(201);
   await eventually(async () => expect(await privateNames(collection)).toHaveLength(n));
+  // Search has them; records marks them indexed when search's acknowledgement arrives, a moment later.
+  await eventually(async () => {
+    const list = await api('GET', `/api/v1/records?collection=${collection}&limit=100`, { headers: key });
+    expect(list.body.items.map((r: { indexing_status: string }) => r.indexing_status)).toEqual(Array(n).fill('indexed'));
+  });
 }
 
 function replace(collection: string, names: string[], recordType = 'widget') {

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase } from '@trove/testing';
+import { checkConformance } from './conformance';
 
 const LAUNCHER = resolve(__dirname, '../../apps/trove/dist/main.js');
 
@@ -363,6 +364,7 @@ export function client(baseUrl: string, defaults: Record<string, string> = {}) {
     } catch {
       parsed = text;
     }
+    checkConformance(method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed as T, headers: res.headers, text };
   };
 }

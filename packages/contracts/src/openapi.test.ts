@@ -63,7 +63,7 @@ describe('the OpenAPI document written from the endpoint declarations', () => {
 
   it('lists the answers: success with the declared schema, declared refusals, and what access and validation imply', () => {
     const responses = all.paths['/api/v1/records/{id}']!.patch!.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '401', '402', '403', '404', '409', '422', '429', '503']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '401', '402', '403', '404', '409', '413', '422', '429', '503']);
     expect(responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: expect.objectContaining({ id: expect.anything() }) });
     expect(responses['422']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ValidationError' });
     expect(responses['429']!.headers).toHaveProperty('Retry-After');

@@ -134,6 +134,8 @@ function responsesOf(e: Endpoint, access: Access, limited: boolean): Json {
     responses[code] = { description: REFUSAL_REASONS[code] ?? `Refused (${code})`, content: { 'application/json': { schema } }, ...extra };
   };
   for (const code of e.refusals ?? []) refusal(code);
+  // Every body is read up to a limit (JSON_BODY_LIMIT, UPLOAD_MAX_BYTES).
+  if (e.body) refusal(413);
   if (access.kind !== 'none') {
     refusal(401);
     if (access.kind === 'key' && access.scope) refusal(403);

@@ -168,6 +168,8 @@ export const PORTAL_LOGIN = endpoint({
   exposed: withoutCredential('/api/v1'),
   body: z.object({ email, password: z.string().min(1).max(PASSWORD_MAX) }),
   answer: portalSession,
+  // A wrong email or password, said the same way for both.
+  refusals: [401],
 });
 
 export const PORTAL_KEY_CREATE = endpoint({

@@ -67,7 +67,7 @@ export const PORTAL_BILLING_CHECKOUT = endpoint({
   // A name that is no plan at all is a 422; a plan that exists but is not sold (free, enterprise) is a 400.
   body: z.object({ plan: z.enum(PLANS), success_url: returnAddress, cancel_url: returnAddress }),
   answer: z.object({ checkout_url: z.url() }),
-  refusals: [400],
+  refusals: [400, 404],
 });
 
 export const PORTAL_BILLING_PORTAL = endpoint({
@@ -78,7 +78,7 @@ export const PORTAL_BILLING_PORTAL = endpoint({
   exposed: withPortalToken,
   body: z.object({ return_url: returnAddress }),
   answer: z.object({ portal_url: z.url() }),
-  refusals: [400],
+  refusals: [400, 404],
 });
 
 export const PORTAL_BILLING_STATUS = endpoint({
@@ -95,6 +95,7 @@ export const PORTAL_BILLING_STATUS = endpoint({
     /** Always true: these routes answer only in the cloud. */
     is_cloud: z.literal(true),
   }),
+  refusals: [404],
 });
 
 /**
@@ -119,7 +120,7 @@ export const PAYMENT_WEBHOOK = endpoint({
   headers: z.object({ 'stripe-signature': z.string().describe("The payment provider's signature of the raw body") }),
   body: paymentEvent,
   answer: z.object({ received: z.literal(true) }),
-  refusals: [400],
+  refusals: [400, 404],
 });
 
 /** Every public endpoint the billing service answers (all but USAGE and PORTAL_USAGE only with DEPLOYMENT_MODE=cloud). */

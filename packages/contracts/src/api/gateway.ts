@@ -17,7 +17,7 @@ export const GATEWAY_HEALTH_READY = endpoint({
 export const GATEWAY_METRICS = endpoint({ ...gateway.metrics, summary: "The gateway's Prometheus metrics (requests, durations, fair-share schedulers)" });
 
 /** An OpenAPI 3.1 document (openApiDocument). */
-export const openApiAnswer = z.object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) }).catchall(z.unknown());
+export const openApiAnswer = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }) });
 
 export const GATEWAY_OPENAPI = endpoint({
   service: 'gateway',
