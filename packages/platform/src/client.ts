@@ -92,13 +92,7 @@ export class ServiceClient {
   }
 
   private async send(call: Call): Promise<ServiceResponse<unknown>> {
-    const identity: Identity = { ...call.identity, caller: this.opts.caller };
-    const token = signIdentity(identity, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
-    const headers: Record<string, string> = {
-      [IDENTITY_HEADER]: token,
-      ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(call.requestId ? { 'x-request-id': call.requestId } : {}),
-    };
+    const headers = this.headersOf(call.identity, call.requestId, call.body === undefined ? undefined : 'application/json');
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     let res: { status: number; text: string };
     try {
@@ -108,6 +102,16 @@ export class ServiceClient {
     }
     if (res.status >= 500) throw new UpstreamFailure(`${this.opts.service} answered ${res.status}`, res.status);
     return { status: res.status, body: bodyOf(res.text) };
+  }
+
+  /** A call's headers: the identity token signed with this service as the caller, the request id, the body's type. */
+  private headersOf(identity: Identity, requestId: string | undefined, contentType: string | undefined): Record<string, string> {
+    const token = signIdentity({ ...identity, caller: this.opts.caller }, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
+    return {
+      [IDENTITY_HEADER]: token,
+      ...(contentType ? { 'content-type': contentType } : {}),
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    };
   }
 
   /** One request and its whole answer as text; a streamed body is pulled as the connection takes it. */
@@ -168,12 +172,7 @@ export class ServiceClient {
     input: Omit<EndpointInput<E>, 'body'> & { identity: Identity; requestId?: string; body: AsyncIterator<Uint8Array>; timeoutMs: number },
   ): Promise<EndpointAnswer<E>> {
     const parts = input as { params?: Record<string, unknown>; query?: Record<string, unknown> };
-    const token = signIdentity({ ...input.identity, caller: this.opts.caller }, this.opts.internalTokenSecret, this.opts.tokenTtlSeconds ?? 60);
-    const headers: Record<string, string> = {
-      [IDENTITY_HEADER]: token,
-      'content-type': e.consumes?.[0] ?? 'application/octet-stream',
-      ...(input.requestId ? { 'x-request-id': input.requestId } : {}),
-    };
+    const headers = this.headersOf(input.identity, input.requestId, e.consumes?.[0] ?? 'application/octet-stream');
     let res: { status: number; text: string };
     try {
       res = await this.exchange(e.method, pathOf(e, parts), headers, input.body, input.timeoutMs);

@@ -14,16 +14,15 @@ type Handler<E extends Endpoint> = (input: EndpointRequest<E>, req: Request, res
 
 /**
  * Registers the handler of a declared endpoint (`@trove/contracts` endpoint()), after the given middleware (scopes,
- * a body limit of its own): the request's path parameters, query and body (an absent body read as `{}`) are parsed by the declaration's schemas
- * before the handler runs (a part that fails answers 422 with the issues' locations), and what the handler returns is
- * answered with the declared success status (204 without a body).
+ * a body limit of its own): the request's path parameters, query and body (an absent body read as `{}`) are parsed
+ * by the declaration's schemas before the handler runs (a part that fails answers 422 with the issues' locations),
+ * and what the handler returns is answered with the declared success status (204 without a body).
  */
 export function serve<E extends Endpoint>(router: Router, e: E, handler: Handler<E>): void;
 export function serve<E extends Endpoint>(router: Router, e: E, before: RequestHandler[], handler: Handler<E>): void;
 export function serve<E extends Endpoint>(router: Router, e: E, ...args: [Handler<E>] | [RequestHandler[], Handler<E>]): void {
   const [before, handler] = args.length === 1 ? [[], args[0]] : args;
-  const method = e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-  router[method](e.path, ...before, async (req: Request, res: Response) => {
+  handle(router, e, ...before, async (req: Request, res: Response) => {
     const input = {
       ...(e.params && { params: parseInput(e.params, req.params, 'path') }),
       ...(e.query && { query: parseInput(e.query, req.query, 'query') }),

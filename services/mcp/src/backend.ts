@@ -51,14 +51,14 @@ export class Backends {
       aggregate: (body) => asTool('Aggregation', this.searchClient.call(AGGREGATE, { ...context, body })),
       list: (body) => asTool('Listing records', this.records.call(RECORDS_LIST, { ...context, body })),
       collections: () => asTool('Listing collections', this.records.call(COLLECTION_LIST, context)),
-      record: async (id) => {
-        try {
-          return await this.records.call(RECORD_READ, { ...context, params: { id } });
-        } catch (err) {
-          if (err instanceof HttpError && err.status === 404) return undefined;
-          return asTool('Reading the record', Promise.reject(err));
-        }
-      },
+      record: (id) =>
+        asTool(
+          'Reading the record',
+          this.records.call(RECORD_READ, { ...context, params: { id } }).catch((err: unknown) => {
+            if (err instanceof HttpError && err.status === 404) return undefined;
+            throw err;
+          }),
+        ),
     };
   }
 }
