@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { mcpToolSchemaName } from '@trove/contracts';
 import { bearer, useTrove } from './support/system';
 
 jest.setTimeout(90_000);
@@ -54,6 +55,22 @@ describe('MCP through the gateway', () => {
 
     const foreign = await callTool(otherKey, 'trove_lookup', { record_id: id });
     expect(foreign.isError).toBe(true);
+  });
+
+  it('lists over MCP exactly the tools the served API reference describes, each with the input schema it holds', async () => {
+    const reference = (await api('GET', '/api/v1/openapi.json')).body;
+    const schemas = reference.components.schemas as Record<string, unknown>;
+    const described = (reference.tags as Array<{ name: string; description?: string }>).find((t) => t.name === 'mcp')!.description!;
+    const tools = (await rpc(searchKey, 'tools/list')).message.result.tools as Array<{ name: string; title: string; description: string; annotations: { readOnlyHint?: boolean }; inputSchema: Record<string, unknown> }>;
+    expect(Object.keys(schemas).filter((name) => name.startsWith('McpTool_')).sort()).toEqual(tools.map((t) => mcpToolSchemaName(t.name)).sort());
+    expect(described.split('\n').filter((line) => line.startsWith('| `trove_'))).toEqual(
+      tools.map((t) => `| \`${t.name}\` | ${t.title} | ${t.annotations.readOnlyHint ? 'yes' : 'no'} | \`${mcpToolSchemaName(t.name)}\` | ${t.description} |`),
+    );
+    for (const { name, inputSchema } of tools) {
+      // The SDK writes JSON Schema draft-07 and the reference 2020-12; for these schemas only the $schema they name differs.
+      const { $schema: _dialect, ...schema } = inputSchema;
+      expect([name, schema]).toEqual([name, schemas[mcpToolSchemaName(name)]]);
+    }
   });
 
   it('refuses a request without a valid key', async () => {

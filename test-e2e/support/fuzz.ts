@@ -12,6 +12,9 @@ export interface FuzzCase {
 /** What came back: a status, or why none did. */
 export interface FuzzOutcome {
   status?: number;
+  /** The answer's headers, and its body when it is JSON (parsed; the text when it does not parse). */
+  headers?: Headers;
+  body?: unknown;
   error?: string;
   ms: number;
 }
@@ -217,8 +220,12 @@ export function send(baseUrl: string, method: string, path: string, c: FuzzCase,
     const headers: Record<string, string | number> = { ...auth, ...(c.headers ?? {}), connection: 'close' };
     if (c.body) headers['content-length'] = c.body.length;
     const req = request({ host: url.hostname, port: url.port, method, path, headers, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => finish({ status: res.statusCode }));
+      const answered = new Headers();
+      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) answered.set(name, String(value));
+      const isJson = answered.get('content-type')?.split(';')[0]?.trim() === 'application/json';
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => isJson && chunks.push(chunk));
+      res.on('end', () => finish({ status: res.statusCode, headers: answered, body: isJson ? parsed(Buffer.concat(chunks).toString('utf8')) : undefined }));
       res.on('error', () => finish({ status: res.statusCode }));
     });
     const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
@@ -227,6 +234,14 @@ export function send(baseUrl: string, method: string, path: string, c: FuzzCase,
     if (c.body) req.end(c.body);
     else req.end();
   });
+}
+
+function parsed(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
 }
 
 /** Starts a request that announces `declared` bytes, sends the first `sent` of them, and drops the connection. */

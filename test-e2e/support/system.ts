@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase } from '@trove/testing';
-import { checkConformance } from './conformance';
+import { checkAnswersOf } from './conformance';
 
 const LAUNCHER = resolve(__dirname, '../../apps/trove/dist/main.js');
 
@@ -125,6 +125,7 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
     throw new Error(`Trove did not become ready in 60 s:\n${output}`);
   }
 
+  checkAnswersOf(baseUrl);
   return {
     baseUrl,
     dataDir,
@@ -221,6 +222,7 @@ export async function startApart(opts: { databaseUrl: string; env?: Record<strin
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+  checkAnswersOf(urls[0]!);
   return {
     baseUrl: urls[0]!,
     servicePorts: Object.fromEntries(SERVICES.map((s) => [s, Number(env[`${s.toUpperCase()}_PORT`])])),
@@ -340,7 +342,10 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
-/** A plain HTTP client for the gateway; JSON in and out unless a raw body is given. */
+/**
+ * A plain HTTP client for the gateway; JSON in and out unless a raw body is given. Like every `fetch` of a started
+ * gateway, each answer is checked against the API reference (support/conformance.ts).
+ */
 export function client(baseUrl: string, defaults: Record<string, string> = {}) {
   return async function call<T = any>(
     method: string,
@@ -364,7 +369,6 @@ export function client(baseUrl: string, defaults: Record<string, string> = {}) {
     } catch {
       parsed = text;
     }
-    checkConformance(method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed as T, headers: res.headers, text };
   };
 }

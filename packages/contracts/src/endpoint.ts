@@ -59,6 +59,8 @@ export interface Endpoint<
   params?: Params;
   query?: Query;
   body?: Body;
+  /** A request body as a caller would send one, shown in the reference; it validates against `body` (a test parses each). */
+  example?: Body extends z.ZodType ? z.input<Body> : never;
   /** The success status (200 unless said) and its body. */
   status?: number;
   answer: Answer;
@@ -68,6 +70,12 @@ export interface Endpoint<
    * caller answers 503.
    */
   refusals?: readonly number[];
+  /**
+   * Answers of other statuses the endpoint gives on purpose, each with its own body (none when absent): a second
+   * success (202 for MCP's notifications), or refusals that are not `{detail}` (JSON-RPC errors). They are written last
+   * in the reference, over what access and input imply.
+   */
+  otherAnswers?: Readonly<Record<number, { description: string; answer?: z.ZodType }>>;
 }
 
 /** A request part's schema, or undefined for a part the endpoint does not take. */

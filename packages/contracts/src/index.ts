@@ -16,5 +16,6 @@ export * from './usage-counts';
 export * from './connector';
 export * from './vocabulary';
 export * from './query-params';
+export * from './mcp-tools';
 export * from './api';
 export * from './openapi';

@@ -63,12 +63,33 @@ describe('the OpenAPI document written from the endpoint declarations', () => {
 
   it('lists the answers: success with the declared schema, declared refusals, and what access and validation imply', () => {
     const responses = all.paths['/api/v1/records/{id}']!.patch!.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '401', '402', '403', '404', '409', '413', '422', '429', '503']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '415', '422', '429', '503']);
+    // Only a route that takes a body or names something in its path answers what reading those implies.
+    expect(Object.keys(all.paths['/api/v1/collections']!.get!.responses).sort()).toEqual(['200', '401', '403', '429', '503']);
     expect(responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: expect.objectContaining({ id: expect.anything() }) });
     expect(responses['422']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ValidationError' });
     expect(responses['429']!.headers).toHaveProperty('Retry-After');
     expect(responses['200']!.headers).toHaveProperty('X-RateLimit-Remaining');
     expect(all.paths['/api/v1/records/{id}']!.delete!.responses['204']).not.toHaveProperty('content');
+  });
+
+  it('writes the tag descriptions and the further component schemas it is given, as a request sends them', async () => {
+    const e = endpoint({ service: 'records', method: 'GET', path: '/x', summary: 'x', exposed: withKey('records'), answer: z.object({ a: z.string() }) });
+    const document = openApiDocument({
+      title: 't',
+      version: '1',
+      description: 'd',
+      endpoints: [e],
+      tagDescriptions: { records: 'Records, *in markdown*.', search: 'not a tag of these endpoints' },
+      schemas: { Extra: z.strictObject({ limit: z.int().min(1).max(50).default(10) }) },
+    }) as Document & { tags: unknown[]; components: { schemas: Record<string, unknown> } };
+    expect(document.tags).toEqual([{ name: 'records', description: 'Records, *in markdown*.' }]);
+    expect(document.components.schemas.Extra).toEqual({
+      type: 'object',
+      properties: { limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 } },
+      additionalProperties: false,
+    });
+    expect(await validate(document)).toEqual({ valid: true, errors: undefined });
   });
 
   it('would not validate with an answer that breaks OpenAPI (the check can fail)', async () => {

@@ -10,6 +10,10 @@ export interface OpenApiOptions {
   description: string;
   /** The endpoints to describe: each of its public paths is one path of the document. */
   endpoints: readonly Endpoint[];
+  /** Markdown describing a tag (a service's name) beyond its operations. */
+  tagDescriptions?: Readonly<Record<string, string>>;
+  /** Component schemas besides the operations' own, by name, as a request sends them; a description refers to them. */
+  schemas?: Readonly<Record<string, z.ZodType>>;
 }
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -20,9 +24,15 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 
+/** The methods whose requests carry a body. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** A 503 says how long to wait when the one answering knows (a busy queue, a breaker that is open). */
+const RETRY_AFTER_IF_KNOWN = { description: 'Seconds to wait before trying again, when known', schema: { type: 'integer' } };
+
 /** Why each refusal a declaration lists is answered, in general terms; its `detail` says the particular. */
 const REFUSAL_REASONS: Record<number, string> = {
-  400: 'The request cannot be read (a body that is not what the route takes, a signature that does not match)',
+  400: 'The request cannot be read (a path or body that does not decode, a signature that does not match)',
   401: 'No credential, or one that is not valid',
   402: "The plan's limit is reached (records, collections or searches this month)",
   403: 'The credential does not allow this',
@@ -56,7 +66,7 @@ export function openApiDocument(opts: OpenApiOptions): Json {
     openapi: '3.1.0',
     info: { title: opts.title, version: opts.version, description: opts.description },
     servers: [{ url: '/', description: 'The gateway this document was served by' }],
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: [...tags].sort().map((name) => ({ name, ...(opts.tagDescriptions?.[name] !== undefined && { description: opts.tagDescriptions[name] }) })),
     paths,
     components: {
       securitySchemes: {
@@ -85,12 +95,13 @@ export function openApiDocument(opts: OpenApiOptions): Json {
             },
           },
         },
+        ...Object.fromEntries(Object.entries(opts.schemas ?? {}).map(([name, schema]) => [name, jsonSchema(schema, 'input')])),
       },
       headers: {
         'X-RateLimit-Limit': { description: 'Requests allowed in the current window', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'When the current window ends, in epoch seconds', schema: { type: 'integer' } },
-        'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer' } },
       },
     },
   };
@@ -110,7 +121,8 @@ function operationOf(e: Endpoint, path: string, ids: Set<string>): Json {
   };
   if (e.body) {
     const media = e.consumes ?? ['application/json'];
-    operation.requestBody = { required: true, content: Object.fromEntries(media.map((m) => [m, { schema: jsonSchema(e.body!, 'input') }])) };
+    const content = (m: string) => ({ schema: jsonSchema(e.body!, 'input'), ...(m === 'application/json' && e.example !== undefined && { example: e.example }) });
+    operation.requestBody = { required: true, content: Object.fromEntries(media.map((m) => [m, content(m)])) };
   }
   return operation;
 }
@@ -134,15 +146,22 @@ function responsesOf(e: Endpoint, access: Access, limited: boolean): Json {
     responses[code] = { description: REFUSAL_REASONS[code] ?? `Refused (${code})`, content: { 'application/json': { schema } }, ...extra };
   };
   for (const code of e.refusals ?? []) refusal(code);
-  // Every body is read up to a limit (JSON_BODY_LIMIT, UPLOAD_MAX_BYTES).
-  if (e.body) refusal(413);
+  // A path naming something may name what the caller does not have, or not decode at all.
+  if (e.params) [400, 404].forEach((code) => refusal(code));
+  // Whatever a POST, PUT or PATCH sends is read, declared or not: up to a limit (JSON_BODY_LIMIT, UPLOAD_MAX_BYTES),
+  // in the encodings and media types the route takes, as JSON that decodes (422 json_invalid otherwise).
+  const sendsBody = BODY_METHODS.has(e.method);
+  if (sendsBody) [400, 413, 415].forEach((code) => refusal(code));
   if (access.kind !== 'none') {
     refusal(401);
     if (access.kind === 'key' && access.scope) refusal(403);
   }
-  if (e.params || e.query || e.body || e.headers) refusal(422, VALIDATION_REF);
+  if (e.params || e.query || e.body || e.headers || sendsBody) refusal(422, VALIDATION_REF);
   if (limited) refusal(429, ERROR_REF, { headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } });
-  if (e.service !== 'gateway') refusal(503);
+  if (e.service !== 'gateway') refusal(503, ERROR_REF, { headers: { 'Retry-After': RETRY_AFTER_IF_KNOWN } });
+  for (const [code, { description, answer }] of Object.entries(e.otherAnswers ?? {})) {
+    responses[code] = { description, ...(answer && { content: { 'application/json': { schema: jsonSchema(answer, 'output') } } }) };
+  }
   return responses;
 }
 

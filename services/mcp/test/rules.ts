@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_RESOURCES, MCP_TOOLS, mcpToolSchemaName, referenceDocument } from '@trove/contracts';
 
 /** What the MCP cases need of a system: in process (services/mcp/test) or the whole system behind the gateway. */
 export interface McpHarness {
@@ -75,6 +76,17 @@ export function mcpRules(start: () => Promise<McpHarness>, newTenant: () => stri
       expect(search.inputSchema.required).toEqual(['collection']);
       const { resourceTemplates } = await client.listResourceTemplates();
       expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['record://{record_id}', 'schema://{collection}/{record_type}']);
+    });
+
+    it('lists exactly the declared tools and resource templates, each input schema the one the API reference holds', async () => {
+      const { components } = referenceDocument('all') as { components: { schemas: Record<string, unknown> } };
+      const { tools } = await client.listTools();
+      // The SDK writes JSON Schema draft-07 and the reference 2020-12; for these schemas only the $schema they name differs.
+      expect(tools.map(({ name, title, description, annotations, inputSchema: { $schema: _dialect, ...inputSchema } }) => ({ name, title, description, annotations, inputSchema }))).toEqual(
+        MCP_TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, annotations: t.annotations, inputSchema: components.schemas[mcpToolSchemaName(t.name)] })),
+      );
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates).toEqual(MCP_RESOURCES);
     });
 
     it('answers GET and DELETE with 405, as a stateless server', async () => {

@@ -58,6 +58,7 @@ export const KEY_CREATE = endpoint({
   summary: "Creates an API key for the caller's tenant, with its scopes and an optional expiry; the key's value is answered once",
   exposed: withKey('admin'),
   body: apiKeyCreateBody,
+  example: { name: 'catalogue importer', scopes: ['upload', 'search'], expires_at: '2027-12-31T23:59:59Z' },
   status: 201,
   answer: issuedApiKey,
 });
@@ -155,6 +156,7 @@ export const PORTAL_SIGNUP = endpoint({
     display_name: accountText.optional(),
     company: accountText.optional(),
   }),
+  example: { email: 'ada@example.com', password: 'correct horse battery', display_name: 'Ada', company: 'Fasteners Ltd' },
   status: 201,
   answer: portalSession,
   refusals: [409],
@@ -167,6 +169,7 @@ export const PORTAL_LOGIN = endpoint({
   summary: "Signs in to the portal with an account's email and password, and answers a sign-in token",
   exposed: withoutCredential('/api/v1'),
   body: z.object({ email, password: z.string().min(1).max(PASSWORD_MAX) }),
+  example: { email: 'ada@example.com', password: 'correct horse battery' },
   answer: portalSession,
   // A wrong email or password, said the same way for both.
   refusals: [401],
@@ -222,6 +225,7 @@ export const PORTAL_ACCOUNT_UPDATE = endpoint({
   exposed: withPortalToken,
   // Strict: a misspelt field is a 422, not a silent no-op.
   body: z.strictObject({ display_name: accountText.optional(), company: accountText.optional() }),
+  example: { display_name: 'Ada Lovelace', company: 'Fasteners Ltd' },
   answer: portalAccount,
   refusals: [404],
 });

@@ -66,6 +66,7 @@ export const PORTAL_BILLING_CHECKOUT = endpoint({
   exposed: withPortalToken,
   // A name that is no plan at all is a 422; a plan that exists but is not sold (free, enterprise) is a 400.
   body: z.object({ plan: z.enum(PLANS), success_url: returnAddress, cancel_url: returnAddress }),
+  example: { plan: 'pro', success_url: 'https://portal.example.com/billing?done=1', cancel_url: 'https://portal.example.com/billing' },
   answer: z.object({ checkout_url: z.url() }),
   refusals: [400, 404],
 });
@@ -77,6 +78,7 @@ export const PORTAL_BILLING_PORTAL = endpoint({
   summary: "The payment provider's customer portal URL, where a paying tenant manages its subscription (cloud only)",
   exposed: withPortalToken,
   body: z.object({ return_url: returnAddress }),
+  example: { return_url: 'https://portal.example.com/billing' },
   answer: z.object({ portal_url: z.url() }),
   refusals: [400, 404],
 });
@@ -119,6 +121,13 @@ export const PAYMENT_WEBHOOK = endpoint({
   exposed: withoutCredential('/api/v1'),
   headers: z.object({ 'stripe-signature': z.string().describe("The payment provider's signature of the raw body") }),
   body: paymentEvent,
+  example: {
+    id: 'evt_1Q2w3E4r5T6y7U8i',
+    object: 'event',
+    type: 'invoice.paid',
+    created: 1795737600,
+    data: { object: { id: 'in_1Q2w3E4r5T6y7U8i', customer: 'cus_Q2w3E4r5T6y7U8' } },
+  },
   answer: z.object({ received: z.literal(true) }),
   refusals: [400, 404],
 });

@@ -34,6 +34,15 @@ export const CONNECTOR_CREATE = endpoint({
   summary: 'Creates a connector: a PostgreSQL, MySQL, MongoDB or Neo4j source, its query, target collection and optional schedule',
   exposed: withKey('admin'),
   body: connectorCreateBody,
+  example: {
+    name: 'erp products',
+    connector_type: 'postgresql',
+    connection_config: { dsn: 'postgresql://reader:secret@erp.internal:5432/erp' },
+    collection: 'products',
+    record_type: 'product',
+    query: 'SELECT sku AS source_id, title AS name, price, ean FROM products WHERE updated_at > :last_pull',
+    schedule: '*/15 * * * *',
+  },
   status: 201,
   answer: connectorView,
 });

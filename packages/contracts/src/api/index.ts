@@ -5,7 +5,7 @@ import { BILLING_API } from './billing';
 import { CONNECTOR_API } from './connector';
 import { GATEWAY_API } from './gateway';
 import { INGESTION_API } from './ingestion';
-import { MCP_API } from './mcp';
+import { MCP_API, MCP_TAG_DESCRIPTION, MCP_TOOL_SCHEMAS } from './mcp';
 import { OPEN_API } from './open';
 import { RECORDS_API } from './records';
 import { SEARCH_API } from './search';
@@ -56,7 +56,14 @@ const documents: { all?: Record<string, unknown>; open?: Record<string, unknown>
  */
 export function referenceDocument(part: 'all' | 'open'): Record<string, unknown> {
   if (part === 'all') {
-    return (documents.all ??= openApiDocument({ title: 'Trove API', version: API_VERSION, description: DESCRIPTION, endpoints: API_ENDPOINTS }));
+    return (documents.all ??= openApiDocument({
+      title: 'Trove API',
+      version: API_VERSION,
+      description: DESCRIPTION,
+      endpoints: API_ENDPOINTS,
+      tagDescriptions: { mcp: MCP_TAG_DESCRIPTION },
+      schemas: MCP_TOOL_SCHEMAS,
+    }));
   }
   return (documents.open ??= openApiDocument({
     title: 'Trove Open API',

@@ -85,6 +85,17 @@ export const ingestionResult = z.object({
   entity_ids: z.array(z.uuid()),
 });
 
+/** Batches as a caller sends them, for the reference. */
+const BATCH_EXAMPLE: { records: unknown[] } = {
+  records: [
+    { name: 'Hex bolt M8x40', source_id: 'SKU-1001', ean: '4006381333931', material: 'steel', price: 0.42 },
+    { name: 'Washer M8', source_id: 'SKU-1002', standard: 'DIN 125', material: 'steel' },
+  ],
+};
+const OLDER_BATCH_EXAMPLE: { records: unknown[] } = {
+  records: [{ name: 'Hex bolt M8x40', source_id: 'SKU-1001', vertical_data: { material: 'steel', price: 0.42 } }],
+};
+
 /** The batch upload's body and what it takes, for the current vocabulary's batch and webhook. */
 const currentBatch = {
   service: 'ingestion',
@@ -93,6 +104,7 @@ const currentBatch = {
   params: uploadTargetParams,
   query: sourceNameQuery,
   body: batchBody('collection_data'),
+  example: BATCH_EXAMPLE,
   status: 201,
   answer: uploadResult,
   refusals: [400, 413, 415],
@@ -103,6 +115,7 @@ const olderBatch = {
   ...currentBatch,
   params: ingestTargetParams,
   body: batchBody('vertical_data'),
+  example: OLDER_BATCH_EXAMPLE,
   status: 200,
   answer: ingestionResult,
 } as const;

@@ -90,6 +90,7 @@ export const OPEN_SEARCH = endpoint({
   summary: 'Searches the public records of every tenant (full text, identifiers, filters, sort); with neither query nor filters, lists them by name',
   exposed: openApi,
   body: z.strictObject({ ...searchBodyFields, collection: collectionName.optional() }),
+  example: { query: 'hex bolt m8', collection: 'products', filters: { material: 'steel' }, limit: 10 },
   answer: openSearchAnswer,
   refusals: SEARCH_REFUSALS,
 });
@@ -113,6 +114,7 @@ export const OPEN_COLLECTION_SEARCH = endpoint({
   exposed: openApi,
   params: collectionParams,
   body: z.strictObject(searchBodyFields),
+  example: { query: '4006381333931', limit: 10 },
   answer: openSearchAnswer,
   refusals: SEARCH_REFUSALS,
 });
@@ -136,6 +138,7 @@ export const OPEN_AGGREGATE = endpoint({
   summary: "Counts public records by a field's values and computes numeric stats, over the filters' matches, across tenants",
   exposed: openApi,
   body: publicAggregateRequest,
+  example: { collection: 'products', group_by: 'material', stats: ['price'] },
   answer: aggregateAnswer,
   refusals: SEARCH_REFUSALS,
 });

@@ -222,6 +222,14 @@ export const RECORD_CREATE = endpoint({
   summary: 'Creates a record; answers once search has it (or still pending when indexing is slow)',
   exposed: withKey('records'),
   body: recordCreateRequest,
+  example: {
+    name: 'Hex bolt M8x40',
+    collection: 'products',
+    record_type: 'product',
+    collection_data: { ean: '4006381333931', standard: 'DIN 933', material: 'steel', price: 0.42 },
+    visibility: 'public',
+    source_id: 'SKU-1001',
+  },
   status: 201,
   answer: recordCreated,
   refusals: [402, 409],
@@ -256,6 +264,7 @@ export const RECORD_UPDATE = endpoint({
   exposed: withKey('records'),
   params: recordIdParams,
   body: recordUpdateRequest,
+  example: { collection_data: { price: 0.45, discontinued: null }, visibility: 'private' },
   answer: recordSchema,
   refusals: [402, 404, 409],
 });
@@ -280,6 +289,7 @@ export const RECORD_VISIBILITY = endpoint({
   exposed: withKey('records'),
   params: recordIdParams,
   body: visibilityRequest,
+  example: { visibility: 'public' },
   answer: z.object({ id: z.string(), visibility }),
   refusals: [404, 409],
 });
@@ -291,6 +301,7 @@ export const RECORD_BULK_UPDATE = endpoint({
   summary: "Applies one change to many of the caller's records in one write; answers how many it counted",
   exposed: withKey('records'),
   body: bulkUpdateRequest,
+  example: { record_ids: ['0b6f3c8e-6a47-4c6e-9f0e-2f1d8c3b7a51'], update: { status: 'draft' } },
   answer: z.object({ updated: count }),
   refusals: [402],
 });
@@ -302,6 +313,7 @@ export const RECORD_BULK_DELETE = endpoint({
   summary: "Archives many of the caller's records in one write; answers how many were archived now",
   exposed: withKey('records'),
   body: bulkDeleteRequest,
+  example: { record_ids: ['0b6f3c8e-6a47-4c6e-9f0e-2f1d8c3b7a51', '5d2c9a4b-1e7f-4b3a-8c6d-9e0f1a2b3c4d'] },
   answer: z.object({ deleted: count }),
 });
 
@@ -312,6 +324,7 @@ export const RECORD_BULK_VISIBILITY = endpoint({
   summary: "Sets the visibility of many of the caller's records in one write; answers how many it counted",
   exposed: withKey('records'),
   body: z.strictObject({ record_ids: recordIds, visibility }),
+  example: { record_ids: ['0b6f3c8e-6a47-4c6e-9f0e-2f1d8c3b7a51'], visibility: 'public' },
   answer: z.object({ updated: count }),
 });
 
@@ -344,6 +357,7 @@ export const COLLECTION_DEFAULT_VISIBILITY = endpoint({
   exposed: withKey('records'),
   params: collectionParams,
   body: defaultVisibilityRequest,
+  example: { default_visibility: 'public' },
   answer: z.object({ collection: z.string(), default_visibility: visibility }),
 });
 
@@ -356,6 +370,7 @@ export const ENTITY_CREATE = endpoint({
   path: '/entities',
   summary: 'Creates an entity (a record in the older vocabulary); answers at once, pending, and the pipeline indexes it',
   body: inOlderNames(recordCreateRequest.extend(olderRecordFields)),
+  example: { name: 'Hex bolt M8x40', vertical: 'products', entity_type: 'product', vertical_data: { material: 'steel' }, claim_status: 'unclaimed' },
   answer: entityCreated,
 });
 
@@ -379,6 +394,7 @@ export const ENTITY_UPDATE = endpoint({
   path: '/entities/:id',
   summary: "Changes an entity's fields (vertical_data merged), as PATCH /records/{id} does, in the older vocabulary",
   body: inOlderNames(recordUpdateRequest.extend(olderRecordFields)),
+  example: { vertical_data: { price: 0.45 }, claim_status: 'claimed' },
   answer: entitySchema,
 });
 
@@ -393,6 +409,7 @@ export const ENTITY_BULK_UPDATE = endpoint({
   path: '/entities/bulk',
   summary: "Applies one change to many of the caller's entities in one write, as PATCH /records/bulk does",
   body: inOlderNames(z.strictObject({ record_ids: recordIds, update: recordUpdateRequest.extend(olderRecordFields) })),
+  example: { entity_ids: ['0b6f3c8e-6a47-4c6e-9f0e-2f1d8c3b7a51'], update: { status: 'draft' } },
 });
 
 export const ENTITY_BULK_DELETE = endpoint({
@@ -400,6 +417,7 @@ export const ENTITY_BULK_DELETE = endpoint({
   path: '/entities/bulk-delete',
   summary: "Archives many of the caller's entities in one write",
   body: inOlderNames(bulkDeleteRequest),
+  example: { entity_ids: ['0b6f3c8e-6a47-4c6e-9f0e-2f1d8c3b7a51'] },
 });
 
 export const ENTITY_RETRY_RESET = endpoint({
@@ -546,6 +564,7 @@ export const PORTAL_COLLECTION_DEFAULT_VISIBILITY = endpoint({
   exposed: withPortalToken,
   params: collectionNameParams,
   body: defaultVisibilityRequest,
+  example: { default_visibility: 'private' },
   answer: z.object({ collection: z.string(), default_visibility: visibility, records_updated: count }),
 });
 
@@ -627,6 +646,7 @@ export const PORTAL_RECORD_UPDATE = endpoint({
   summary: "Changes a record's name, collection_data (merged), visibility or source_name",
   exposed: withPortalToken,
   body: portalRecordUpdateRequest,
+  example: { name: 'Hex bolt M8x40, zinc plated', collection_data: { finish: 'zinc' } },
   refusals: [404, 409],
 });
 
@@ -656,6 +676,7 @@ export const PORTAL_RECORD_VISIBILITY = endpoint({
   exposed: withPortalToken,
   params: recordIdParams,
   body: visibilityRequest,
+  example: { visibility: 'private' },
   answer: recordSchema.pick({ id: true, visibility: true, updated_at: true }),
   refusals: [404, 409],
 });
@@ -675,6 +696,7 @@ export const PORTAL_ENTITY_UPDATE = endpoint({
   summary: "Changes an entity's name, vertical_data (merged), visibility, source_name or claim_status",
   exposed: withPortalToken,
   body: inOlderNames(portalRecordUpdateRequest.extend(olderRecordFields)),
+  example: { vertical_data: { finish: 'zinc' } },
   refusals: [404, 409],
 });
 

@@ -17,6 +17,7 @@ export const SEARCH = endpoint({
   exposed: withKey('search'),
   params: collectionParams,
   body: searchRequest,
+  example: { query: 'hex bolt m8', filters: { material: 'steel', price_max: 1 }, sort: '-price', limit: 20, offset: 0 },
   answer: searchAnswer,
   produces: SEARCH_MEDIA,
   refusals: [402],
@@ -52,6 +53,7 @@ export const AGGREGATE = endpoint({
   summary: "Counts a collection's records by a field's values and computes numeric stats, over the filters' matches",
   exposed: withKey('search'),
   body: aggregateRequest,
+  example: { collection: 'products', filters: { material: 'steel' }, group_by: 'standard', stats: ['price'] },
   answer: aggregateAnswer,
 });
 

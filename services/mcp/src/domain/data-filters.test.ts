@@ -1,4 +1,4 @@
-import { filterValueProblem, parseDataFilters } from './data-filters';
+import { parseDataFilters } from './data-filters';
 
 // How the parsed filters match records is records' listing's to say: services/records/src/records/list-filters.test.ts.
 describe('trove_list data filters (the shared filter syntax, read leniently)', () => {
@@ -17,20 +17,5 @@ describe('trove_list data filters (the shared filter syntax, read leniently)', (
       'filter "price_max": a range needs one number (or ISO date), got [5]',
       'filter "added_min": a range needs one number (or ISO date), got "2024-13-45"',
     ]);
-  });
-});
-
-describe('a filter value that is not one', () => {
-  it('rewrites an object of operator words as the keys that say the same, and lists the valid forms', () => {
-    const problem = filterValueProblem('price', { min: 5, $lte: 10 });
-    expect(problem).toContain('filter "price": a filter value must be text, a number, true/false or a list of them, not an object.');
-    expect(problem).toContain('Write it as "price_min": 5, "price_max": 10.');
-    for (const form of ['"price": "steel"', '"price": "a,b" or ["a", "b"]', '"price_in"', '"price_min"', '"price_max"', '"price_gt"', '"price_lt"']) expect(problem).toContain(form);
-  });
-
-  it('lists the valid forms alone when nothing in the value reads as an operator', () => {
-    expect(filterValueProblem('material', { kind: 'steel' })).not.toContain('Write it as');
-    expect(filterValueProblem('material', null)).toContain('not null.');
-    expect(filterValueProblem('material', [{ min: 1 }])).toContain('not a list holding something else.');
   });
 });

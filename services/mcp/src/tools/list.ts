@@ -1,44 +1,21 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { formatFilters } from '@trove/contracts';
+import { formatFilters, TROVE_LIST_TOOL, type McpToolArgs } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
-import { z } from 'zod';
 import { keyData, table } from '../domain/format';
 import { decodeListCursor, encodeListCursor, type ListPosition } from '../domain/list-cursor';
 import { matchesName, parseNameQuery } from '../domain/name-query';
 import { ToolError } from '../domain/tool-error';
 import type { Backend, FullRecord, ListItem } from '../backend';
-import { checkCollectionCase, collection, dataFilters, eitherName, filters, guarded, sameAs, toolInput, type Filters } from './common';
-import { recordType } from './schema';
+import { checkCollectionCase, dataFilters, eitherName, registerTool } from './common';
 
 /** Records looked at per call when q thins the pages out; the cursor continues from where it stopped. */
 export const LIST_SCAN = 500;
 const PAGE = 100;
 
+type Args = McpToolArgs<typeof TROVE_LIST_TOOL>;
+
 /** `suspended` (MCP's name; docs/behaviour/mcp.md) lists records out of service, which records keeps as archived. */
-const STATUS = { active: 'active', draft: 'draft', suspended: 'archived' } as const;
-
-/** The name search under either of its names, each named in its own errors. */
-const nameSearch = (name: string) =>
-  z
-    .string({ error: `${name} must be a string` })
-    .trim()
-    .min(1, { error: `${name} must not be empty; leave it out to list everything` })
-    .max(500, { error: `${name} must be at most 500 characters` })
-    .optional();
-
-const SORTS = ['-created_at', 'created_at', 'name', '-name', 'updated_at', '-updated_at'] as const;
-
-type Args = {
-  collection: string;
-  record_type?: string;
-  status: keyof typeof STATUS;
-  q?: string;
-  query?: string;
-  filters?: Filters;
-  sort: (typeof SORTS)[number];
-  cursor?: string;
-  limit: number;
-};
+const STATUS = { active: 'active', draft: 'draft', suspended: 'archived' } as const satisfies Record<Args['status'], string>;
 
 interface Row {
   item: ListItem;
@@ -46,106 +23,76 @@ interface Row {
 }
 
 export function registerList(server: McpServer, backend: Backend, logger: Logger): void {
-  server.registerTool(
-    'trove_list',
-    {
-      title: 'Browse records',
-      description:
-        'Lists the records of a collection newest first, as a table with ids, one page at a time (pass `cursor` from the ' +
-        'previous answer to continue). Unlike trove_search it sees drafts and suspended records and matches names only: ' +
-        '`q` (or `query`) takes words (all must appear in the name; the last may be the start of a word), "quoted phrases", OR between ' +
-        'alternatives and -word to exclude, e.g. `bolt OR screw "stainless steel" -zinc`. `filters` narrow by collection_data ' +
-        'fields (syntax as trove_search).',
-      inputSchema: toolInput({
-        collection,
-        record_type: recordType.optional(),
-        status: z
-          .enum(['active', 'draft', 'suspended'], { error: 'status must be "active", "draft" or "suspended"' })
-          .default('active')
-          .describe('active (default); draft; suspended = records taken out of service (deleted, kept as archived)'),
-        q: nameSearch('q').describe('Name search: words (all required), "exact phrase", a OR b, -excluded'),
-        query: nameSearch('query').describe(sameAs('q', 'trove_search calls its search text `query`')),
+  registerTool(server, logger, TROVE_LIST_TOOL, 'Narrow with q, record_type or filters, or a smaller limit.', async (args) => {
+    const start = args.cursor === undefined ? { after: null, skip: 0 } : decodeListCursor(args.cursor);
+    if (!start) throw new ToolError('cursor: pass the "Next cursor" value of a previous trove_list answer unchanged, or leave it out for the first page.');
+    const q = eitherName<string>(args, 'q', 'query');
+    const nameQuery = q === undefined ? undefined : parseNameQuery(q);
+    if (q !== undefined && !nameQuery) {
+      const given = args.q === undefined ? 'query' : 'q';
+      throw new ToolError(`${given} holds no word to search for; use letters or digits, or leave ${given} out.`);
+    }
+    const data = dataFilters(args.filters);
+    // Records applies the data filters to its listing; only the name query, in trove_list's own syntax, is matched here.
+    const filters = data.length > 0 ? formatFilters(data) : undefined;
+    const thinned = nameQuery !== undefined;
+
+    const rows: Row[] = [];
+    let position: ListPosition | null = start;
+    let scanned = 0;
+    while (position && rows.length < args.limit && (!thinned || scanned < LIST_SCAN)) {
+      const pageSize = thinned ? PAGE : Math.min(PAGE, args.limit - rows.length + position.skip);
+      const page = await backend.list({
+        collection: args.collection,
+        record_type: args.record_type,
+        status: STATUS[args.status],
         filters,
-        sort: z
-          .enum(SORTS, { error: `sort must be one of ${SORTS.join(', ')}` })
-          .default('-created_at')
-          .describe('Order of the rows within the returned page (pages always advance newest first): -created_at (default), created_at, name, -name, updated_at, -updated_at'),
-        cursor: z.string({ error: 'cursor must be the string a previous trove_list answer gave' }).optional().describe('The "Next cursor" value of the previous answer, unchanged; omit for the first page'),
-        limit: z.int({ error: 'limit must be an integer from 1 to 50' }).min(1, { error: 'limit must be at least 1' }).max(50, { error: 'limit must be at most 50' }).default(20).describe('Records per page, 1-50 (default 20)'),
-      }),
-      annotations: { readOnlyHint: true },
-    },
-    guarded<Args>(logger, 'trove_list', 'Narrow with q, record_type or filters, or a smaller limit.', async (args) => {
-      const start = args.cursor === undefined ? { after: null, skip: 0 } : decodeListCursor(args.cursor);
-      if (!start) throw new ToolError('cursor: pass the "Next cursor" value of a previous trove_list answer unchanged, or leave it out for the first page.');
-      const q = eitherName<string>(args, 'q', 'query');
-      const nameQuery = q === undefined ? undefined : parseNameQuery(q);
-      if (q !== undefined && !nameQuery) {
-        const given = args.q === undefined ? 'query' : 'q';
-        throw new ToolError(`${given} holds no word to search for; use letters or digits, or leave ${given} out.`);
-      }
-      const data = dataFilters(args.filters);
-      // Records applies the data filters to its listing; only the name query, in trove_list's own syntax, is matched here.
-      const filters = data.length > 0 ? formatFilters(data) : undefined;
-      const thinned = nameQuery !== undefined;
-
-      const rows: Row[] = [];
-      let position: ListPosition | null = start;
-      let scanned = 0;
-      while (position && rows.length < args.limit && (!thinned || scanned < LIST_SCAN)) {
-        const pageSize = thinned ? PAGE : Math.min(PAGE, args.limit - rows.length + position.skip);
-        const page = await backend.list({
-          collection: args.collection,
-          record_type: args.record_type,
-          status: STATUS[args.status],
-          filters,
-          cursor: position.after ?? undefined,
-          limit: pageSize,
-        });
-        const items = page.items.slice(position.skip);
-        let stoppedAt: number | undefined;
-        for (let n = 0; n < items.length; n++) {
-          if (rows.length >= args.limit) {
-            stoppedAt = n;
-            break;
-          }
-          scanned++;
-          if (nameQuery && !matchesName(nameQuery, items[n]!.name)) continue;
-          rows.push({ item: items[n]! });
+        cursor: position.after ?? undefined,
+        limit: pageSize,
+      });
+      const items = page.items.slice(position.skip);
+      let stoppedAt: number | undefined;
+      for (let n = 0; n < items.length; n++) {
+        if (rows.length >= args.limit) {
+          stoppedAt = n;
+          break;
         }
-        if (stoppedAt !== undefined) position = { after: position.after, skip: position.skip + stoppedAt };
-        else position = page.has_more && page.cursor ? { after: page.cursor, skip: 0 } : null;
-        if (stoppedAt !== undefined) break;
+        scanned++;
+        if (nameQuery && !matchesName(nameQuery, items[n]!.name)) continue;
+        rows.push({ item: items[n]! });
       }
-      // The key data column shows what the filters looked at: each listed record's collection_data is read.
-      if (data.length > 0) {
-        const records = await mapLimit(rows, 10, (r) => backend.record(r.item.id));
-        rows.forEach((r, n) => (r.record = records[n]));
-      }
+      if (stoppedAt !== undefined) position = { after: position.after, skip: position.skip + stoppedAt };
+      else position = page.has_more && page.cursor ? { after: page.cursor, skip: 0 } : null;
+      if (stoppedAt !== undefined) break;
+    }
+    // The key data column shows what the filters looked at: each listed record's collection_data is read.
+    if (data.length > 0) {
+      const records = await mapLimit(rows, 10, (r) => backend.record(r.item.id));
+      rows.forEach((r, n) => (r.record = records[n]));
+    }
 
-      if (rows.length === 0 && args.cursor === undefined) await checkCollectionCase(backend, args.collection);
-      sortRows(rows, args.sort);
-      const lines: string[] = [];
-      const what = `${args.status} record${rows.length === 1 ? '' : 's'} in "${args.collection}"${args.record_type ? ` of type "${args.record_type}"` : ''}`;
-      if (rows.length === 0) lines.push(`No ${what}${thinned || data.length > 0 ? ' match' : ''} on this page.`);
-      else {
-        lines.push(`${rows.length} ${what}:`, '');
-        const headers = ['Name', 'Type', 'Updated', ...(data.length > 0 ? ['Key data'] : []), 'Record ID'];
-        lines.push(
-          table(
-            headers,
-            rows.map((r) => [r.item.name, r.item.record_type, r.item.updated_at.slice(0, 10), ...(data.length > 0 ? [keyData(r.record?.collection_data)] : []), r.item.id]),
-          ),
-        );
-      }
-      lines.push('');
-      if (position) {
-        if (thinned && rows.length < args.limit) lines.push(`Looked at ${scanned} records without filling the page; more may match further on.`);
-        lines.push(`Next cursor: ${encodeListCursor(position)}`);
-      } else lines.push('Next cursor: none (this is the last page).');
-      return lines.join('\n');
-    }),
-  );
+    if (rows.length === 0 && args.cursor === undefined) await checkCollectionCase(backend, args.collection);
+    sortRows(rows, args.sort);
+    const lines: string[] = [];
+    const what = `${args.status} record${rows.length === 1 ? '' : 's'} in "${args.collection}"${args.record_type ? ` of type "${args.record_type}"` : ''}`;
+    if (rows.length === 0) lines.push(`No ${what}${thinned || data.length > 0 ? ' match' : ''} on this page.`);
+    else {
+      lines.push(`${rows.length} ${what}:`, '');
+      const headers = ['Name', 'Type', 'Updated', ...(data.length > 0 ? ['Key data'] : []), 'Record ID'];
+      lines.push(
+        table(
+          headers,
+          rows.map((r) => [r.item.name, r.item.record_type, r.item.updated_at.slice(0, 10), ...(data.length > 0 ? [keyData(r.record?.collection_data)] : []), r.item.id]),
+        ),
+      );
+    }
+    lines.push('');
+    if (position) {
+      if (thinned && rows.length < args.limit) lines.push(`Looked at ${scanned} records without filling the page; more may match further on.`);
+      lines.push(`Next cursor: ${encodeListCursor(position)}`);
+    } else lines.push('Next cursor: none (this is the last page).');
+    return lines.join('\n');
+  });
 }
 
 function sortRows(rows: Row[], sort: Args['sort']): void {

@@ -1,12 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { RECORD_TYPE_MAX } from '@trove/contracts';
+import { TROVE_SCHEMA_TOOL } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
-import { z } from 'zod';
 import { CUT, table } from '../domain/format';
 import { FieldTally, KEYS_PER_RECORD, type FieldSummary } from '../domain/infer';
 import { ToolError } from '../domain/tool-error';
 import type { Backend } from '../backend';
-import { checkCollectionCase, collection, FILTER_GUIDE, guarded, toolInput } from './common';
+import { checkCollectionCase, FILTER_GUIDE, registerTool } from './common';
 
 /** Records sampled to infer a schema: the newest ones, read in full. */
 export const SCHEMA_SAMPLE = 20;
@@ -14,13 +13,6 @@ export const SCHEMA_SAMPLE = 20;
 const READ_AT_ONCE = 4;
 /** Fields an answer describes, those present in most sampled records first. */
 export const SCHEMA_FIELDS = 200;
-
-export const recordType = z
-  .string({ error: 'record_type must be a string' })
-  .trim()
-  .min(1, { error: 'record_type must not be empty' })
-  .max(RECORD_TYPE_MAX, { error: `record_type must be at most ${RECORD_TYPE_MAX} characters` })
-  .describe('Record type within the collection, as trove_collections lists it (e.g. "product")');
 
 export interface InferredSchema {
   collection: string;
@@ -86,31 +78,19 @@ export function fieldsTable(schema: InferredSchema): string {
 }
 
 export function registerSchema(server: McpServer, backend: Backend, logger: Logger): void {
-  server.registerTool(
-    'trove_schema',
-    {
-      title: 'Describe a collection',
-      description:
-        'Shows the fields of a collection\'s records (collection_data): field names, inferred types (string, integer, ' +
-        'number, boolean, date, array, object) and up to 4 sample values each, plus the record types and counts and a ' +
-        'guide to the filter syntax. Call it before trove_search, trove_aggregate or trove_list with filters.',
-      inputSchema: toolInput({ collection, record_type: recordType.optional() }),
-      annotations: { readOnlyHint: true },
-    },
-    guarded<{ collection: string; record_type?: string }>(logger, 'trove_schema', 'Ask trove_schema for one record_type, or read one record with trove_lookup.', async (args) => {
-      const [schema, counts] = await Promise.all([
-        inferSchema(backend, args.collection, args.record_type),
-        backend.aggregate({ collection: args.collection, group_by: 'record_type', filters: {}, stats: [] }),
-      ]);
-      const types = counts.groups.map((g) => `${String(g.value)} (${g.count})`).join(', ');
-      return [
-        `Collection "${args.collection}": ${counts.total} searchable records; record types: ${types || 'none indexed yet'}.`,
-        `Fields${args.record_type ? ` of record type "${args.record_type}"` : ''}, inferred from the ${schema.sampled} newest records:`,
-        '',
-        fieldsTable(schema),
-        '',
-        FILTER_GUIDE,
-      ].join('\n');
-    }),
-  );
+  registerTool(server, logger, TROVE_SCHEMA_TOOL, 'Ask trove_schema for one record_type, or read one record with trove_lookup.', async (args) => {
+    const [schema, counts] = await Promise.all([
+      inferSchema(backend, args.collection, args.record_type),
+      backend.aggregate({ collection: args.collection, group_by: 'record_type', filters: {}, stats: [] }),
+    ]);
+    const types = counts.groups.map((g) => `${String(g.value)} (${g.count})`).join(', ');
+    return [
+      `Collection "${args.collection}": ${counts.total} searchable records; record types: ${types || 'none indexed yet'}.`,
+      `Fields${args.record_type ? ` of record type "${args.record_type}"` : ''}, inferred from the ${schema.sampled} newest records:`,
+      '',
+      fieldsTable(schema),
+      '',
+      FILTER_GUIDE,
+    ].join('\n');
+  });
 }

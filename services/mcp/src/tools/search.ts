@@ -1,73 +1,31 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '@trove/platform';
-import { MAX_OFFSET, type SearchAnswer } from '@trove/contracts';
-import { z } from 'zod';
+import { TROVE_SEARCH_TOOL, type McpToolArgs, type SearchAnswer } from '@trove/contracts';
 import { describeCuts, fitted } from '../domain/answer';
 import { compact, keyData, table } from '../domain/format';
 import { ToolError } from '../domain/tool-error';
 import type { Backend } from '../backend';
-import { checkCollectionCase, collection, eitherName, filters, guarded, sameAs, toolInput, type Filters } from './common';
+import { checkCollectionCase, eitherName, registerTool } from './common';
 
-/** The search text under either of its names, each named in its own errors. */
-const searchText = (name: string) =>
-  z
-    .string({ error: `${name} must be a string` })
-    .trim()
-    .min(1, { error: `${name} must not be empty; leave it out to search by filters only` })
-    .max(500, { error: `${name} must be at most 500 characters` })
-    .optional();
-
-const input = toolInput({
-  collection,
-  query: searchText('query').describe(
-    'Search text: keywords, a question, or an identifier (EAN/GTIN, DIN/ISO standard, part number, SKU: exact matches score 1.0). Optional when filters are given.',
-  ),
-  q: searchText('q').describe(sameAs('query', 'trove_list calls its search text `q`')),
-  filters,
-  sort: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('Sort field: name, updated_at, record_type, score (relevance) or a collection_data field; prefix "-" for descending, e.g. "-price". Default: relevance.'),
-  limit: z.int({ error: 'limit must be an integer from 1 to 50' }).min(1, { error: 'limit must be at least 1' }).max(50, { error: 'limit must be at most 50' }).default(10).describe('Results per page, 1-50 (default 10)'),
-  offset: z.int({ error: 'offset must be a whole number >= 0' }).min(0, { error: 'offset must be >= 0' }).max(MAX_OFFSET, { error: `offset must be at most ${MAX_OFFSET}` }).default(0).describe('Results to skip, for paging (default 0)'),
-  format: z.enum(['markdown', 'json'], { error: 'format must be "markdown" or "json"' }).default('markdown').describe('markdown (default): a compact table; json: the results as JSON'),
-});
-
-type Args = { collection: string; query?: string; q?: string; filters?: Filters; sort?: string; limit: number; offset: number; format: 'markdown' | 'json' };
+type Args = McpToolArgs<typeof TROVE_SEARCH_TOOL>;
 
 export function registerSearch(server: McpServer, backend: Backend, logger: Logger): void {
-  server.registerTool(
-    'trove_search',
-    {
-      title: 'Search records',
-      description:
-        'Searches the records of one collection by text, identifier and/or filters on collection_data fields, best matches first. ' +
-        'Give `query`, `filters`, or both. If query plus filters find nothing, the query is dropped and the filters alone are ' +
-        'retried; the answer then says so. Returns a table with record ids (pass one to trove_lookup for the full record) ' +
-        'and the total count. Call trove_schema first to learn the field names and filter syntax.',
-      inputSchema: input,
-      annotations: { readOnlyHint: true },
-    },
-    guarded<Args>(logger, 'trove_search', 'Narrow with filters or a smaller limit; trove_lookup shows one result in full.', async (args) => {
-      const query = eitherName<string>(args, 'query', 'q');
-      if (query === undefined && Object.keys(args.filters ?? {}).length === 0) {
-        throw new ToolError('Give a query, filters, or both (for example query "hex bolt" or filters {"material": "steel"}).');
-      }
-      const answer = await backend.search(args.collection, {
-        ...(query === undefined ? {} : { query }),
-        ...(args.sort === undefined ? {} : { sort: args.sort }),
-        filters: args.filters ?? {},
-        limit: args.limit,
-        offset: args.offset,
-        format: 'json',
-      });
-      if (answer.results.length === 0 && args.offset === 0) await checkCollectionCase(backend, args.collection);
-      return args.format === 'json' ? searchJson(answer) : searchMarkdown(args, answer);
-    }),
-  );
+  registerTool(server, logger, TROVE_SEARCH_TOOL, 'Narrow with filters or a smaller limit; trove_lookup shows one result in full.', async (args) => {
+    const query = eitherName<string>(args, 'query', 'q');
+    if (query === undefined && Object.keys(args.filters ?? {}).length === 0) {
+      throw new ToolError('Give a query, filters, or both (for example query "hex bolt" or filters {"material": "steel"}).');
+    }
+    const answer = await backend.search(args.collection, {
+      ...(query === undefined ? {} : { query }),
+      ...(args.sort === undefined ? {} : { sort: args.sort }),
+      filters: args.filters ?? {},
+      limit: args.limit,
+      offset: args.offset,
+      format: 'json',
+    });
+    if (answer.results.length === 0 && args.offset === 0) await checkCollectionCase(backend, args.collection);
+    return args.format === 'json' ? searchJson(answer) : searchMarkdown(args, answer);
+  });
 }
 
 const FALLBACK_NOTE =

@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { MCP_INSTRUCTIONS } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { Backend } from '../backend';
 import { registerAggregate } from './aggregate';
@@ -13,12 +14,7 @@ export const SERVER_INFO = { name: 'trove', version: '0.1.0' };
 
 /** An MCP server with every tool and resource, bound to one tenant's backend (one per request: the transport is stateless). */
 export function createMcpServer(backend: Backend, logger: Logger): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    instructions:
-      'Trove holds structured records grouped into collections. Start with trove_collections, then trove_schema for a ' +
-      "collection's fields and filter syntax; find records with trove_search (ranked) or trove_list (browse), and read " +
-      'one in full with trove_lookup.',
-  });
+  const server = new McpServer(SERVER_INFO, { instructions: MCP_INSTRUCTIONS });
   registerCollections(server, backend, logger);
   registerSchema(server, backend, logger);
   registerSearch(server, backend, logger);

@@ -1,4 +1,4 @@
-import { closestName } from './closest';
+import { closestName } from './closest-name';
 
 describe('closestName', () => {
   const search = ['collection', 'query', 'q', 'filters', 'sort', 'limit', 'offset', 'format'];
