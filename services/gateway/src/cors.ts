@@ -2,7 +2,7 @@ import cors from 'cors';
 import type { Router } from '@trove/platform';
 
 /** What a page may read of an answer besides the simple headers: the request id, the rate limits, an MCP session. */
-const EXPOSED = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Mcp-Session-Id'];
+const EXPOSED = ['X-Request-Id', 'X-Upload-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Mcp-Session-Id'];
 
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE_S = 600;

@@ -28,5 +28,33 @@ export const GATEWAY_OPENAPI = endpoint({
   answer: openApiAnswer,
 });
 
+/** The reference as a page for people: GATEWAY_OPENAPI rendered in the browser by a script the gateway serves too. */
+export const GATEWAY_DOCS = endpoint({
+  service: 'gateway',
+  method: 'GET',
+  path: '/docs',
+  summary: "This API's reference as a page to read in a browser, rendered from /api/v1/openapi.json with nothing loaded from another host",
+  exposed: withoutCredential(''),
+  produces: ['text/html'],
+  answer: z.string(),
+});
+
+export const GATEWAY_DOCS_SCRIPT = endpoint({
+  service: 'gateway',
+  method: 'GET',
+  path: '/docs/redoc.standalone.js',
+  summary: 'The script that renders the reference page (Redoc, bundled with everything it needs)',
+  exposed: withoutCredential(''),
+  produces: ['application/javascript'],
+  answer: z.string(),
+});
+
 /** Every public endpoint the gateway service answers. */
-export const GATEWAY_API: readonly Endpoint[] = [GATEWAY_HEALTH, GATEWAY_HEALTH_READY, GATEWAY_METRICS, GATEWAY_OPENAPI];
+export const GATEWAY_API: readonly Endpoint[] = [
+  GATEWAY_HEALTH,
+  GATEWAY_HEALTH_READY,
+  GATEWAY_METRICS,
+  GATEWAY_OPENAPI,
+  GATEWAY_DOCS,
+  GATEWAY_DOCS_SCRIPT,
+];
