@@ -30,6 +30,23 @@ describe('cross-origin requests from browser pages', () => {
     expect(res.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
   });
 
+  it('lets a page of an allowed origin upload asynchronously and read that it was', async () => {
+    const pre = await preflight('/api/v1/upload/parts/part/upload', ALLOWED, 'POST', 'authorization,content-type,prefer');
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('prefer');
+    const key = await trove.keyFor(randomUUID(), ['admin']);
+    const form = new FormData();
+    form.append('file', new Blob(['name\nHex bolt M8\n'], { type: 'text/csv' }), 'parts.csv');
+    const res = await fetch(`${trove.baseUrl}/api/v1/upload/parts/part/upload`, {
+      method: 'POST',
+      headers: { origin: ALLOWED, prefer: 'respond-async', ...bearer(key) },
+      body: form,
+    });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('preference-applied')).toBe('respond-async');
+    expect(res.headers.get('access-control-expose-headers')).toContain('Preference-Applied');
+  });
+
   it('gives a page of any other origin no CORS headers on /api/v1 and /mcp, so its browser refuses the answer', async () => {
     const pre = await preflight('/api/v1/records', 'https://elsewhere.example', 'POST', 'authorization,content-type');
     expect(pre.headers.get('access-control-allow-origin')).toBeNull();

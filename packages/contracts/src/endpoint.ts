@@ -75,7 +75,15 @@ export interface Endpoint<
    * success (202 for MCP's notifications), or refusals that are not `{detail}` (JSON-RPC errors). They are written last
    * in the reference, over what access and input imply.
    */
-  otherAnswers?: Readonly<Record<number, { description: string; answer?: z.ZodType }>>;
+  otherAnswers?: Readonly<Record<number, OtherAnswer>>;
+}
+
+/** One answer of `otherAnswers`: what it means, its JSON body (none when absent) and the headers it carries. */
+export interface OtherAnswer {
+  description: string;
+  answer?: z.ZodType;
+  /** Response headers of this answer, by name: required ones are always sent; a string unless a schema says more. */
+  headers?: Readonly<Record<string, { description: string; required?: boolean; schema?: z.ZodType }>>;
 }
 
 /** A request part's schema, or undefined for a part the endpoint does not take. */

@@ -48,6 +48,11 @@ describe('the OpenAPI document written from the endpoint declarations', () => {
     expect(paths.every((p) => p.startsWith('/open/v1/'))).toBe(true);
   });
 
+  it('describes a whole number read from the query string as an integer with its bounds, not as digits', () => {
+    const limit = all.paths['/api/v1/records']!.get!.parameters.find((p) => p.name === 'limit');
+    expect(limit).toEqual({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
+  });
+
   it('says what each endpoint takes: its security, parameters and body', () => {
     const create = all.paths['/api/v1/records']!.post!;
     expect(create.security).toEqual([{ apiKey: [] }]);
@@ -71,6 +76,33 @@ describe('the OpenAPI document written from the endpoint declarations', () => {
     expect(responses['429']!.headers).toHaveProperty('Retry-After');
     expect(responses['200']!.headers).toHaveProperty('X-RateLimit-Remaining');
     expect(all.paths['/api/v1/records/{id}']!.delete!.responses['204']).not.toHaveProperty('content');
+  });
+
+  it("lists an answer of another status with its own body and headers (an upload's 202 with Preference-Applied)", async () => {
+    for (const path of ['/api/v1/upload/{collection}/{record_type}/batch', '/api/v1/upload/{collection}/{record_type}/stream', '/api/v1/portal/collections/{name}/replace']) {
+      const operation = all.paths[path]!.post!;
+      expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'prefer', in: 'header', required: false })]));
+      const accepted = operation.responses['202']!;
+      expect(accepted.headers).toEqual({ 'Preference-Applied': { description: expect.any(String), required: true, schema: { type: 'string', const: 'respond-async' } } });
+      expect(accepted.content!['application/json']!.schema).toMatchObject({ properties: { upload_id: expect.anything(), status: { type: 'string', const: 'processing' } } });
+    }
+    expect(all.paths['/api/v1/ingest/{vertical}/{entity_type}/batch']!.post!.responses['202']!.content!['application/json']!.schema).toMatchObject({
+      properties: { ingestion_id: expect.anything() },
+    });
+
+    // A header without a schema is a string; one that is not required says nothing of it.
+    const e = endpoint({
+      service: 'records',
+      method: 'POST',
+      path: '/x',
+      summary: 'x',
+      exposed: withKey('records'),
+      answer: z.object({ a: z.string() }),
+      otherAnswers: { 202: { description: 'later', headers: { Location: { description: 'where it will be' } } } },
+    });
+    const document = openApiDocument({ title: 't', version: '1', description: 'd', endpoints: [e] }) as Document;
+    expect(document.paths['/api/v1/x']!.post!.responses['202']).toEqual({ description: 'later', headers: { Location: { description: 'where it will be', schema: { type: 'string' } } } });
+    expect(await validate(document)).toEqual({ valid: true, errors: undefined });
   });
 
   it('writes the tag descriptions and the further component schemas it is given, as a request sends them', async () => {

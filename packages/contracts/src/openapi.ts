@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { publicPaths, type Access, type Endpoint } from './endpoint';
+import { publicPaths, type Access, type Endpoint, type OtherAnswer } from './endpoint';
+import { QUERY_INTEGERS } from './query-params';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it) or an OpenAPI object: plain JSON. */
 type Json = Record<string, unknown>;
@@ -159,10 +160,23 @@ function responsesOf(e: Endpoint, access: Access, limited: boolean): Json {
   if (e.params || e.query || e.body || e.headers || sendsBody) refusal(422, VALIDATION_REF);
   if (limited) refusal(429, ERROR_REF, { headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } });
   if (e.service !== 'gateway') refusal(503, ERROR_REF, { headers: { 'Retry-After': RETRY_AFTER_IF_KNOWN } });
-  for (const [code, { description, answer }] of Object.entries(e.otherAnswers ?? {})) {
-    responses[code] = { description, ...(answer && { content: { 'application/json': { schema: jsonSchema(answer, 'output') } } }) };
+  for (const [code, { description, answer, headers: declared }] of Object.entries(e.otherAnswers ?? {})) {
+    responses[code] = {
+      description,
+      ...(declared && { headers: Object.fromEntries(Object.entries(declared).map(([name, header]) => [name, headerOf(header)])) }),
+      ...(answer && { content: { 'application/json': { schema: jsonSchema(answer, 'output') } } }),
+    };
   }
   return responses;
+}
+
+/** A declared response header as OpenAPI writes it: a string unless its schema says more. */
+function headerOf(header: NonNullable<OtherAnswer['headers']>[string]): Json {
+  return {
+    description: header.description,
+    ...(header.required && { required: true }),
+    schema: header.schema ? jsonSchema(header.schema, 'output') : { type: 'string' },
+  };
 }
 
 function successOf(e: Endpoint, status: number, headers: Json | undefined): Json {
@@ -195,7 +209,17 @@ function parametersOf(schema: z.ZodType | undefined, place: 'path' | 'query' | '
 
 /** The schema as JSON Schema 2020-12, as a request sends it (`input`) or an answer holds it (`output`). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema: written }) => {
+      const integer = QUERY_INTEGERS.get(zodSchema);
+      if (!integer) return;
+      for (const key of Object.keys(written)) delete (written as Json)[key];
+      Object.assign(written, { type: 'integer', ...integer });
+    },
+  }) as Json;
   return json;
 }
 

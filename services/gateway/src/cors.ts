@@ -1,8 +1,20 @@
 import cors from 'cors';
 import type { Router } from '@trove/platform';
 
-/** What a page may read of an answer besides the simple headers: the request id, the rate limits, an MCP session. */
-const EXPOSED = ['X-Request-Id', 'X-Upload-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Mcp-Session-Id'];
+/**
+ * What a page may read of an answer besides the simple headers: the request id, a stream's upload ids, the rate
+ * limits, whether an upload was answered asynchronously, an MCP session.
+ */
+const EXPOSED = [
+  'X-Request-Id',
+  'X-Upload-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Preference-Applied',
+  'Mcp-Session-Id',
+];
 
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE_S = 600;
@@ -24,7 +36,7 @@ export function corsRoutes(router: Router, origins: readonly string[]): void {
     cors({
       origin: (origin, answer) => answer(null, origin !== undefined && allowed.has(origin)),
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID', 'X-Webhook-Signature'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'Prefer', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID', 'X-Webhook-Signature'],
       exposedHeaders: EXPOSED,
       maxAge: PREFLIGHT_MAX_AGE_S,
     }),

@@ -1,5 +1,6 @@
 import { INGESTION_CONNECTOR_UPLOAD } from '@trove/contracts';
 import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
+import type { AsyncUploads } from './ingest/async-uploads';
 import type { Ingestor } from './ingest/ingestor';
 import type { UploadService } from './ingest/upload-service';
 import { pipelineRoutes } from './older/pipeline';
@@ -22,6 +23,8 @@ export interface AppDeps {
   /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
   readiness: Record<string, ReadinessCheck>;
   ingestor: Ingestor;
+  /** The uploads answered asynchronously (`Prefer: respond-async`), written in the background by the ingestor. */
+  later: AsyncUploads;
   uploads: UploadService;
   streams: StreamBuffers;
   /** Records, for the older pipeline routes and a replace's staging (the ingestor writes through it too). */
@@ -34,7 +37,7 @@ function startsWith(path: string): RegExp {
 }
 
 /** Composes the ingestion HTTP app from its dependencies; it never listens. */
-export function buildApp({ config, logger, metrics, readiness, ingestor, uploads, streams, records }: AppDeps): ReturnType<typeof createServiceApp> {
+export function buildApp({ config, logger, metrics, readiness, ingestor, later, uploads, streams, records }: AppDeps): ReturnType<typeof createServiceApp> {
   return createServiceApp({
     name: 'ingestion',
     logger,
@@ -49,14 +52,14 @@ export function buildApp({ config, logger, metrics, readiness, ingestor, uploads
       const streamLimits = { maxBytes: config.UPLOAD_MAX_BYTES, bufferLimit: config.STREAM_BUFFER_LIMIT };
       // Each feature registers its own routes: the current vocabulary's uploads and their status, the stream, the
       // older vocabulary's routes (its stream and status included), the replace and the connector's internal upload.
-      batchRoutes(router, ingestor);
-      fileRoutes(router, ingestor, config.UPLOAD_MAX_BYTES);
-      streamRoutes(router, streams, streamLimits);
-      webhookRoutes(router, ingestor, config.WEBHOOK_SECRET);
-      olderIngestRoutes(router, ingestor, uploads, streams, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET, stream: streamLimits });
+      batchRoutes(router, ingestor, later);
+      fileRoutes(router, { ingestor, later, maxBytes: config.UPLOAD_MAX_BYTES });
+      streamRoutes(router, streams, later, streamLimits);
+      webhookRoutes(router, ingestor, later, config.WEBHOOK_SECRET);
+      olderIngestRoutes(router, ingestor, later, uploads, streams, { maxBytes: config.UPLOAD_MAX_BYTES, webhookSecret: config.WEBHOOK_SECRET, stream: streamLimits });
       uploadStatusRoutes(router, uploads);
       pipelineRoutes(router, uploads, records);
-      replaceRoutes(router, ingestor, records, config.UPLOAD_MAX_BYTES);
+      replaceRoutes(router, ingestor, later, records, config.UPLOAD_MAX_BYTES);
       connectorUploadRoutes(router, ingestor);
     },
   });

@@ -58,3 +58,12 @@ export function formatBytes(bytes: number): string {
   if (mb >= 1) return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
   return `${Math.ceil(bytes / 1024)} KB`;
 }
+
+/**
+ * The asynchronous answer of an upload taken with `Prefer: respond-async` (RFC 7240): 202 with what the upload is, and
+ * Preference-Applied saying the preference was honoured.
+ */
+export function answerAccepted(res: Response, body: unknown): void {
+  res.status(202).setHeader('Preference-Applied', 'respond-async');
+  res.json(body);
+}

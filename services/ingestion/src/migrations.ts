@@ -73,4 +73,19 @@ export const migrations: Migration[] = [
         check (source_type in ('api', 'file_upload', 'webhook', 'connector'));
     `,
   },
+  {
+    version: 5,
+    name: 'progress of running uploads',
+    // A running upload writes its counts and how far it has read every fraction of a second (GET /uploads/{id} shows
+    // them, from any process), and the tenant's uploads are listed by status, newest first (GET /uploads). A failed
+    // upload keeps why in words a caller may read (`failure_reason`, the API's `failure`), beside the operators' text.
+    up: `
+      alter table ingestion.uploads
+        add column records_total integer,
+        add column bytes_read bigint,
+        add column bytes_total bigint,
+        add column failure_reason text;
+      create index uploads_tenant_status on ingestion.uploads (tenant_id, status, created_at desc, id desc);
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import { migrate } from '@trove/db';
 import { configuredScheduler, createMetrics, yieldToOthers } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
+import { AsyncUploads } from './ingest/async-uploads';
 import { Ingestor } from './ingest/ingestor';
 import { UploadService } from './ingest/upload-service';
 import { UploadWatch } from './ingest/upload-watch';
@@ -58,6 +59,7 @@ export const ingestionModule: ServiceModule = {
       chunkSize: config.INGEST_CHUNK_SIZE,
       intervalMs: config.STREAM_FLUSH_INTERVAL_MS,
     });
+    const later = new AsyncUploads({ ingestor, logger: logger.child({ component: 'async-uploads' }), graceMs: config.SHUTDOWN_TIMEOUT_MS });
     const watch = new UploadWatch({
       db,
       ingestor,
@@ -65,15 +67,16 @@ export const ingestionModule: ServiceModule = {
       staleSeconds: config.UPLOAD_STALE_SECONDS,
     });
     return {
-      app: buildApp({ config, logger, metrics, readiness: ctx.readiness, ingestor, uploads: new UploadService(db), streams, records }),
+      app: buildApp({ config, logger, metrics, readiness: ctx.readiness, ingestor, later, uploads: new UploadService(db), streams, records }),
       async start() {
         streams.start();
         watch.start();
       },
       // Runs after the HTTP server has drained and before records stops (it depends on records), so what the stream
-      // buffers hold is written before the process goes.
+      // buffers hold is written before the process goes, and the uploads answered asynchronously finish (or, past
+      // SHUTDOWN_TIMEOUT_MS, are stored as failed with what they wrote) while records still answers.
       async stop() {
-        await streams.stop();
+        await Promise.all([streams.stop(), later.stop()]);
         await watch.stop();
         client.shutdown();
       },

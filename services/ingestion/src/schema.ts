@@ -24,7 +24,16 @@ export interface UploadsTable {
   /** Renewed while a process runs the upload (UploadWatch). */
   heartbeat_at: Defaulted<Date>;
   pipeline_backpressure: Defaulted<boolean | null>;
+  /** Why a failed upload stopped, the error's own text, for operators. */
   failure: Defaulted<string | null>;
+  /** Why a failed upload stopped, in words a caller may read (the API's `failure`). */
+  failure_reason: Defaulted<string | null>;
+  /** Records in the upload, when known before they are read; null otherwise. */
+  records_total: Defaulted<number | null>;
+  /** Bytes of the file or body read so far, where bytes are counted; null otherwise. */
+  bytes_read: Defaulted<number | null>;
+  /** Bytes of the file or body in all, when known; null otherwise. */
+  bytes_total: Defaulted<number | null>;
   created_at: Timestamp;
   completed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }

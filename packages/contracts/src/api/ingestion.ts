@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { endpoint, withKey, withPortalToken, type Endpoint } from '../endpoint';
+import { endpoint, withKey, withPortalToken, type Endpoint, type OtherAnswer } from '../endpoint';
 import { NDJSON_MEDIA_TYPES, deadLetter, uploadResult, uploadSummary } from '../ingest';
-import { collectionName, recordType, sourceName } from '../records';
+import { queryInteger } from '../query-params';
+import { collectionName, recordType, sourceName, sourceType } from '../records';
 
 /*
  * The upload routes answer in two vocabularies (docs/behaviour/older-vocabulary.md): the current one (`/upload/{collection}/
@@ -10,8 +11,47 @@ import { collectionName, recordType, sourceName } from '../records';
  * the declarations of a pair share their schemas.
  */
 
+/**
+ * The asynchronous answer of an upload (RFC 7240, docs/behaviour/ingestion.md "Asynchronous uploads"): with
+ * `Prefer: respond-async` every upload route answers 202 with the upload's id once the body has arrived, and writes the
+ * records after; GET /uploads/{upload_id} shows them being written. Any other preference, or none, is the answer as
+ * specified.
+ */
+const preferHeader = z.object({
+  prefer: z
+    .string()
+    .optional()
+    .describe(
+      '`respond-async` (RFC 7240): answer 202 with the upload id once the body has arrived, and write its records after (GET /uploads/{upload_id} shows their progress); other preferences are ignored',
+    ),
+});
+
 /** A webhook's signature, required when the system sets WEBHOOK_SECRET: sha256=<hex HMAC-SHA256 of the raw body under it>. */
-const webhookSignature = z.object({ 'x-webhook-signature': z.string().regex(/^sha256=[0-9a-f]{64}$/i).optional() });
+const webhookSignature = preferHeader.extend({ 'x-webhook-signature': z.string().regex(/^sha256=[0-9a-f]{64}$/i).optional() });
+
+/** An upload taken with `Prefer: respond-async`: registered, its records still to be written. */
+export const uploadAccepted = z.object({
+  upload_id: z.uuid(),
+  status: z.literal('processing'),
+});
+
+/** The same in the older vocabulary's words. */
+export const ingestionAccepted = z.object({
+  ingestion_id: z.uuid(),
+  status: z.literal('processing'),
+});
+
+/** The 202 of an upload asked to answer asynchronously, with the header saying the preference was applied. */
+function acceptedAnswer(answer: z.ZodType): Record<202, OtherAnswer> {
+  return {
+    202: {
+      description:
+        'Prefer: respond-async was applied: the body has arrived and the upload is registered; its records are being written (GET /uploads/{upload_id} shows how far)',
+      answer,
+      headers: { 'Preference-Applied': { description: 'The preference applied (RFC 7240)', required: true, schema: z.literal('respond-async') } },
+    },
+  };
+}
 
 /** The most records one batch (or webhook) body may hold. */
 export const BATCH_MAX_RECORDS = 10_000;
@@ -105,8 +145,10 @@ const currentBatch = {
   query: sourceNameQuery,
   body: batchBody('collection_data'),
   example: BATCH_EXAMPLE,
+  headers: preferHeader,
   status: 201,
   answer: uploadResult,
+  otherAnswers: acceptedAnswer(uploadAccepted),
   refusals: [400, 413, 415],
 } as const;
 
@@ -118,6 +160,7 @@ const olderBatch = {
   example: OLDER_BATCH_EXAMPLE,
   status: 200,
   answer: ingestionResult,
+  otherAnswers: acceptedAnswer(ingestionAccepted),
 } as const;
 
 export const UPLOAD_BATCH = endpoint({
@@ -141,8 +184,10 @@ const currentFile = {
   consumes: MULTIPART,
   params: uploadTargetParams,
   query: fileUploadOptions,
+  headers: preferHeader,
   status: 201,
   answer: uploadResult,
+  otherAnswers: acceptedAnswer(uploadAccepted),
   refusals: [413, 415],
 } as const;
 
@@ -168,11 +213,16 @@ export const PORTAL_UPLOAD = endpoint({
   exposed: withPortalToken,
 });
 
+/**
+ * With `Prefer: respond-async` a stream request is an upload of its own instead of joining the buffer: answered 202
+ * once its body has arrived (up to UPLOAD_MAX_BYTES, any number of records), its lines written in chunks after.
+ */
 const streamUpload = {
   service: 'ingestion',
   method: 'POST',
   exposed: withKey('upload'),
   consumes: NDJSON_MEDIA_TYPES,
+  headers: preferHeader,
   answer: streamAnswer,
   refusals: [400, 413, 415],
 } as const;
@@ -190,6 +240,7 @@ export const UPLOAD_STREAM = endpoint({
   summary: "Adds NDJSON records to the collection's stream buffer, written in chunks as it fills or on a timer",
   params: uploadTargetParams,
   body: streamBody('collection_data'),
+  otherAnswers: acceptedAnswer(uploadAccepted),
 });
 
 export const INGEST_BATCH = endpoint({
@@ -211,6 +262,7 @@ const olderFile = {
   params: ingestTargetParams,
   status: 200,
   answer: ingestionResult,
+  otherAnswers: acceptedAnswer(ingestionAccepted),
 } as const;
 
 export const INGEST_FILE = endpoint({
@@ -233,6 +285,7 @@ export const INGEST_STREAM = endpoint({
   summary: "Adds NDJSON records to the vertical's stream buffer (older vocabulary of POST /upload/{collection}/{record_type}/stream)",
   params: ingestTargetParams,
   body: streamBody('vertical_data'),
+  otherAnswers: acceptedAnswer(ingestionAccepted),
 });
 
 const timestamps = {
@@ -241,13 +294,36 @@ const timestamps = {
   completed_at: z.iso.datetime().nullable(),
 };
 
-/** An upload's status: its counts, its first dead letters and how it went (null metadata while it is processing). */
-export const uploadStatus = z.object({
+export const uploadStates = z.enum(['processing', 'complete', 'failed']);
+
+/**
+ * How far an upload has read what it was sent, of the whole where that is known. Written every fraction of a second
+ * while it runs, so another process reads it too; final once the upload has ended.
+ */
+export const uploadProgress = z.object({
+  /** Records (rows, lines, items) read so far: summary.submitted. */
+  records_read: z.number().int(),
+  /** Records in the upload, when known before they are read (a batch, a stream flush, a replace); else null. */
+  records_total: z.number().int().nullable(),
+  /** Bytes of the file or body read so far; null where the records arrived parsed (a batch, a webhook, a stream flush). */
+  bytes_read: z.number().int().nullable(),
+  /** Bytes of the file or body in all, when known (an upload answered asynchronously always knows); else null. */
+  bytes_total: z.number().int().nullable(),
+});
+
+/** An upload as a list shows it: where its records go, its counts so far, its progress and how it went. */
+export const uploadListItem = z.object({
   id: z.uuid(),
-  status: z.enum(['processing', 'complete', 'failed']),
+  status: uploadStates,
+  collection: z.string(),
+  record_type: z.string(),
+  source_type: sourceType,
+  source_name: z.string().nullable(),
+  /** The counts so far while processing: submitted is what has been read, the others what has been written of it. */
   summary: uploadSummary,
-  /** The first dead letters by record_index, at most 100; GET /uploads/{upload_id}/errors lists them all. */
-  errors: z.array(deadLetter),
+  progress: uploadProgress,
+  /** Why a failed upload stopped (a file found unparseable part-way, its process stopped); null otherwise. */
+  failure: z.string().nullable(),
   metadata: z.object({
     processing_time_ms: z.number().nullable(),
     file_hash: z.string().nullable(),
@@ -255,6 +331,28 @@ export const uploadStatus = z.object({
     pipeline_backpressure: z.boolean().nullable(),
   }),
   ...timestamps,
+});
+
+/** An upload's status: as listed, with its first dead letters (null metadata while it is processing). */
+export const uploadStatus = uploadListItem.extend({
+  /** The first dead letters by record_index, at most 100; GET /uploads/{upload_id}/errors lists them all. */
+  errors: z.array(deadLetter),
+});
+
+/** GET /uploads's parameters: the caller's uploads, newest first, of one status when asked. */
+export const uploadListQuery = z.object({
+  status: uploadStates.optional(),
+  limit: queryInteger(1, 100, 20),
+  /** The `cursor` of the previous page. */
+  cursor: z.string().optional(),
+});
+
+export const uploadListAnswer = z.object({
+  /** Newest first. */
+  items: z.array(uploadListItem),
+  /** Where the next page starts; null on the last page. */
+  cursor: z.string().nullable(),
+  has_more: z.boolean(),
 });
 
 /** An ingestion's status in the older vocabulary. */
@@ -274,12 +372,23 @@ export const uploadParams = z.object({ upload_id: z.guid() });
 /** A path naming one of the caller's uploads in the older vocabulary's words. */
 export const ingestionParams = z.object({ ingestion_id: z.guid() });
 
+/** The caller's uploads, newest first; `?status=processing` lists those running. A cursor not issued here is a 422. */
+export const UPLOAD_LIST = endpoint({
+  service: 'ingestion',
+  method: 'GET',
+  path: '/uploads',
+  summary: "The tenant's uploads, newest first, with their counts and progress (`?status=processing`: those running)",
+  exposed: withKey('upload'),
+  query: uploadListQuery,
+  answer: uploadListAnswer,
+});
+
 /** Another tenant's upload is answered as a missing one (404). */
 export const UPLOAD_STATUS = endpoint({
   service: 'ingestion',
   method: 'GET',
   path: '/uploads/:upload_id',
-  summary: "An upload's status: counts, first dead letters, processing time and hash",
+  summary: "An upload's status: counts and progress (as they grow while it runs), first dead letters, processing time and hash",
   exposed: withKey('upload'),
   params: uploadParams,
   answer: uploadStatus,
@@ -295,6 +404,28 @@ export const UPLOAD_ERRORS = endpoint({
   params: uploadParams,
   answer: z.array(deadLetter),
   refusals: [404],
+});
+
+/** The portal's reads of the signed-in tenant's uploads: as /uploads reads them. */
+export const PORTAL_UPLOAD_LIST = endpoint({
+  ...UPLOAD_LIST,
+  path: '/portal/uploads',
+  summary: "The signed-in tenant's uploads, as GET /uploads lists them",
+  exposed: withPortalToken,
+});
+
+export const PORTAL_UPLOAD_STATUS = endpoint({
+  ...UPLOAD_STATUS,
+  path: '/portal/uploads/:upload_id',
+  summary: "One of the signed-in tenant's uploads, as GET /uploads/{upload_id} reads it",
+  exposed: withPortalToken,
+});
+
+export const PORTAL_UPLOAD_ERRORS = endpoint({
+  ...UPLOAD_ERRORS,
+  path: '/portal/uploads/:upload_id/errors',
+  summary: "Every dead letter of one of the signed-in tenant's uploads, as GET /uploads/{upload_id}/errors lists them",
+  exposed: withPortalToken,
 });
 
 export const INGESTION_STATUS = endpoint({
@@ -366,14 +497,17 @@ export const replaceUploadQuery = z.object({
   ...fileUploadOptions.shape,
 });
 
-/** The upload result of a replace, with the staging generation its records were written into. */
-export const replaceUploadAnswer = uploadResult.extend({
-  staging: z.object({
-    generation: z.number().int(),
-    status: z.literal('staging'),
-    collection: z.string(),
-  }),
+const replaceStaging = z.object({
+  generation: z.number().int(),
+  status: z.literal('staging'),
+  collection: z.string(),
 });
+
+/** The upload result of a replace, with the staging generation its records were written into. */
+export const replaceUploadAnswer = uploadResult.extend({ staging: replaceStaging });
+
+/** A replace taken with `Prefer: respond-async`: counted and its staging opened, its records still to be written. */
+export const replaceAccepted = uploadAccepted.extend({ staging: replaceStaging });
 
 /**
  * Blue-green replace: the file becomes a staging generation of the collection, swapped in or cancelled later (records'
@@ -390,7 +524,9 @@ export const PORTAL_COLLECTION_REPLACE = endpoint({
   params: z.object({ name: collectionName }),
   query: replaceUploadQuery,
   body: fileForm('The file, in the part named `file`: CSV, JSON, NDJSON, XML or PDF'),
+  headers: preferHeader,
   answer: replaceUploadAnswer,
+  otherAnswers: acceptedAnswer(replaceAccepted),
   refusals: [402, 404, 409, 413, 415],
 });
 
@@ -408,8 +544,12 @@ export const INGESTION_API: readonly Endpoint[] = [
   INGEST_PDF,
   INGEST_STREAM,
   WEBHOOK_INGEST,
+  UPLOAD_LIST,
   UPLOAD_STATUS,
   UPLOAD_ERRORS,
+  PORTAL_UPLOAD_LIST,
+  PORTAL_UPLOAD_STATUS,
+  PORTAL_UPLOAD_ERRORS,
   INGESTION_STATUS,
   INGESTION_ERRORS,
   PIPELINE_STATUS,

@@ -52,6 +52,7 @@ const AREAS: readonly string[] = [
   '/api/v1/portal/verticals',
   '/api/v1/portal/search',
   '/api/v1/portal/upload',
+  '/api/v1/portal/uploads',
   '/open/v1',
   '/mcp',
 ];

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { BulkUpsertRequest, UploadResult, VocabularyName } from '@trove/contracts';
-import { SchedulerRefusal, type FairScheduler, type Identity, type Logger } from '@trove/platform';
-import type { ParsedItem } from '../parsers/types';
+import { HttpError, SchedulerRefusal, type FairScheduler, type Identity, type Logger } from '@trove/platform';
+import { UnparseableFileError, type ParsedItem } from '../parsers/types';
 import type { ChunkOutcome, RecordsWriter } from '../records';
 import type { Db, UploadSourceType } from '../schema';
 import { ChunkScheduler, type Pending } from './chunk-scheduler';
 import { isPlainObject, mapRecord, type Mapped, type MappingOptions } from './record-mapping';
 import { storableCopy } from './storable';
 import { FirstDeadLetters, Tally, type DeadLetter, type UploadSummary } from './tally';
-import { createUpload, finishUpload, insertDeadLetters, insertUploadRecords } from './upload-store';
+import { ProgressWriter } from './progress';
+import { createUpload, finishUpload, insertDeadLetters, insertUploadRecords, recordProgress } from './upload-store';
 import type { UploadAnnouncer } from './usage';
 
 /** Where an upload's records go, on whose behalf, and how they are labelled. */
@@ -55,6 +56,46 @@ export async function* submittedItems(parsed: AsyncIterable<ParsedItem>, opts: M
 
 /** What an upload that read all it was sent answers: the contract's upload result (uploadResult of @trove/contracts). */
 export type { UploadResult };
+
+/**
+ * What an upload knows of its size before it reads it, and how far it has read: the `progress` GET /uploads/{id} shows
+ * (records read are the items submitted so far).
+ */
+export interface UploadProgress {
+  /** Records in the upload, when known before they are read (a batch, a stream flush, a counted replace). */
+  recordsTotal?: number;
+  /** Bytes of the file or body, when known before they are read (a body received whole first). */
+  bytesTotal?: number;
+  /** Bytes of the file or body read so far, where the upload reads bytes. */
+  bytesRead?: () => number;
+}
+
+/** What runs once every record is written and before the upload is stored as complete; throwing fails the upload. */
+export type BeforeComplete = (result: UploadResult) => Promise<void>;
+
+/** An upload stored as processing, whose items `run` reads and writes (once). */
+export interface StartedUpload {
+  readonly uploadId: string;
+  run(items: AsyncIterable<SubmittedItem> | Iterable<SubmittedItem>, fileHash: () => string | Promise<string>, beforeComplete?: BeforeComplete): Promise<UploadResult>;
+}
+
+/** An upload stopped on purpose before it finished (its process stopping): it is stored as failed with this reason. */
+export class UploadInterrupted extends Error {
+  override name = 'UploadInterrupted';
+}
+
+/**
+ * Why a failed upload stopped, as the API shows it (`failure`): what the caller can act on (a file found unparseable,
+ * a refusal, an interruption); an unexpected error is named as such only, its text being for the log.
+ */
+export function failureReason(err: unknown): string {
+  if (err instanceof UnparseableFileError || err instanceof UploadInterrupted) return err.message;
+  if (err instanceof HttpError) {
+    if (typeof err.detail === 'string') return err.detail;
+    return err.detail.map((issue) => issue.msg).join('; ');
+  }
+  return 'stopped by an unexpected error in the ingestion service';
+}
 
 /**
  * The items of an upload failed (a file that proved unparseable, a body over the limit, a client that went away):
@@ -170,19 +211,48 @@ export class Ingestor {
     return [...this.running];
   }
 
+  /** Stores the upload as processing, reads its items and writes them: begin() and run() in one. */
   async ingest(
     target: UploadTarget,
     items: AsyncIterable<SubmittedItem> | Iterable<SubmittedItem>,
     fileHash: () => string | Promise<string>,
+    progress: UploadProgress = {},
   ): Promise<UploadResult> {
+    return (await this.begin(target, progress)).run(items, fileHash);
+  }
+
+  /**
+   * Stores a new upload as processing and answers it, its items still to be run: an upload answered asynchronously
+   * has its id before a record is read. One that is never run is failed by the sweep of abandoned uploads (UploadWatch).
+   */
+  async begin(target: UploadTarget, progress: UploadProgress = {}): Promise<StartedUpload> {
     const startedAt = target.startedAt ?? performance.now();
     const uploadId = randomUUID();
-    this.running.add(uploadId);
-    try {
-      return await this.run(uploadId, target, items, fileHash, startedAt);
-    } finally {
-      this.running.delete(uploadId);
-    }
+    await createUpload(this.deps.db, {
+      id: uploadId,
+      tenant_id: target.identity.tenantId,
+      collection: target.collection,
+      record_type: target.recordType,
+      source_type: target.sourceType,
+      source_name: target.sourceName,
+      records_total: progress.recordsTotal ?? null,
+      bytes_total: progress.bytesTotal ?? null,
+      bytes_read: progress.bytesRead ? 0 : null,
+    });
+    let ran = false;
+    return {
+      uploadId,
+      run: async (items, fileHash, beforeComplete) => {
+        if (ran) throw new Error(`upload ${uploadId} has already run`);
+        ran = true;
+        this.running.add(uploadId);
+        try {
+          return await this.run(uploadId, target, items, fileHash, startedAt, progress, beforeComplete);
+        } finally {
+          this.running.delete(uploadId);
+        }
+      },
+    };
   }
 
   private async run(
@@ -191,16 +261,17 @@ export class Ingestor {
     items: AsyncIterable<SubmittedItem> | Iterable<SubmittedItem>,
     fileHash: () => string | Promise<string>,
     startedAt: number,
+    progress: UploadProgress,
+    beforeComplete: BeforeComplete | undefined,
   ): Promise<UploadResult> {
-    await createUpload(this.deps.db, {
-      id: uploadId,
-      tenant_id: target.identity.tenantId,
-      collection: target.collection,
-      record_type: target.recordType,
-      source_type: target.sourceType,
-      source_name: target.sourceName,
-    });
     const tally = new Tally();
+    const bytesRead = () => progress.bytesRead?.() ?? null;
+    // The counts so far and how far the upload has read, for GET /uploads/{id} in any process.
+    const progressWriter = new ProgressWriter(
+      () => ({ summary: tally.summary(), bytes_read: bytesRead() }),
+      (snapshot) => recordProgress(this.deps.db, uploadId, snapshot),
+      (err) => this.deps.logger.warn({ err, uploadId }, "could not store an upload's progress; trying again"),
+    );
     let hash = '';
     const letters = new DeadLetterSink(this.deps.db, uploadId);
     const pace: Pace = { chunks: 0, lastMs: 0 };
@@ -210,6 +281,8 @@ export class Ingestor {
       write: (chunk) => this.writeChunk(uploadId, target, chunk, tally, letters, pace),
     });
 
+    let result: UploadResult;
+    progressWriter.start();
     try {
       let yieldedAt = performance.now();
       for await (const item of items) {
@@ -228,8 +301,23 @@ export class Ingestor {
       await chunks.finish();
       await letters.flush();
       hash = await fileHash();
+      result = {
+        upload_id: uploadId,
+        status: 'complete',
+        summary: tally.summary(),
+        errors: letters.first.list(),
+        metadata: {
+          processing_time_ms: elapsed(startedAt),
+          file_hash: hash,
+          reconciliation_passed: tally.reconciliationPassed(),
+          pipeline_backpressure: tally.backpressure(this.deps.backlogThreshold),
+        },
+      };
+      await progressWriter.stop();
+      await beforeComplete?.(result);
     } catch (err) {
       await chunks.settled();
+      await progressWriter.stop();
       await letters.flush().catch(() => undefined);
       await finishUpload(this.deps.db, uploadId, {
         status: 'failed',
@@ -239,24 +327,22 @@ export class Ingestor {
         reconciliation_passed: false,
         pipeline_backpressure: tally.backpressure(this.deps.backlogThreshold),
         failure: err instanceof Error ? err.message : String(err),
+        failure_reason: failureReason(err),
+        bytes_read: bytesRead(),
       }).catch((e) => this.deps.logger.error({ err: e, uploadId }, 'could not mark the upload failed'));
       throw new UploadAborted(uploadId, tally.summary(), err);
     }
 
-    const result: UploadResult = {
-      upload_id: uploadId,
-      status: 'complete',
-      summary: tally.summary(),
-      errors: letters.first.list(),
-      metadata: {
-        processing_time_ms: elapsed(startedAt),
-        file_hash: hash,
-        reconciliation_passed: tally.reconciliationPassed(),
-        pipeline_backpressure: tally.backpressure(this.deps.backlogThreshold),
-      },
-    };
     await this.deps.db.transaction().execute(async (trx) => {
-      const at = await finishUpload(trx, uploadId, { status: 'complete', summary: result.summary, ...result.metadata });
+      const read = bytesRead();
+      const at = await finishUpload(trx, uploadId, {
+        status: 'complete',
+        summary: result.summary,
+        ...result.metadata,
+        bytes_read: read,
+        // Read to its end, a body's size is what was read of it.
+        bytes_total: progress.bytesTotal ?? read,
+      });
       await this.deps.announceCompleted?.(trx, { tenantId: target.identity.tenantId, uploadId, at });
     });
     return result;

@@ -1,10 +1,12 @@
-import { sql, type Selectable } from 'kysely';
-import type { Db, UploadsTable } from '../schema';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Db, UploadStatus, UploadsTable } from '../schema';
+import type { ProgressSnapshot } from './progress';
 import type { DeadLetter, UploadSummary } from './tally';
 
 export type UploadRow = Selectable<UploadsTable>;
 
-export type NewUpload = Pick<UploadsTable, 'id' | 'tenant_id' | 'collection' | 'record_type' | 'source_type' | 'source_name'>;
+export type NewUpload = Pick<UploadsTable, 'id' | 'tenant_id' | 'collection' | 'record_type' | 'source_type' | 'source_name'> &
+  Pick<Insertable<UploadsTable>, 'records_total' | 'bytes_read' | 'bytes_total'>;
 
 export interface UploadOutcome {
   status: 'complete' | 'failed';
@@ -13,7 +15,14 @@ export interface UploadOutcome {
   processing_time_ms: number;
   reconciliation_passed: boolean;
   pipeline_backpressure: boolean;
+  /** The error's own text, for operators. */
   failure?: string;
+  /** Why, in words a caller may read. */
+  failure_reason?: string;
+  /** Bytes read in all, where bytes are counted. */
+  bytes_read: number | null;
+  /** The size of the file or body, when it is known. */
+  bytes_total?: number | null;
 }
 
 /** An upload starts as `processing`, before its first record is read. */
@@ -36,12 +45,32 @@ export async function finishUpload(db: Db, id: string, outcome: UploadOutcome): 
       reconciliation_passed: outcome.reconciliation_passed,
       pipeline_backpressure: outcome.pipeline_backpressure,
       failure: outcome.failure ?? null,
+      failure_reason: outcome.failure_reason ?? null,
+      bytes_read: outcome.bytes_read,
+      ...(outcome.bytes_total !== undefined && { bytes_total: outcome.bytes_total }),
       completed_at: new Date(),
     })
     .where('id', '=', id)
     .returning('completed_at')
     .executeTakeFirstOrThrow();
   return row.completed_at!;
+}
+
+/** Stores a running upload's counts so far and how far it has read; renews its heartbeat too. An ended upload is left as it is. */
+export async function recordProgress(db: Db, id: string, progress: ProgressSnapshot): Promise<void> {
+  await db
+    .updateTable('ingestion.uploads')
+    .set({
+      submitted: progress.summary.submitted,
+      accepted: progress.summary.accepted,
+      rejected: progress.summary.rejected,
+      dedup_skipped: progress.summary.dedup_skipped,
+      bytes_read: progress.bytes_read,
+      heartbeat_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'processing')
+    .execute();
 }
 
 /** Renews the heartbeat of the uploads a process is running, so no sweep takes them for abandoned. */
@@ -74,7 +103,7 @@ export async function failAbandonedUploads(db: Db, staleSeconds: number): Promis
       for update of u skip locked
     )
     update ingestion.uploads u
-    set status = 'failed', failure = ${INTERRUPTED}, completed_at = now(),
+    set status = 'failed', failure = ${INTERRUPTED}, failure_reason = ${INTERRUPTED}, completed_at = now(),
         accepted = a.accepted, rejected = a.rejected, submitted = a.accepted + a.rejected,
         processing_time_ms = extract(epoch from now() - u.created_at) * 1000,
         reconciliation_passed = false, pipeline_backpressure = coalesce(u.pipeline_backpressure, false)
@@ -87,6 +116,27 @@ export async function failAbandonedUploads(db: Db, staleSeconds: number): Promis
 
 export async function findUpload(db: Db, tenantId: string, id: string): Promise<UploadRow | undefined> {
   return db.selectFrom('ingestion.uploads').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Where a page of a newest-first listing of uploads starts: after this one. */
+export interface UploadPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** The tenant's uploads newest first (ties by id), of one status when given, after `after`: at most `limit` of them. */
+export async function listUploads(
+  db: Db,
+  tenantId: string,
+  opts: { status?: UploadStatus; after?: UploadPosition; limit: number },
+): Promise<UploadRow[]> {
+  let query = db.selectFrom('ingestion.uploads').selectAll().where('tenant_id', '=', tenantId);
+  if (opts.status) query = query.where('status', '=', opts.status);
+  const after = opts.after;
+  if (after) {
+    query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
 }
 
 export async function insertDeadLetters(db: Db, uploadId: string, letters: DeadLetter[]): Promise<void> {

@@ -22,14 +22,20 @@ export class UploadWatch {
 
   constructor(private readonly opts: UploadWatchOptions) {}
 
+  /**
+   * Sweeps at once (uploads a stopped process left are failed as soon as they are stale, not a period after a restart),
+   * then renews and sweeps four times per stale period.
+   */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
+    const pass = () => {
       this.pass ??= this.tick()
         .catch((err: unknown) => this.opts.logger.warn({ err }, 'renewing or sweeping uploads failed; trying again later'))
         .finally(() => (this.pass = undefined));
-    }, (this.opts.staleSeconds * 1000) / 4);
+    };
+    this.timer = setInterval(pass, (this.opts.staleSeconds * 1000) / 4);
     this.timer.unref();
+    pass();
   }
 
   async stop(): Promise<void> {

@@ -1,12 +1,13 @@
 import { INGEST_BATCH, INGEST_FILE, INGEST_PDF, INGEST_STREAM, INGESTION_ERRORS, INGESTION_STATUS, WEBHOOK_INGEST } from '@trove/contracts';
 import { handle, parseInput, requireScope, serve, tenantOf, type Router } from '@trove/platform';
 import { answer } from '../http';
+import type { AsyncUploads } from '../ingest/async-uploads';
 import type { Ingestor, UploadResult } from '../ingest/ingestor';
 import type { UploadService } from '../ingest/upload-service';
 import type { UploadRow } from '../ingest/upload-store';
 import { guardStream, streamUpload, type StreamRouteOptions } from '../stream/routes';
 import type { StreamBuffers } from '../stream/stream-buffers';
-import { ingestBatch, refuseOversizedBatch } from '../upload/batch';
+import { batchUpload, refuseOversizedBatch } from '../upload/batch';
 import { PDF_FILES, RECORD_FILES, fileUpload, refuseOversizedFile } from '../upload/files';
 import { iso, writeDeadLetters } from '../upload/status';
 import { signatureCheck } from '../upload/webhooks';
@@ -42,7 +43,14 @@ export interface OlderRouteOptions {
  * /ingestions, read as /uploads reads them (upload/status.ts), in the older names. The older pipeline routes are in
  * pipeline.ts.
  */
-export function olderIngestRoutes(router: Router, ingestor: Ingestor, uploads: UploadService, streams: StreamBuffers, opts: OlderRouteOptions): void {
+export function olderIngestRoutes(
+  router: Router,
+  ingestor: Ingestor,
+  later: AsyncUploads,
+  uploads: UploadService,
+  streams: StreamBuffers,
+  opts: OlderRouteOptions,
+): void {
   /** The older answer: entity_ids are the ids the ingestor kept for the upload, in item order. */
   const ingestionResult = async (result: UploadResult) => {
     const ids: string[] = [];
@@ -50,20 +58,36 @@ export function olderIngestRoutes(router: Router, ingestor: Ingestor, uploads: U
     return olderIngestionResult(result, ids);
   };
 
-  handle(router, INGEST_BATCH, requireScope('upload'), refuseOversizedBatch, async (req, res) => {
-    answer(res, INGEST_BATCH, await ingestionResult(await ingestBatch(ingestor, INGEST_BATCH, req, res, { sourceType: 'api', vocabulary: OLDER })));
-  });
+  handle(
+    router,
+    INGEST_BATCH,
+    requireScope('upload'),
+    refuseOversizedBatch,
+    batchUpload(ingestor, later, INGEST_BATCH, () => ({ sourceType: 'api', vocabulary: OLDER }), async (res, result) => {
+      answer(res, INGEST_BATCH, await ingestionResult(result));
+    }),
+  );
 
-  handle(router, WEBHOOK_INGEST, requireScope('upload'), refuseOversizedBatch, async (req, res) => {
-    const verify = signatureCheck(opts.webhookSecret, req);
-    answer(res, WEBHOOK_INGEST, await ingestionResult(await ingestBatch(ingestor, WEBHOOK_INGEST, req, res, { sourceType: 'webhook', verify, vocabulary: OLDER })));
-  });
+  handle(
+    router,
+    WEBHOOK_INGEST,
+    requireScope('upload'),
+    refuseOversizedBatch,
+    batchUpload(
+      ingestor,
+      later,
+      WEBHOOK_INGEST,
+      (req) => ({ sourceType: 'webhook', verify: signatureCheck(opts.webhookSecret, req), vocabulary: OLDER }),
+      async (res, result) => answer(res, WEBHOOK_INGEST, await ingestionResult(result)),
+    ),
+  );
 
   const refuseFile = refuseOversizedFile(opts.maxBytes);
-  handle(router, INGEST_FILE, requireScope('upload'), refuseFile, fileUpload(ingestor, opts.maxBytes, INGEST_FILE, RECORD_FILES, OLDER, ingestionResult));
-  handle(router, INGEST_PDF, requireScope('upload'), refuseFile, fileUpload(ingestor, opts.maxBytes, INGEST_PDF, PDF_FILES, OLDER, ingestionResult));
+  const files = { ingestor, later, maxBytes: opts.maxBytes };
+  handle(router, INGEST_FILE, requireScope('upload'), refuseFile, fileUpload(files, INGEST_FILE, RECORD_FILES, OLDER, ingestionResult));
+  handle(router, INGEST_PDF, requireScope('upload'), refuseFile, fileUpload(files, INGEST_PDF, PDF_FILES, OLDER, ingestionResult));
 
-  handle(router, INGEST_STREAM, requireScope('upload'), guardStream(opts.stream), streamUpload(streams, opts.stream, INGEST_STREAM, OLDER));
+  handle(router, INGEST_STREAM, requireScope('upload'), guardStream(opts.stream), streamUpload(streams, later, opts.stream, INGEST_STREAM, OLDER));
 
   // Another tenant's ingestion is indistinguishable from a missing one (404), as on /uploads.
   serve(router, INGESTION_STATUS, [requireScope('upload')], async ({ params }, req) => olderStatusView(await uploads.get(tenantOf(req), params.ingestion_id)));

@@ -11,6 +11,7 @@ export const OLDER: Vocabulary = {
   root: '/ingest/{vertical}/{entity_type}',
   mapping: { dataField: 'vertical_data' },
   origin: { vocabulary: 'older', pipeline: true },
+  accepted: (uploadId) => ({ ingestion_id: uploadId, status: 'processing' }),
 };
 
 /** The ingestion status values of the older vocabulary: `completed` where the current one says `complete`. */

@@ -2,7 +2,7 @@ import { UnparseableFileError } from './types';
 
 // Enough bytes to see a byte order mark, an XML declaration, and whether the file is text at all; text starts to
 // flow once they have arrived or the stream has ended.
-const SNIFF_BYTES = 64 * 1024;
+export const SNIFF_BYTES = 64 * 1024;
 
 export interface DecodeOptions {
   /** The format the file should have, for messages ("the file is binary, not CSV"). */
@@ -58,11 +58,26 @@ async function* decodeFrom(iterator: AsyncIterator<Buffer | string>, options: De
   if (last) yield last;
 }
 
-function chooseEncoding(head: Buffer, options: DecodeOptions): { encoding: string; skip: number } {
+/** The encoding a byte order mark at the start of `head` names, and the mark's length; undefined without one. */
+function byteOrderMark(head: Buffer): { encoding: string; skip: number } | undefined {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf-8', skip: 3 };
   if (head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf-16le', skip: 2 };
   if (head[0] === 0xfe && head[1] === 0xff) return { encoding: 'utf-16be', skip: 2 };
-  if (head.includes(0)) throw new UnparseableFileError(`the file is binary, not ${options.kind}`);
+  return undefined;
+}
+
+/**
+ * Refuses (UnparseableFileError) a file whose first bytes (SNIFF_BYTES of them) show it is binary: a NUL byte without
+ * a UTF-16 byte order mark. What decoding refuses before any text flows, for a caller that must know before reading on.
+ */
+export function checkText(head: Buffer, kind: string): void {
+  if (!byteOrderMark(head) && head.includes(0)) throw new UnparseableFileError(`the file is binary, not ${kind}`);
+}
+
+function chooseEncoding(head: Buffer, options: DecodeOptions): { encoding: string; skip: number } {
+  const marked = byteOrderMark(head);
+  if (marked) return marked;
+  checkText(head, options.kind);
   const declared = options.declaredEncoding?.(head);
   if (declared) {
     let encoding: string;

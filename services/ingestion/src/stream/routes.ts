@@ -1,11 +1,18 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { RequestHandler } from 'express';
 import { type INGEST_STREAM, NDJSON_MEDIA_TYPES, UPLOAD_STREAM } from '@trove/contracts';
 import { ByteMeter, ERRORS, bodyEncodingOf, decodedBody, guardBody, handle, identityOf, parseInput, requireScope, validationError, type Router } from '@trove/platform';
-import { answer, formatBytes } from '../http';
+import { answer, answerAccepted, formatBytes, type Request } from '../http';
+import type { AsyncUpload, AsyncUploads } from '../ingest/async-uploads';
+import { submittedItems } from '../ingest/ingestor';
 import { mapRecord } from '../ingest/record-mapping';
 import { storableCopy } from '../ingest/storable';
 import { parserFor, UnparseableFileError, type ParsedItem } from '../parsers';
-import { CURRENT, uploadPlace, type Vocabulary } from '../upload/vocabulary';
+import { checkText, SNIFF_BYTES } from '../parsers/decode';
+import { spoolToTempFile } from '../upload/multipart';
+import { prefersAsync } from '../upload/prefer';
+import { CURRENT, uploadPlace, type UploadPlace, type Vocabulary } from '../upload/vocabulary';
 import type { StreamBuffers, StreamEntry } from './stream-buffers';
 
 export interface StreamRouteOptions {
@@ -46,9 +53,9 @@ function bufferFull(detail: string) {
  * and adds nothing. A request that fills a chunk flushes the buffer before it answers (`flushed`, and X-Upload-Id
  * names the flush's upload entry); otherwise the timer does.
  */
-export function streamRoutes(router: Router, streams: StreamBuffers, opts: StreamRouteOptions): void {
+export function streamRoutes(router: Router, streams: StreamBuffers, later: AsyncUploads, opts: StreamRouteOptions): void {
   // The older vocabulary's stream, answered as this one, is registered with the older routes (older/routes.ts).
-  handle(router, UPLOAD_STREAM, requireScope('upload'), guardStream(opts), streamUpload(streams, opts, UPLOAD_STREAM, CURRENT));
+  handle(router, UPLOAD_STREAM, requireScope('upload'), guardStream(opts), streamUpload(streams, later, opts, UPLOAD_STREAM, CURRENT));
 }
 
 /** The guard of a stream request's body: its encoding and declared length checked before it is read (see guardBody). */
@@ -56,15 +63,84 @@ export function guardStream(opts: StreamRouteOptions): RequestHandler {
   return guardBody({ maxBytes: () => opts.maxBytes, tooLarge: bodyTooLarge });
 }
 
+/** The first bytes of a file, up to `length`. */
+async function headOf(path: string, length: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await file.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * A stream request asked to answer asynchronously (docs/behaviour/ingestion.md, "Asynchronous uploads"): an upload of
+ * its own rather than a part of the buffer. Its body is received whole into a temporary file (inflated, counted
+ * against the limit and hashed on the way) and refused as a synchronous one would be when it is binary (422); its
+ * lines are then read from that file and written in chunks like an NDJSON file's, as many as the body holds.
+ */
+async function receiveStream(req: Request, opts: StreamRouteOptions, place: UploadPlace, vocabulary: Vocabulary): Promise<AsyncUpload> {
+  const startedAt = performance.now();
+  const body = decodedBody(req, bodyEncodingOf(req));
+  const meter = new ByteMeter(opts.maxBytes, () => bodyTooLarge(opts.maxBytes));
+  body.on('error', (err) => meter.destroy(err));
+  let spool;
+  try {
+    spool = await spoolToTempFile(body.pipe(meter));
+  } finally {
+    if (body !== req) body.destroy();
+  }
+  const { path, size, remove } = spool;
+  try {
+    checkText(await headOf(path, SNIFF_BYTES), 'NDJSON');
+  } catch (err) {
+    await remove();
+    throw err instanceof UnparseableFileError ? notText() : err;
+  }
+  const hash = meter.digest();
+  let reading: ReturnType<typeof createReadStream> | undefined;
+  return {
+    target: {
+      identity: identityOf(req),
+      collection: place.collection,
+      recordType: place.record_type,
+      sourceType: 'api',
+      sourceName: null,
+      requestId: req.id,
+      startedAt,
+      origin: vocabulary.origin,
+    },
+    progress: { bytesTotal: size, bytesRead: () => reading?.bytesRead ?? 0 },
+    job: {
+      items: () => submittedItems(parserFor('ndjson')((reading = createReadStream(path)), {}), vocabulary.mapping),
+      fileHash: () => hash,
+      cleanup: remove,
+    },
+  };
+}
+
 /**
  * One stream request: its records, named in the vocabulary's terms, join the target's buffer. The path is parsed by
- * the declaration; the body is read line by line as it arrives.
+ * the declaration; the body is read line by line as it arrives. Asked to answer asynchronously, the request is an
+ * upload of its own instead (receiveStream), answered 202.
  */
-export function streamUpload(streams: StreamBuffers, opts: StreamRouteOptions, e: typeof UPLOAD_STREAM | typeof INGEST_STREAM, vocabulary: Vocabulary): RequestHandler {
+export function streamUpload(
+  streams: StreamBuffers,
+  later: AsyncUploads,
+  opts: StreamRouteOptions,
+  e: typeof UPLOAD_STREAM | typeof INGEST_STREAM,
+  vocabulary: Vocabulary,
+): RequestHandler {
   return async (req, res) => {
     const params = uploadPlace(parseInput(e.params, req.params, 'path'));
     if (!req.is([...NDJSON_MEDIA_TYPES])) {
       throw ERRORS.unsupportedMediaType(`Content-Type must be application/x-ndjson, one JSON object per line`);
+    }
+    if (prefersAsync(req)) {
+      const uploadId = await later.accept(identityOf(req).tenantId, () => receiveStream(req, opts, params, vocabulary));
+      return answerAccepted(res, vocabulary.accepted(uploadId));
     }
     const target = { identity: identityOf(req), collection: params.collection, recordType: params.record_type, origin: vocabulary.origin };
 

@@ -136,6 +136,7 @@ export class StreamBuffers {
         { ...buf.target, sourceType: 'api', sourceName: null },
         items,
         () => `sha256:${sha.digest('hex')}`,
+        { recordsTotal: items.length },
       );
       this.opts.logger.debug({ uploadId: result.upload_id, summary: result.summary }, 'stream buffer flushed');
       return { written: true, uploadId: result.upload_id };

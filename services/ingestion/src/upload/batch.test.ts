@@ -233,7 +233,14 @@ describe('GET /uploads/{upload_id} and /errors', () => {
     expect(res.body).toEqual({
       id: uploadId,
       status: 'complete',
+      collection: 'status',
+      record_type: 'product',
+      source_type: 'api',
+      source_name: null,
       summary: { submitted: 152, accepted: 2, rejected: 150, dedup_skipped: 0 },
+      // A batch's records arrive parsed: they are counted, its bytes are not.
+      progress: { records_read: 152, records_total: 152, bytes_read: null, bytes_total: null },
+      failure: null,
       errors: expect.any(Array),
       metadata: {
         processing_time_ms: expect.any(Number),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
@@ -28,6 +28,10 @@ export interface IncomingFile {
   content: Readable;
   /** `sha256:<hex>` of every byte of the file; reads whatever the parser left unread first. */
   hash(): Promise<string>;
+  /** The file's size when all of it arrived before it was handed over (it fitted in the look-ahead, or was spooled). */
+  size: number | null;
+  /** Bytes of the file read so far (the look-ahead included), for the upload's progress. */
+  bytesRead(): number;
   /**
    * The form fields received when reading the file begins: every field when the file fitted in the look-ahead, else
    * those sent before it (and any busboy had already read past it).
@@ -99,7 +103,7 @@ class StreamingStorage<T> implements multer.StorageEngine {
     });
     source.pipe(meter);
     try {
-      if (Number(req.get('content-length')) <= this.maxBytes) return await this.handle(req, file, meter, () => meter.digest());
+      if (Number(req.get('content-length')) <= this.maxBytes) return await this.handle(req, file, meter, () => meter.digest(), null);
       // The request's length does not show that the file fits (it is chunked, or within the form's margin of the
       // limit): the file goes to a temporary file first and is read only once all of it has come within the limit,
       // so an upload that turns out too large has stored nothing.
@@ -110,7 +114,7 @@ class StreamingStorage<T> implements multer.StorageEngine {
         const digest = meter.digest();
         const spooled = createReadStream(spool.path);
         try {
-          return await this.handle(req, file, spooled, () => digest);
+          return await this.handle(req, file, spooled, () => digest, spool.size);
         } finally {
           spooled.destroy();
         }
@@ -126,9 +130,20 @@ class StreamingStorage<T> implements multer.StorageEngine {
     }
   }
 
-  /** Reads the look-ahead from `input` (the file's bytes), then hands the file to the job while the rest streams. */
-  private async handle(req: Request, file: Express.Multer.File, input: Readable, digest: () => string): Promise<T> {
-    const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  /**
+   * Reads the look-ahead from `input` (the file's bytes), then hands the file to the job while the rest streams.
+   * `known` is the file's size when all of it has arrived already.
+   */
+  private async handle(req: Request, file: Express.Multer.File, input: Readable, digest: () => string, known: number | null): Promise<T> {
+    const source = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    let read = 0;
+    const chunks = {
+      next: async () => {
+        const next = await source.next();
+        if (!next.done) read += next.value.length;
+        return next;
+      },
+    };
     const parts: Buffer[] = [];
     let size = 0;
     let ended = false;
@@ -168,6 +183,8 @@ class StreamingStorage<T> implements multer.StorageEngine {
         head,
         content,
         hash,
+        size: ended ? head.length : known,
+        bytesRead: () => read,
         fields: { ...(req.body as Record<string, unknown>) },
       });
     } finally {
@@ -176,17 +193,25 @@ class StreamingStorage<T> implements multer.StorageEngine {
   }
 }
 
+/** A stream written whole to a temporary file, which `remove` deletes. */
+export interface Spool {
+  path: string;
+  /** Its size in bytes. */
+  size: number;
+  remove(): Promise<void>;
+}
+
 /** Writes a stream to a new temporary file; fails (and leaves no file) when the stream fails. */
-export async function spoolToTempFile(input: Readable): Promise<{ path: string; remove(): Promise<void> }> {
+export async function spoolToTempFile(input: Readable): Promise<Spool> {
   const path = join(tmpdir(), `trove-upload-${randomUUID()}`);
   const remove = () => rm(path, { force: true });
   try {
     await pipeline(input, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+    return { path, size: (await stat(path)).size, remove };
   } catch (err) {
     await remove();
     throw err;
   }
-  return { path, remove };
 }
 
 /** Maps multer's and busboy's own errors (a malformed or over-limit form) onto the API's answers. */

@@ -19,6 +19,8 @@ export interface Vocabulary {
    * (docs/behaviour/older-vocabulary.md).
    */
   origin: UploadOrigin;
+  /** The answer of an upload taken asynchronously (`Prefer: respond-async`): its id, in the vocabulary's name, processing. */
+  accepted(uploadId: string): { status: 'processing' };
 }
 
 /** Where an upload's records go: the collection and the record type. */
@@ -36,4 +38,5 @@ export const CURRENT: Vocabulary = {
   root: '/upload/{collection}/{record_type}',
   mapping: { dataField: 'collection_data' },
   origin: { vocabulary: 'current', pipeline: false },
+  accepted: (uploadId) => ({ upload_id: uploadId, status: 'processing' }),
 };
