@@ -46,7 +46,7 @@ export default defineConfig(
     ],
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parser: tseslint.parser },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -59,6 +59,16 @@ export default defineConfig(
   {
     files: ['apps/trove/src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [crossServicePath, testHarness] }] },
+  },
+  {
+    // The web UI talks to Trove only as any program would: through @trove/client and the public API.
+    files: ['apps/web/**/*.ts', 'apps/web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@trove/*', '!@trove/client'], message: 'The web UI uses the public API through @trove/client only.' }] },
+      ],
+    },
   },
   {
     // Tests start services together and share fixtures by path (test-e2e reads services/*/test/rules.ts).

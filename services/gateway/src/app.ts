@@ -15,6 +15,7 @@ import { corsRoutes } from './cors';
 import { VERSIONED_ALIASES } from './routes/health';
 import { proxyRoutes, type ProxyDeps } from './routes/proxy';
 import { referenceRoutes } from './routes/reference';
+import { webRoutes } from './routes/web';
 
 export interface GatewayAppDeps extends ProxyDeps {
   config: Config;
@@ -62,6 +63,7 @@ export function createGatewayApp({ config, logger, readiness, local, metrics, ..
     routes: (router) => {
       corsRoutes(router, config.CORS_ORIGINS);
       referenceRoutes(router);
+      webRoutes(router);
       proxyRoutes(router, proxy);
     },
   });

@@ -49,6 +49,59 @@ export const GATEWAY_DOCS_SCRIPT = endpoint({
   answer: z.string(),
 });
 
+/** Why a page of the web UI answers 503: the gateway serves apps/web/dist, and the build did not make it. */
+const UI_NOT_BUILT = { 503: { description: 'The web UI was not built (`pnpm run build` builds it into apps/web/dist): a page saying so' } };
+
+/**
+ * The portal's web UI (apps/web, docs/web-ui.md): one HTML page at / and at each of its own addresses under /app, so
+ * that a reload or a shared link opens the same screen; the page talks to the API only as any client of it would.
+ */
+export const GATEWAY_WEB = endpoint({
+  service: 'gateway',
+  method: 'GET',
+  path: '/',
+  summary: "The portal's web UI: sign up, keys, uploads, collections, records and a search playground, in a browser",
+  exposed: withoutCredential(''),
+  produces: ['text/html'],
+  answer: z.string(),
+  otherAnswers: UI_NOT_BUILT,
+});
+
+export const GATEWAY_WEB_SCREEN = endpoint({
+  service: 'gateway',
+  method: 'GET',
+  path: '/app/:screen',
+  summary: "A screen of the web UI by its address (/app/keys, /app/search, …): the same page as /, which opens that screen",
+  exposed: withoutCredential(''),
+  params: z.object({ screen: z.string() }),
+  produces: ['text/html'],
+  answer: z.string(),
+  otherAnswers: UI_NOT_BUILT,
+});
+
+export const GATEWAY_WEB_ITEM = endpoint({
+  service: 'gateway',
+  method: 'GET',
+  path: '/app/:screen/:item',
+  summary: 'A screen of the web UI about one thing (/app/collections/{name}): the same page as /, which opens that screen',
+  exposed: withoutCredential(''),
+  params: z.object({ screen: z.string(), item: z.string() }),
+  produces: ['text/html'],
+  answer: z.string(),
+  otherAnswers: UI_NOT_BUILT,
+});
+
+export const GATEWAY_WEB_ASSET = endpoint({
+  service: 'gateway',
+  method: 'GET',
+  path: '/assets/:file',
+  summary: "A file of the web UI (its scripts and styles), named by its content's hash and cached for good",
+  exposed: withoutCredential(''),
+  params: z.object({ file: z.string() }),
+  produces: ['application/javascript', 'text/css'],
+  answer: z.string(),
+});
+
 /** Every public endpoint the gateway service answers. */
 export const GATEWAY_API: readonly Endpoint[] = [
   GATEWAY_HEALTH,
@@ -57,4 +110,8 @@ export const GATEWAY_API: readonly Endpoint[] = [
   GATEWAY_OPENAPI,
   GATEWAY_DOCS,
   GATEWAY_DOCS_SCRIPT,
+  GATEWAY_WEB,
+  GATEWAY_WEB_SCREEN,
+  GATEWAY_WEB_ITEM,
+  GATEWAY_WEB_ASSET,
 ];

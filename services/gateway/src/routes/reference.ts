@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
-import type { Request, Response } from 'express';
 import { GATEWAY_DOCS, GATEWAY_DOCS_SCRIPT, GATEWAY_OPENAPI, openApiAnswer, referenceDocument } from '@trove/contracts';
 import { handle, type Router } from '@trove/platform';
+import { asset, send, type Asset } from './assets';
 
 /**
  * The API's reference, answered by the gateway itself, without a key: the OpenAPI document of every public endpoint,
@@ -44,34 +42,6 @@ const PAGE_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-/** A file of the page, held in memory as it is and compressed (Redoc's bundle is a megabyte, a quarter of it gzipped). */
-interface Asset {
-  body: Buffer;
-  gzipped: Buffer;
-  /** The content's hash: its ETag, and what the page names it by. */
-  hash: string;
-}
-
-function asset(text: string): Asset {
-  const body = Buffer.from(text);
-  return { body, gzipped: gzipSync(body), hash: createHash('sha256').update(body).digest('base64url').slice(0, 22) };
-}
-
-/**
- * Answers the asset, gzipped to a client that takes it, or 304 to a request whose If-None-Match names the ETag of
- * what it would get (express's send compares them).
- */
-function send(req: Request, res: Response, asset: Asset, type: string, cacheControl: string): void {
-  const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
-  res.setHeader('Content-Type', type);
-  res.setHeader('Cache-Control', cacheControl);
-  res.setHeader('Vary', 'Accept-Encoding');
-  res.setHeader('ETag', gzip ? `"${asset.hash}-gzip"` : `"${asset.hash}"`);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  if (gzip) res.setHeader('Content-Encoding', 'gzip');
-  res.send(gzip ? asset.gzipped : asset.body);
-}
 
 /**
  * The one address on another host that Redoc's bundle loads: Redocly's logo from its CDN, in the menu's footer. It is

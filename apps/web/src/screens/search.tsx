@@ -1,0 +1,261 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { baseUrl, portal, problemOf, trove } from '../api';
+import { filterValue, inferSchema, preview, scorePercent, type InferredField } from '../schema';
+import { openSearchClient, openSearchCurl, searchBody, searchClient, searchCurl, type SearchRequestBody } from '../snippets';
+import { Link, Problem, Snippet, formatNumber, useLoad } from '../ui';
+
+/** How long the query box waits after the last keystroke before it searches. */
+const DEBOUNCE_MS = 250;
+
+interface Answer {
+  results: Array<{ record_id: string; name: string; score: number; collection: string; record_type: string; collection_data: Record<string, unknown> }>;
+  metadata: { search_mode: string; query_type?: string; processing_time_ms: number; total_estimate: number; total_is_estimate?: boolean; hint?: string };
+}
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return settled;
+}
+
+/** Asks the search whenever the (settled) request changes; an older answer arriving late is dropped. */
+function useSearch(run: (() => Promise<Answer>) | undefined, key: string) {
+  const [state, setState] = useState<{ answer?: Answer; error?: string; busy: boolean }>({ busy: false });
+  useEffect(() => {
+    if (!run) {
+      setState({ busy: false });
+      return;
+    }
+    let live = true;
+    setState((s) => ({ ...s, busy: true }));
+    portal(run).then(
+      (answer) => live && setState({ answer, busy: false }),
+      (err: unknown) => live && setState({ error: problemOf(err), busy: false }),
+    );
+    return () => {
+      live = false;
+    };
+    // The key names the request; `run` is a new closure each render.
+  }, [key]);
+  return state;
+}
+
+/** The query box, filters and sort, shared by private search and the Open API's. */
+function Controls({
+  fields,
+  query,
+  setQuery,
+  filters,
+  setFilters,
+  sort,
+  setSort,
+}: {
+  fields: InferredField[];
+  query: string;
+  setQuery: (q: string) => void;
+  filters: Record<string, string>;
+  setFilters: (f: Record<string, string>) => void;
+  sort: string;
+  setSort: (s: string) => void;
+}) {
+  const filterable = fields.filter((f) => !f.types.includes('object') && !f.types.includes('array')).slice(0, 6);
+  return (
+    <div class="controls">
+      <label class="grow">
+        Query
+        <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="Words, a name or an identifier" autoFocus />
+      </label>
+      <label>
+        Sort
+        <select value={sort} onChange={(e) => setSort(e.currentTarget.value)}>
+          <option value="">Relevance</option>
+          <option value="name">Name (A–Z)</option>
+          <option value="-updated_at">Newest first</option>
+          {fields
+            .filter((f) => f.types.every((t) => t === 'integer' || t === 'number' || t === 'string'))
+            .slice(0, 8)
+            .flatMap((f) => [
+              <option key={f.name} value={f.name}>
+                {f.name} (ascending)
+              </option>,
+              <option key={`-${f.name}`} value={`-${f.name}`}>
+                {f.name} (descending)
+              </option>,
+            ])}
+        </select>
+      </label>
+      {filterable.length > 0 && (
+        <fieldset class="filters">
+          <legend>Filters</legend>
+          {filterable.map((f) => (
+            <label key={f.name}>
+              {f.name}
+              <input
+                value={filters[f.name] ?? ''}
+                placeholder={f.samples[0] ? `e.g. ${f.samples[0]}` : ''}
+                onInput={(e) => setFilters({ ...filters, [f.name]: e.currentTarget.value })}
+              />
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </div>
+  );
+}
+
+function Results({ answer, busy, error }: { answer?: Answer; busy: boolean; error?: string }) {
+  if (error) return <Problem message={error} />;
+  if (!answer) return busy ? <p role="status">Searching…</p> : null;
+  const { results, metadata } = answer;
+  const best = Math.max(...results.map((r) => r.score), 0);
+  const identifier = metadata.search_mode === 'identifier';
+  return (
+    <div aria-busy={busy}>
+      <p class="meta" role="status">
+        {metadata.query_type && <span class="badge">query type: {metadata.query_type.replace('_', ' ')}</span>}
+        <span class="badge">search mode: {metadata.search_mode}</span>
+        <span>
+          {metadata.total_is_estimate ? 'about ' : ''}
+          {formatNumber(metadata.total_estimate)} found in {Math.round(metadata.processing_time_ms)} ms
+        </span>
+      </p>
+      {results.length === 0 && <p>{metadata.hint ?? 'Nothing matched.'}</p>}
+      <ol class="results">
+        {results.map((r) => (
+          <li key={r.record_id} class="result">
+            <div class="result-head">
+              <strong>{r.name}</strong>
+              {identifier && <mark class="badge id-match">identifier match</mark>}
+              <span class="hint">
+                {r.collection} · {r.record_type}
+              </span>
+            </div>
+            <label class="score">
+              <span>Score {r.score.toFixed(2)}</span>
+              <meter min={0} max={100} value={scorePercent(r.score, best)} />
+            </label>
+            <p class="fields">
+              {Object.entries(r.collection_data)
+                .slice(0, 6)
+                .map(([k, v]) => (
+                  <span key={k}>
+                    <b>{k}</b> {preview(v, 40)}
+                  </span>
+                ))}
+            </p>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function requestOf(query: string, filters: Record<string, string>, sort: string, fields: InferredField[]): SearchRequestBody {
+  const typed: Record<string, string | number | boolean> = {};
+  for (const [name, text] of Object.entries(filters)) {
+    if (text.trim()) typed[name] = filterValue(text, fields.find((f) => f.name === name)?.types ?? ['string']);
+  }
+  return searchBody({ query, filters: typed, sort, limit: 20 });
+}
+
+export function Search({ collection: initial }: { collection?: string }) {
+  const collections = useLoad(() => trove.portal.collections());
+  const [collection, setCollection] = useState(initial ?? '');
+  const [query, setQuery] = useState('');
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [sort, setSort] = useState('');
+  const names = collections.data?.collections.map((c) => c.name) ?? [];
+  const chosen = collection || names[0] || '';
+  const sample = useLoad(
+    async () => (chosen ? (await trove.call('GET', '/api/v1/portal/records', { params: { query: { collection: chosen, limit: 50 } } })).items : []),
+    [chosen],
+  );
+  const fields = useMemo(() => inferSchema(sample.data ?? []), [sample.data]);
+  const request = useDebounced(requestOf(query, filters, sort, fields), DEBOUNCE_MS);
+  const key = JSON.stringify([chosen, request]);
+  const state = useSearch(
+    // Private search needs a query or a filter (the Open API lists public records without either).
+    chosen && (request.query || request.filters)
+      ? () => trove.call('POST', '/api/v1/portal/search/{collection}', { params: { path: { collection: chosen } }, body: request }) as Promise<Answer>
+      : undefined,
+    key,
+  );
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>Search playground</h1>
+      <Problem message={collections.error} />
+      {collections.data && names.length === 0 && (
+        <p>
+          No collections yet. <Link href="/app/upload">Upload a file</Link> first.
+        </p>
+      )}
+      {names.length > 0 && (
+        <>
+          <label>
+            Collection
+            <select
+              value={chosen}
+              onChange={(e) => {
+                setCollection(e.currentTarget.value);
+                setFilters({});
+                setSort('');
+              }}
+            >
+              {names.map((n) => (
+                <option key={n}>{n}</option>
+              ))}
+            </select>
+          </label>
+          <Controls fields={fields} query={query} setQuery={setQuery} filters={filters} setFilters={setFilters} sort={sort} setSort={setSort} />
+          <div class="split">
+            <div>
+              {!request.query && !request.filters && <p class="hint">Type a query or fill in a filter: results show as you type.</p>}
+              <Results {...state} />
+            </div>
+            <aside aria-label="The same request from a program">
+              <h2>The same request from a program</h2>
+              <Snippet title="curl" code={searchCurl(baseUrl, chosen, request)} />
+              <Snippet title="@trove/client" code={searchClient(baseUrl, chosen, request)} />
+            </aside>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The Open API: every tenant's public records, without a key, as anyone on the web sees them. */
+export function OpenSearch() {
+  const [collection, setCollection] = useState('');
+  const [query, setQuery] = useState('');
+  const [sort, setSort] = useState('');
+  const body = useDebounced({ ...requestOf(query, {}, sort, []), ...(collection.trim() ? { collection: collection.trim() } : {}) }, DEBOUNCE_MS);
+  const state = useSearch(() => trove.call('POST', '/open/v1/search', { body }) as Promise<Answer>, JSON.stringify(body));
+  return (
+    <section>
+      <h1 tabIndex={-1}>Open API search</h1>
+      <p>
+        What anyone can find without a key: the <strong>public</strong> records of every account. Make a record public from its collection's page.
+      </p>
+      <label>
+        Collection <span class="hint">(optional)</span>
+        <input value={collection} onInput={(e) => setCollection(e.currentTarget.value)} placeholder="every collection" />
+      </label>
+      <Controls fields={[]} query={query} setQuery={setQuery} filters={{}} setFilters={() => undefined} sort={sort} setSort={setSort} />
+      <div class="split">
+        <div>
+          <Results {...state} />
+        </div>
+        <aside aria-label="The same request from a program">
+          <h2>The same request from a program</h2>
+          <Snippet title="curl" code={openSearchCurl(baseUrl, body)} />
+          <Snippet title="@trove/client" code={openSearchClient(baseUrl, body)} />
+        </aside>
+      </div>
+    </section>
+  );
+}
