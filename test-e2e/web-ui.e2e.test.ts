@@ -25,7 +25,11 @@ const CSV = [
   'Hex nut M8,HN-08,steel,8,0.08',
   'Wood screw 4x30,WS-0430,brass,4,0.12',
   'Washer M10,WA-10,stainless,10,0.05',
+  // No name: a dead letter.
+  ',NN-01,steel,5,0.10',
 ].join('\n');
+/** A file large enough that its upload is seen in progress. */
+const PARTS = ['name,sku,lot', ...Array.from({ length: 20_000 }, (_, i) => `Spacer ring ${i},SR-${i},lot ${i % 97}`)].join('\n');
 const REPLACEMENT = ['name,sku,material,diameter_mm,price', 'Hex bolt M8x50,HB-0850,steel,8,0.47', 'Carriage bolt M6,CB-06,steel,6,0.31'].join('\n');
 
 const trove = useTrove();
@@ -60,7 +64,8 @@ describe('the web UI, in a browser', () => {
     });
     // Every request the UI makes is one the API answers; the one refusal expected is the expired token's (routed).
     context.on('response', (response) => {
-      if (response.status() >= 400 && response.status() !== 401) {
+      // Billing answers only in the cloud: 404 here, as the usage screen expects.
+      if (response.status() >= 400 && response.status() !== 401 && !response.url().endsWith('/portal/billing/status')) {
         const request = response.request();
         void response.text().then((text) => problems.push(`${response.status()} ${request.method()} ${response.url()} ${request.postData() ?? ''}: ${text}`));
       }
@@ -128,7 +133,19 @@ describe('the web UI, in a browser', () => {
     await expect(page.getByLabel('API key').count()).resolves.toBe(0);
   });
 
-  it('uploads a CSV, showing its progress, then its summary', async () => {
+  it("shows a large upload's progress while its records are read", async () => {
+    await nav('Upload');
+    await heading('Upload records');
+    await page.getByLabel('File').setInputFiles({ name: 'parts.csv', mimeType: 'text/csv', buffer: Buffer.from(PARTS) });
+    await page.getByLabel('Collection').fill('parts');
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByRole('progressbar', { name: 'Processing records' }).waitFor({ timeout: 30_000 });
+    await page.getByText(/[\d,]+ records read/).waitFor();
+    await shot('05-upload-progress');
+    await page.getByRole('heading', { name: 'Upload complete' }).waitFor({ timeout: 120_000 });
+  });
+
+  it('uploads a CSV, then shows its summary and its rejected records', async () => {
     await nav('Upload');
     await heading('Upload records');
     await page.getByLabel('File').setInputFiles({ name: 'fasteners.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
@@ -139,6 +156,7 @@ describe('the web UI, in a browser', () => {
     await page.getByRole('heading', { name: 'Upload complete' }).waitFor({ timeout: 60_000 });
     const accepted = page.locator('.counts div').filter({ hasText: 'Accepted' }).locator('dd');
     await expect(accepted.textContent()).resolves.toBe('6');
+    await page.getByRole('row', { name: /NN-01/ }).waitFor();
     await shot('05-upload');
   });
 
@@ -198,12 +216,21 @@ describe('the web UI, in a browser', () => {
     await shot('11-replace-swapped');
   });
 
+  it('shows usage against the plan and the Open API searches per collection', async () => {
+    await nav('Usage');
+    await heading('Usage');
+    await page.getByText(/Records: [\d,]+/).waitFor();
+    await page.getByText('Open API searches per collection this month').waitFor();
+    await page.getByText('This deployment is not billed').waitFor();
+    await shot('12-usage');
+  });
+
   it('revokes the key after asking, and the key stops working', async () => {
     await nav('API keys');
     await page.getByRole('button', { name: 'Revoke importer' }).click();
     const dialog = page.getByRole('dialog', { name: /Revoke/ });
     await dialog.waitFor();
-    await shot('12-revoke');
+    await shot('13-revoke');
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('No keys yet.').waitFor();
     const refused = await trove.api('GET', '/api/v1/usage', { headers: { authorization: `Bearer ${apiKey}` } });
@@ -218,7 +245,7 @@ describe('the web UI, in a browser', () => {
     await nav('Collections');
     await heading('Sign in to Trove');
     await page.getByText('Your session has expired').waitFor();
-    await shot('13-expired');
+    await shot('14-expired');
     await page.unroute('**/api/v1/portal/collections');
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
