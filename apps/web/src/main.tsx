@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { session } from './api';
 import { currentRoute, navigate, onRoute } from './navigation';
 import { hrefOf, isPublic, type Route } from './router';
@@ -78,8 +78,12 @@ function App() {
   useEffect(() => {
     if (shown !== route) navigate(hrefOf(shown), true);
   }, [shown, route]);
+  // After moving to another screen, focus goes to its heading (a screen reader reads where it is now); a page just
+  // loaded keeps the browser's own start, so that the first Tab reaches the skip link.
+  const moved = useRef(false);
   useEffect(() => {
-    document.querySelector<HTMLElement>('main h1')?.focus();
+    if (moved.current) document.querySelector<HTMLElement>('main h1')?.focus();
+    moved.current = true;
   }, [shown.screen]);
 
   return (

@@ -21,7 +21,7 @@ export function Home() {
       <ol class="steps">
         {steps.data?.steps.map((step) => (
           <li key={step.id} class={step.completed ? 'done' : ''}>
-            <span class="state" aria-label={step.completed ? 'Done' : 'To do'}>
+            <span class="state" role="img" aria-label={step.completed ? 'Done' : 'To do'}>
               {step.completed ? '✓' : '○'}
             </span>
             <div>
