@@ -24,6 +24,9 @@ const NAV: Array<{ route: Route; label: string }> = [
   { route: { screen: 'usage' }, label: 'Usage' },
 ];
 
+/** Titles of the screens the navigation does not name. */
+const TITLES: Partial<Record<Route['screen'], string>> = { 'sign-in': 'Sign in', 'sign-up': 'Create an account', 'not-found': 'Not found' };
+
 function Screen({ route }: { route: Route }) {
   switch (route.screen) {
     case 'sign-in':
@@ -81,6 +84,10 @@ function App() {
   // After moving to another screen, focus goes to its heading (a screen reader reads where it is now); a page just
   // loaded keeps the browser's own start, so that the first Tab reaches the skip link.
   const moved = useRef(false);
+  useEffect(() => {
+    const name = shown.screen === 'collection' ? shown.name : (NAV.find((n) => n.route.screen === shown.screen)?.label ?? TITLES[shown.screen]);
+    document.title = name ? `${name} · Trove` : 'Trove';
+  }, [shown]);
   useEffect(() => {
     if (moved.current) document.querySelector<HTMLElement>('main h1')?.focus();
     moved.current = true;

@@ -191,7 +191,7 @@ export function Collection({ name }: { name: string }) {
           </nav>
         </>
       )}
-      {open && <RecordView id={open} onClose={() => setOpen(undefined)} onChanged={page.reload} />}
+      {open && <RecordView key={open} id={open} onClose={() => setOpen(undefined)} onChanged={page.reload} />}
       <Replace name={name} recordType={page.data?.items[0]?.record_type ?? 'record'} onSwapped={page.reload} />
       <Confirm
         open={deleting}
@@ -289,9 +289,7 @@ function RecordView({ id, onClose, onChanged }: { id: string; onClose: () => voi
             </label>
             <label>
               Fields (JSON)
-              <textarea name="data" rows={6} class="mono">
-                {JSON.stringify(r.collection_data, null, 2)}
-              </textarea>
+              <textarea name="data" rows={6} class="mono" value={JSON.stringify(r.collection_data, null, 2)} />
             </label>
             <div class="actions">
               <button type="submit">Save</button>
