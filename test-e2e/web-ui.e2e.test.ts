@@ -283,6 +283,10 @@ describe('the web UI, in a browser', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press('Enter');
+    // Back where the session expired.
+    await heading('Collections');
+    await page.getByRole('link', { name: 'fasteners' }).waitFor();
+    await nav('Quickstart');
     await heading('Quickstart');
     // The steps done so far are ticked off: the key at least (the others follow as their usage facts arrive).
     await page.getByRole('img', { name: 'Done' }).first().waitFor({ timeout: 30_000 });

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { session } from './api';
 import { currentRoute, navigate, onRoute } from './navigation';
 import { hrefOf, isPublic, type Route } from './router';
-import type { SessionState } from './session';
+import { EXPIRED_NOTICE, type SessionState } from './session';
 import { SignIn, SignUp } from './screens/auth';
 import { Collection, Collections } from './screens/collections';
 import { Home } from './screens/home';
@@ -61,6 +61,9 @@ function Screen({ route }: { route: Route }) {
   }
 }
 
+/** The screen an expired session was on, to return to once the person has signed in again. */
+let returnTo: string | undefined;
+
 function App() {
   const [route, setRoute] = useState(currentRoute);
   const [state, setState] = useState<SessionState>(session.current);
@@ -69,9 +72,16 @@ function App() {
     () =>
       session.subscribe((next) => {
         setState(next);
-        // Signed in: to where they were going (or the quickstart); signed out or expired: to sign-in, which says why.
-        if (next.token && isPublic(currentRoute())) navigate('/app', true);
-        if (!next.token && !isPublic(currentRoute())) navigate(hrefOf({ screen: 'sign-in' }));
+        // Expired: to sign-in, which says why, and back to the same screen after signing in again; signed out: to
+        // sign-in; signed in: to the quickstart.
+        if (next.token && isPublic(currentRoute())) {
+          navigate(returnTo ?? '/app', true);
+          returnTo = undefined;
+        }
+        if (!next.token && !isPublic(currentRoute())) {
+          returnTo = next.notice === EXPIRED_NOTICE ? window.location.pathname + window.location.search : undefined;
+          navigate(hrefOf({ screen: 'sign-in' }));
+        }
       }),
     [],
   );

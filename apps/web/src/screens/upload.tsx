@@ -137,7 +137,10 @@ export function Upload() {
 
 function Summary({ status }: { status: Status }) {
   const s = status.summary;
-  const errors = status.errors;
+  // The status carries the first 100 dead letters; the rest are a click away.
+  const [all, setAll] = useState<Status['errors']>();
+  const [error, setError] = useState<string>();
+  const errors = all ?? status.errors;
   return (
     <div class="card" role="status">
       <h2>{status.status === 'complete' ? 'Upload complete' : 'Upload failed'}</h2>
@@ -189,6 +192,16 @@ function Summary({ status }: { status: Status }) {
               </tbody>
             </table>
           </div>
+          {errors.length < s.rejected && (
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => void portal(() => trove.portal.uploads.errors(status.id)).then(setAll, (err: unknown) => setError(problemOf(err)))}
+            >
+              Show all {formatNumber(s.rejected)} rejected records
+            </button>
+          )}
+          <Problem message={error} />
         </>
       )}
     </div>
