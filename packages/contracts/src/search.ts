@@ -25,6 +25,23 @@ export const searchResultItem = z.object({
 });
 export type SearchResultItem = z.infer<typeof searchResultItem>;
 
+/**
+ * What an answer that found nothing says of the collection it searched (docs/behaviour/search.md, "A collection that
+ * does not exist"): a search's answer is 200 whatever it found, so these tell "nothing matched" from "no such
+ * collection". Absent from an answer with results, from a search of every public collection, and when it could not be
+ * told.
+ */
+export const emptyAnswerFields = {
+  /**
+   * Present only when the search found nothing: false when the caller has no collection of that name (private search:
+   * none of the tenant's active records is in it; the Open API: no public record is), true when it exists and nothing
+   * in it matched.
+   */
+  collection_exists: z.boolean().optional(),
+  /** Present only with collection_exists false: what to do next (names are case-sensitive; where collections are listed). */
+  hint: z.string().optional(),
+};
+
 /** The JSON answer of a search (private search, and the public search other services call). */
 export const searchAnswer = z.object({
   results: z.array(searchResultItem),
@@ -39,6 +56,7 @@ export const searchAnswer = z.object({
     cache_hit: z.boolean(),
     /** True when the query together with the filters found nothing and the filters alone were searched. */
     zero_result_fallback_used: z.boolean(),
+    ...emptyAnswerFields,
     timings: z.object({ classify_ms: z.number(), search_ms: z.number(), hydrate_ms: z.number() }),
   }),
 });

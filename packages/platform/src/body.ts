@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Request } from 'express';
 import { ERRORS, type HttpError } from './errors';
 
 /**
@@ -64,4 +65,33 @@ export function decodedBody(req: Readable, encoding: BodyEncoding): Readable {
   });
   req.pipe(inflate).pipe(out);
   return out;
+}
+
+/** The media types a JSON body may be sent as. */
+export const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** The methods whose body a route reads; a GET's or DELETE's body is never read, whatever its type. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** Requests whose body the JSON parser left unread for its media type, with the answer a JSON route gives them. */
+const bodiesNotJson = new WeakMap<Request, HttpError>();
+
+/**
+ * Notes a request whose body the JSON parser leaves unread because it came as another media type (or none), with the
+ * 415 saying what to send (docs/behaviour/errors-and-validation.md): a route that reads a JSON body answers it
+ * (refuseBodyNotJson) instead of taking the body for absent and answering 422 for every required field. A route that
+ * reads other media types (declared in `consumes`) never sees it. A body of no bytes is no body.
+ */
+export function noteBodyNotJson(req: Request): void {
+  if (!BODY_METHODS.has(req.method) || req.is(JSON_TYPES) !== false || req.get('content-length') === '0') return;
+  const type = req.get('content-type')?.split(';')[0]?.trim().slice(0, ECHO_CHARS);
+  const sent = type ? `was sent as ${type}` : 'was sent without a Content-Type';
+  // curl -d sends form encoding unless told otherwise: the commonest way here.
+  const curl = type === 'application/x-www-form-urlencoded' ? " (what curl -d sends unless given -H 'Content-Type: application/json')" : '';
+  bodiesNotJson.set(req, ERRORS.unsupportedMediaType(`This route reads a JSON body, and this one ${sent}${curl}; send it with Content-Type: application/json`));
+}
+
+/** The 415 noteBodyNotJson noted for the request, if any. */
+export function bodyNotJson(req: Request): HttpError | undefined {
+  return bodiesNotJson.get(req);
 }

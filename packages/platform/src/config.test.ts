@@ -150,6 +150,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('writes logs as text in development and as JSON lines elsewhere, unless LOG_FORMAT says', () => {
+    expect(loadConfig({ ENV: 'development' }).LOG_FORMAT).toBe('pretty');
+    expect(loadConfig(production).LOG_FORMAT).toBe('json');
+    expect(loadConfig({ ENV: 'test' }).LOG_FORMAT).toBe('json');
+    expect(loadConfig({ ENV: 'development', LOG_FORMAT: 'json' }).LOG_FORMAT).toBe('json');
+    expect(loadConfig({ ...production, LOG_FORMAT: 'pretty' }).LOG_FORMAT).toBe('pretty');
+    expect(loadConfig({ ENV: 'development', LOG_FORMAT: '' }).LOG_FORMAT).toBe('pretty');
+    expect(refusal({ ENV: 'development', LOG_FORMAT: 'xml' })).toMatch(/^\s+LOG_FORMAT: /m);
+  });
+
   it('treats empty URLs and an empty broker list as not set', () => {
     const config = loadConfig({ ENV: 'development', DATABASE_URL: '', AUTH_URL: '  ', KAFKA_BROKERS: '' });
 
@@ -193,5 +203,68 @@ describe('service addresses', () => {
     expect(databaseUrl(config, 'records')).toBe('postgres://records@db/records');
     expect(databaseUrl(config, 'auth')).toBe('postgres://shared@db/trove');
     expect(databaseUrl(loadConfig({ ENV: 'development' }), 'auth')).toBeUndefined();
+  });
+});
+
+describe('secrets in production', () => {
+  const lines = (message: string) => message.split('\n').slice(1);
+
+  it.each([
+    ['INTERNAL_TOKEN_SECRET', 'change-me-to-32-or-more-random-characters', 'change-me'],
+    ['JWT_SECRET', 'CHANGE_ME_CHANGE_ME_CHANGE_ME_CHANGE_ME', 'change-me'],
+    ['API_KEY_SALT', 'replace-me-with-a-salt', 'replace-me'],
+    ['WEBHOOK_SECRET', 'your-secret-goes-here', 'your-secret'],
+    ['STRIPE_SECRET_KEY', 'sk_live_placeholder', 'placeholder'],
+    ['STRIPE_WEBHOOK_SECRET', 'changeme', 'change-me'],
+    ['CONNECTOR_ENCRYPTION_KEY', 'change-me-to-64-hex-characters', 'change-me'],
+  ])('refuses a placeholder %s in one line naming it and the placeholder, never the value', (name, value, marker) => {
+    const message = refusal({ ...production, [name]: value });
+
+    expect(lines(message)).toHaveLength(1);
+    expect(lines(message)[0]).toMatch(new RegExp(`^ {2}${name}: looks like a placeholder \\(it contains "${marker}"\\), refused when ENV=production; set `));
+    expect(message).not.toContain(value);
+  });
+
+  it('refuses the published development API key salt, naming the variable', () => {
+    const message = refusal({ ...production, API_KEY_SALT: 'trove-development-api-key-salt-not-for-production' });
+
+    expect(lines(message)).toHaveLength(1);
+    expect(message).toContain('  API_KEY_SALT: is the published development value, refused when ENV=production; set a random value');
+  });
+
+  it('refuses a webhook secret shorter than 16 characters, and one of the keys of a rotation list that is a placeholder', () => {
+    const message = refusal({ ...production, WEBHOOK_SECRET: 'short', CONNECTOR_ENCRYPTION_KEY: `${'a'.repeat(64)},change-me` });
+
+    expect(message).toContain('  WEBHOOK_SECRET: must be at least 16 characters when ENV=production');
+    expect(message).toContain('  CONNECTOR_ENCRYPTION_KEY: looks like a placeholder');
+    expect(lines(message)).toHaveLength(2);
+  });
+
+  it("refuses a database URL whose password is a placeholder, naming the variable and not the URL", () => {
+    const url = 'postgres://trove:change-me@db:5432/trove_auth';
+    const message = refusal({ ...production, AUTH_DATABASE_URL: url });
+
+    expect(lines(message)).toEqual(['  AUTH_DATABASE_URL: its password looks like a placeholder (it contains "change-me"), refused when ENV=production; set the database user\'s real password']);
+    expect(message).not.toContain(url);
+  });
+
+  it('names each bad variable once, with the other problems of the environment', () => {
+    const message = refusal({ ...production, INTERNAL_TOKEN_SECRET: 'change-me', JWT_SECRET: 'change-me-to-32-or-more-random-characters-too', PORT: 'x' });
+
+    expect(lines(message)).toHaveLength(3);
+    expect(lines(message).filter((l) => l.startsWith('  INTERNAL_TOKEN_SECRET:'))).toEqual([expect.stringContaining('placeholder')]);
+    expect(message).toMatch(/^ {2}JWT_SECRET: looks like a placeholder/m);
+    expect(message).toMatch(/^ {2}PORT: /m);
+  });
+
+  it('accepts chosen secrets, and placeholders outside production', () => {
+    expect(() => loadConfig({ ...production, WEBHOOK_SECRET: 'w'.repeat(16), DATABASE_URL: 'postgres://trove:trove@db/trove' })).not.toThrow();
+    const placeholders = { INTERNAL_TOKEN_SECRET: 'change-me-to-32-or-more-random-characters', API_KEY_SALT: 'change-me-16-plus-chars', WEBHOOK_SECRET: 'x' };
+    expect(() => loadConfig({ ENV: 'development', ...placeholders })).not.toThrow();
+    expect(() => loadConfig({ ENV: 'test', ...placeholders })).not.toThrow();
+  });
+
+  it('treats a missing ENV as production here too', () => {
+    expect(refusal({ INTERNAL_TOKEN_SECRET: SECRET, API_KEY_SALT: SALT, JWT_SECRET: 'change-me-to-32-or-more-random-characters' })).toContain('JWT_SECRET: looks like a placeholder');
   });
 });

@@ -107,6 +107,8 @@ export const configSchema = z
     ENV: z.enum(['development', 'production', 'test']).default('production'),
     DEPLOYMENT_MODE: z.enum(['self_hosted', 'cloud']).default('self_hosted'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** JSON lines, or human-readable text; unset, text in development and JSON otherwise (resolved below). */
+    LOG_FORMAT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.enum(['json', 'pretty']).optional()),
     /** Bind address of the gateway, and of every service of a process that runs only some of them. */
     HOST: z.string().default('0.0.0.0'),
     PORT: port(DEFAULT_PORTS.gateway),
@@ -295,6 +297,7 @@ export const configSchema = z
   })
   .transform((c) => ({
     ...c,
+    LOG_FORMAT: c.LOG_FORMAT ?? (c.ENV === 'development' ? 'pretty' : 'json'),
     INTERNAL_TOKEN_SECRET: c.INTERNAL_TOKEN_SECRET ?? processSecret(),
     API_KEY_SALT: c.API_KEY_SALT ?? DEV_API_KEY_SALT,
     JWT_SECRET: c.JWT_SECRET ?? (c.JWT_PRIVATE_KEY || c.JWT_PUBLIC_KEY ? undefined : processJwtSecret()),
@@ -311,13 +314,91 @@ export const configSchema = z
 
 export type Config = z.output<typeof configSchema>;
 
-/** Reads and validates the environment once; a bad value stops start-up with a message naming the variable. */
+/**
+ * The secrets production refuses when they are placeholders (docs/configuration.md, "Secrets in production"): shorter
+ * than their minimum, one of the published development values, or text a template ships (`change-me`). The minimum
+ * applies where Trove makes up the value's strength; a key the payment provider issues, or one whose format fixes its
+ * length, is only checked for placeholders. `how` says what to set instead.
+ */
+const PRODUCTION_SECRETS: Record<string, { minLength?: number; how: string }> = {
+  INTERNAL_TOKEN_SECRET: { minLength: 32, how: 'set a random value of 32+ characters (openssl rand -hex 32)' },
+  JWT_SECRET: { minLength: 32, how: 'set a random value of 32+ characters (openssl rand -hex 32)' },
+  API_KEY_SALT: { minLength: 16, how: 'set a random value of 16+ characters (openssl rand -hex 32), the same in every process' },
+  WEBHOOK_SECRET: { minLength: 16, how: 'set a random value of 16+ characters (openssl rand -hex 32) and sign with it' },
+  CONNECTOR_ENCRYPTION_KEY: { how: 'set 256-bit keys, 64 hex characters each (openssl rand -hex 32)' },
+  STRIPE_SECRET_KEY: { how: "set the secret key of the payment provider's account" },
+  STRIPE_WEBHOOK_SECRET: { how: "set the signing secret of the payment provider's webhook endpoint" },
+};
+
+/** Values published with Trove for development; a production process never uses them. */
+const PUBLISHED_DEVELOPMENT_VALUES = new Set([DEV_API_KEY_SALT, 'trove-development-internal-token-secret-not-for-production']);
+
+/** Words templates put where a secret belongs, compared without case or separators ("Change_Me" is "change-me"). */
+const PLACEHOLDER_MARKERS = ['change-me', 'change-it', 'change-this', 'replace-me', 'placeholder', 'not-for-production', 'your-secret', 'your-key', 'your-salt', 'example'];
+/** Whole values that are no secret, compared the same way. */
+const PLACEHOLDER_VALUES = ['secret', 'password', 'passwd', 'xxx', 'todo', 'test', 'dev', 'default'];
+
+const bare = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** The placeholder a value is or contains, as the marker is written; undefined for a value that looks chosen. */
+function placeholderIn(value: string): string | undefined {
+  const text = bare(value);
+  return PLACEHOLDER_MARKERS.find((m) => text.includes(bare(m))) ?? PLACEHOLDER_VALUES.find((v) => text === v);
+}
+
+/** Database URL variables, whose password production checks for placeholders. */
+const DATABASE_URL_VARIABLES = ['DATABASE_URL', 'AUTH_DATABASE_URL', 'RECORDS_DATABASE_URL', 'GATEWAY_DATABASE_URL', 'INGESTION_DATABASE_URL',
+  'SEARCH_DATABASE_URL', 'OPEN_DATABASE_URL', 'MCP_DATABASE_URL', 'CONNECTOR_DATABASE_URL', 'BILLING_DATABASE_URL'];
+
+/**
+ * What is wrong with each secret of a production environment, one message per variable (none outside production):
+ * the rule of PRODUCTION_SECRETS, and a database URL's password that is a placeholder. Values are never echoed.
+ */
+function productionSecretProblems(env: Record<string, string | undefined>): Map<string, string> {
+  const problems = new Map<string, string>();
+  if ((env.ENV ?? 'production') !== 'production') return problems;
+  for (const [name, rule] of Object.entries(PRODUCTION_SECRETS)) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    // A list of keys (CONNECTOR_ENCRYPTION_KEY rotates through several): each one counts.
+    const parts = name === 'CONNECTOR_ENCRYPTION_KEY' ? value.split(',').map((k) => k.trim()) : [value];
+    const marker = parts.map(placeholderIn).find((m) => m !== undefined);
+    if (parts.some((p) => PUBLISHED_DEVELOPMENT_VALUES.has(p))) problems.set(name, `is the published development value, refused when ENV=production; ${rule.how}`);
+    else if (marker) problems.set(name, `looks like a placeholder (it contains "${marker}"), refused when ENV=production; ${rule.how}`);
+    else if (rule.minLength && value.length < rule.minLength)
+      problems.set(name, `must be at least ${rule.minLength} characters when ENV=production; ${rule.how}`);
+  }
+  for (const name of DATABASE_URL_VARIABLES) {
+    const password = passwordOf(env[name]);
+    const marker = password === undefined ? undefined : placeholderIn(password);
+    if (marker) problems.set(name, `its password looks like a placeholder (it contains "${marker}"), refused when ENV=production; set the database user's real password`);
+  }
+  return problems;
+}
+
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url?.trim()) return undefined;
+  try {
+    const password = new URL(url.trim()).password;
+    return password ? decodeURIComponent(password) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads and validates the environment once; a bad value stops start-up with a message naming the variable, one line
+ * per variable (a production secret's placeholder problem in place of what else its value breaks).
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = configSchema.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(environment)'}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  const secrets = productionSecretProblems(env);
+  const issues = result.success ? [] : result.error.issues.map((i) => ({ name: i.path.join('.') || '(environment)', message: i.message }));
+  const lines = [
+    ...issues.filter((i) => !secrets.has(i.name)).map((i) => `  ${i.name}: ${i.message}`),
+    ...[...secrets].map(([name, message]) => `  ${name}: ${message}`),
+  ];
+  if (lines.length > 0 || !result.success) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return result.data;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
 import { serviceAppEndpoints } from '@trove/contracts';
-import { bodyEncodingOf, undecodableBody, type BodyEncoding } from './body';
+import { JSON_TYPES, bodyEncodingOf, noteBodyNotJson, undecodableBody, type BodyEncoding } from './body';
 import { withinMs } from './deadline';
 import { ERRORS, HttpError } from './errors';
 import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
@@ -118,15 +118,15 @@ export function bodyParserError(err: unknown, encoding: BodyEncoding = 'identity
   return err;
 }
 
-const JSON_TYPES = ['application/json', 'application/*+json'];
-
 /**
  * A JSON body parser with its own size limit and the answers above; routes exempt from the app-wide one use it too.
- * The body may come in any of BODY_ENCODINGS (415 otherwise); the limit counts its inflated bytes.
+ * The body may come in any of BODY_ENCODINGS (415 otherwise); the limit counts its inflated bytes. A body of another
+ * media type is left unread and noted, for a route that reads JSON to refuse (noteBodyNotJson).
  */
 export function jsonBody(limit: string): RequestHandler {
   const parse = express.json({ limit, type: JSON_TYPES });
   return (req, res, next) => {
+    noteBodyNotJson(req);
     let encoding: BodyEncoding = 'identity';
     try {
       // Only a body the parser would read is asked about its encoding.

@@ -1,13 +1,21 @@
 import type { Endpoint, EndpointAnswer, EndpointRequest } from '@trove/contracts';
 import type { Express, Request, RequestHandler, Response, Router } from 'express';
+import { bodyNotJson } from './body';
 import { parseInput } from './validation';
+
+/** Answers 415 for a body the JSON parser left unread for its media type (noteBodyNotJson). */
+const refuseBodyNotJson: RequestHandler = (req, _res, next) => next(bodyNotJson(req));
 
 /**
  * Registers express handlers at a declared endpoint's method and path, for a handler that reads its request itself
- * (a streamed upload, a route answering in two vocabularies): the declaration still says what the route is.
+ * (a streamed upload, a route answering in two vocabularies): the declaration still says what the route is. A route
+ * whose declared body is JSON refuses a body sent as anything else (415), after its own middleware (scopes) and before
+ * its handler.
  */
 export function handle(router: Router | Express, e: Endpoint, ...handlers: RequestHandler[]): void {
-  (router as Router)[e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](e.path, ...handlers);
+  const readsJson = e.body !== undefined && (e.consumes ?? ['application/json']).includes('application/json');
+  const chain = readsJson ? [...handlers.slice(0, -1), refuseBodyNotJson, ...handlers.slice(-1)] : handlers;
+  (router as Router)[e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](e.path, ...chain);
 }
 
 type Handler<E extends Endpoint> = (input: EndpointRequest<E>, req: Request, res: Response) => Promise<EndpointAnswer<E>>;

@@ -63,7 +63,7 @@ export interface Stack {
  * database; `gatewayConfig` is the gateway's, and any gateway's started later (the upstreams it proxies to).
  */
 export async function startStack(gatewayConfig: Record<string, string> = {}): Promise<Stack> {
-  const sys = await startTestSystem([authModule, gatewayModule], { listen: ['auth'], configOf: { gateway: { ENV: 'development', ...gatewayConfig } } });
+  const sys = await startTestSystem([authModule, gatewayModule], { listen: ['auth'], config: { API_KEY_SALT: 'gateway-tests-api-key-salt' }, configOf: { gateway: { ENV: 'development', ...gatewayConfig } } });
   return {
     auth: sys.service('auth'),
     gateway: sys.service('gateway'),

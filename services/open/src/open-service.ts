@@ -38,6 +38,7 @@ export class OpenService {
         processing_time_ms: Math.round((performance.now() - started) * 100) / 100,
         total_estimate: Math.max(req.offset + results.length, answer.metadata.total_estimate - hidden),
         cache_hit: answer.metadata.cache_hit,
+        ...collectionFacts(req.collection, answer.metadata.collection_exists),
       },
     };
   }
@@ -79,6 +80,19 @@ export class OpenService {
     const { tenant_id: _tenant, version: _version, ...shown } = found;
     return shown;
   }
+}
+
+/**
+ * What an Open answer that found nothing in a named collection says of it (docs/behaviour/open-api.md): whether any
+ * public record is in it, and if none, where the public collections are listed. Search says it only of such answers.
+ */
+function collectionFacts(collection: string | undefined, exists: boolean | undefined): Pick<OpenSearchAnswer['metadata'], 'collection_exists' | 'hint'> {
+  if (collection === undefined || exists === undefined) return {};
+  if (exists) return { collection_exists: true };
+  return {
+    collection_exists: false,
+    hint: `No public record is in a collection "${collection}" (collection names are case-sensitive); GET /open/v1/collections lists the collections with public records.`,
+  };
 }
 
 function openCollection(collection: string, recordCount: number, recordTypes: string[]): OpenCollection {

@@ -52,6 +52,23 @@ describe('search', () => {
     expect(res.body.metadata).toEqual({ search_mode: 'fulltext', processing_time_ms: expect.any(Number), total_estimate: 3, cache_hit: false });
   });
 
+  it('says when a collection searched has no public record, and when it has some but none matched', async () => {
+    const hint = 'No public record is in a collection "Valves" (collection names are case-sensitive); GET /open/v1/collections lists the collections with public records.';
+    for (const res of [await open.post('/search/Valves', { query: 'ball valve' }), await open.get('/search?q=ball&collection=Valves'), await open.get('/search/Valves')]) {
+      expect(res.status).toBe(200);
+      expect(res.body.results).toEqual([]);
+      expect(res.body.metadata).toMatchObject({ collection_exists: false, hint });
+    }
+    // A collection whose records are all private has no public one.
+    await create(b, { collection: 'hidden', name: 'Private gasket', visibility: 'private' });
+    expect((await open.post('/search/hidden', { query: 'gasket' })).body.metadata.collection_exists).toBe(false);
+    const none = await open.post('/search/valves', { query: 'hammer' });
+    expect(none.body.metadata).toMatchObject({ collection_exists: true });
+    expect(none.body.metadata.hint).toBeUndefined();
+    // Across every collection there is no collection to speak of.
+    expect((await open.post('/search', { query: 'hammer' })).body.metadata).not.toHaveProperty('collection_exists');
+  });
+
   it('searches every collection with POST /search and one with its collection field', async () => {
     expect(names(await open.post('/search', { query: 'ball valve' }))).toEqual([
       'Ball valve brass DN15',

@@ -7,6 +7,7 @@ import type { ServiceModule } from '@trove/runtime';
 import { createSearchEngine } from '@trove/search-engine';
 import { Histogram } from 'prom-client';
 import { buildApp } from './app';
+import { recordsCollectionCheck } from './collection-check';
 import { subscribeIndexer } from './consumers/indexer';
 import { HealthWindow } from './domain/health-window';
 import { migrations } from './migrations';
@@ -60,6 +61,8 @@ export const searchModule: ServiceModule = {
       event: (c) => usageCountMessage('searches', c),
     });
     const scheduler = configuredScheduler(ctx.config, { name: 'search', concurrency: ctx.config.SCHEDULER_SEARCH_CONCURRENCY, registry: metrics.registry });
+    // Records says whether a collection exists when a search found nothing (an index lookup, only then).
+    const records = ctx.client('records');
     const search = new SearchService({
       engine,
       cache,
@@ -70,6 +73,7 @@ export const searchModule: ServiceModule = {
       logger,
       usage,
       scheduler,
+      collectionExists: recordsCollectionCheck(records, logger.child({ component: 'collection-check' })),
     });
     // Billing seeds each tenant's month count; while it is unreachable the count starts from 0 (logged), so search does
     // not wait on billing to start.
@@ -105,6 +109,7 @@ export const searchModule: ServiceModule = {
         await engine.close();
         await reads?.close();
         billing.shutdown();
+        records.shutdown();
         await cache.close();
       },
     };

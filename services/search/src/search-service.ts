@@ -14,6 +14,7 @@ import {
   type Sort,
 } from '@trove/search-engine';
 import type { Histogram } from 'prom-client';
+import type { CollectionCheck } from './collection-check';
 import { compactTable, yamlList } from './domain/format';
 import type { HealthWindow } from './domain/health-window';
 import { ResponseCache } from './response-cache';
@@ -58,6 +59,8 @@ export interface SearchServiceOptions {
    * public index's as one key: the Open API shares it out by client address itself).
    */
   scheduler: Pick<FairScheduler, 'run'>;
+  /** Whether a tenant has a collection (records'), asked when a private search found nothing. */
+  collectionExists: CollectionCheck;
 }
 
 /** Whose turn an engine call of the scope takes. */
@@ -86,7 +89,7 @@ export class SearchService {
     const found = await this.responses.answer(
       req.scope,
       { op: 'search', ...req },
-      () => this.opts.scheduler.run(shareOf(req.scope), () => this.searchUncached(req, started)),
+      async () => this.withCollectionFacts(req.scope, await this.opts.scheduler.run(shareOf(req.scope), () => this.searchUncached(req, started))),
       summaryOf,
     );
     if (found.text !== undefined && req.format === 'json') {
@@ -131,6 +134,33 @@ export class SearchService {
       store: true,
     }));
     return found.hit ? (JSON.parse(found.text) as PublicCollection[]) : found.value;
+  }
+
+  /**
+   * An answer that found nothing says whether its collection exists (docs/behaviour/search.md, "A collection that does
+   * not exist"), asked after the engine's turn so a slow answer from records never holds one. It is cached with the
+   * answer: the first record indexed into the collection changes the scope's cache version.
+   */
+  private async withCollectionFacts(scope: SearchScope, found: { value: StoredAnswer; store: boolean }): Promise<{ value: StoredAnswer; store: boolean }> {
+    const { metadata } = found.value;
+    if (metadata.total_estimate > 0 || metadata.search_mode === 'error') return found;
+    const exists = await this.collectionExists(scope);
+    if (exists === undefined) return found;
+    const facts = exists || scope.kind === 'public' ? { collection_exists: exists } : { collection_exists: false, hint: missingCollectionHint(scope.collection) };
+    return { ...found, value: { ...found.value, metadata: { ...metadata, ...facts } } };
+  }
+
+  /** Private: records' answer. Public: whether the index holds a public record of the collection (its one source). */
+  private async collectionExists(scope: SearchScope): Promise<boolean | undefined> {
+    if (scope.kind === 'private') return this.opts.collectionExists(scope.tenant_id, scope.collection);
+    if (scope.collection === undefined) return undefined;
+    try {
+      const any = await this.opts.scheduler.run(shareOf(scope), () => this.opts.engine.search({ scope, filters: [], limit: 1, offset: 0 }));
+      return any.hits.length > 0;
+    } catch (err) {
+      this.opts.logger.warn({ err, collection: scope.collection }, 'could not tell whether a public collection exists');
+      return undefined;
+    }
   }
 
   private async searchUncached(req: SearchRequest, started: number): Promise<{ value: StoredAnswer; store: boolean }> {
@@ -270,9 +300,18 @@ function errorBody(req: SearchRequest, queryType: QueryType | undefined): Stored
   };
 }
 
+/** What an empty private answer says when the tenant has no collection of the name searched. */
+function missingCollectionHint(collection: string): string {
+  return (
+    `There is no collection "${collection}": none of your records is in it (collection names are case-sensitive). ` +
+    'GET /api/v1/collections lists your collections (GET /api/v1/portal/collections in the portal).'
+  );
+}
+
 function render(body: SearchAnswer, req: SearchRequest): Rendered {
-  if (req.format === 'compact') return { kind: 'text', body: compactTable(body.results, req.offset, body.metadata.total_estimate) };
-  if (req.format === 'yaml') return { kind: 'text', body: yamlList(body.results) };
+  const { total_estimate: total, hint } = body.metadata;
+  if (req.format === 'compact') return { kind: 'text', body: compactTable(body.results, req.offset, total, hint) };
+  if (req.format === 'yaml') return { kind: 'text', body: yamlList(body.results, hint) };
   return { kind: 'json', body };
 }
 

@@ -222,6 +222,49 @@ export function searchRules(start: () => Promise<RulesSystem>, opts: { inProcess
     });
   });
 
+  describe('a collection that does not exist', () => {
+    beforeAll(async () => {
+      await create({ collection: 'Exists', name: 'Spring pin 4x20' });
+    });
+    const hint = 'There is no collection "exists": none of your records is in it (collection names are case-sensitive). GET /api/v1/collections lists your collections (GET /api/v1/portal/collections in the portal).';
+
+    it('answers 200 with no results, collection_exists false and a hint naming it, by POST and GET alike', async () => {
+      for (const res of [await search('exists', { query: 'pin' }), await t.search.get('/search/exists?q=pin')]) {
+        expect(res.status).toBe(200);
+        expect(res.body.results).toEqual([]);
+        expect(res.body.metadata).toMatchObject({ collection_exists: false, hint });
+      }
+    });
+
+    it('says the same in the compact and yaml formats', async () => {
+      expect((await search('exists', { query: 'pin', format: 'compact' })).text).toContain(`No results. ${hint}`);
+      expect((await search('exists', { query: 'pin', format: 'yaml' })).text).toBe(`# ${hint}\n[]\n`);
+    });
+
+    it('says collection_exists true when the collection exists and nothing matched, and nothing of it when something did', async () => {
+      const none = await search('Exists', { query: 'hammer' });
+      expect(none.body.results).toEqual([]);
+      expect(none.body.metadata.collection_exists).toBe(true);
+      expect(none.body.metadata.hint).toBeUndefined();
+      const found = await search('Exists', { query: 'pin' });
+      expect(found.body.results).toHaveLength(1);
+      expect(found.body.metadata).not.toHaveProperty('collection_exists');
+    });
+
+    it('counts only collections of the caller: another tenant\u2019s is none of theirs', async () => {
+      const other = await sys.tenant();
+      expect((await other.search.post('/search/Exists', { query: 'pin' })).body.metadata.collection_exists).toBe(false);
+    });
+
+    it('forgets that a collection did not exist once its first record is in it', async () => {
+      expect((await search('later', { query: 'clip' })).body.metadata.collection_exists).toBe(false);
+      await create({ collection: 'later', name: 'Retaining clip' });
+      const res = await search('later', { query: 'clip' });
+      expect(names(res)).toEqual(['Retaining clip']);
+      expect(res.body.metadata).not.toHaveProperty('collection_exists');
+    });
+  });
+
   describe('the response cache', () => {
     it('answers a repeated identical search from the cache and forgets it when the collection changes', async () => {
       await create({ collection: 'cache', name: 'Lock washer M8' });

@@ -9,6 +9,7 @@ import {
   PUBLIC_PAGE_MAX,
   SEARCH_TEXT_MAX,
   aggregateAnswer,
+  emptyAnswerFields,
   publicAggregateRequest,
   searchField,
   searchFilters,
@@ -64,6 +65,8 @@ export const openSearchAnswer = z.object({
     processing_time_ms: z.number(),
     total_estimate: z.number().int(),
     cache_hit: z.boolean(),
+    /** Only on an answer that found nothing in a named collection; see emptyAnswerFields. */
+    ...emptyAnswerFields,
   }),
 });
 export type OpenSearchAnswer = z.output<typeof openSearchAnswer>;

@@ -11,8 +11,8 @@ const COMPACT_NAME_CHARS = 80;
 const YAML_FIELDS = 15;
 const YAML_VALUE_CHARS = 80;
 
-/** `format: compact`: a markdown table with columns #, Name, Score, Key Data. */
-export function compactTable(items: ResultItem[], offset: number, total: number): string {
+/** `format: compact`: a markdown table with columns #, Name, Score, Key Data; an empty one says why when it knows (`hint`). */
+export function compactTable(items: ResultItem[], offset: number, total: number, hint?: string): string {
   const lines = ['| # | Name | Score | Key Data |', '|---|---|---|---|'];
   items.forEach((item, i) => {
     const data = flatten(item.collection_data)
@@ -21,13 +21,13 @@ export function compactTable(items: ResultItem[], offset: number, total: number)
       .join('; ');
     lines.push(`| ${offset + i + 1} | ${cell(truncate(item.name, COMPACT_NAME_CHARS))} | ${item.score.toFixed(2)} | ${cell(data)} |`);
   });
-  const shown = items.length === 0 ? 'No results.' : `Results ${offset + 1}-${offset + items.length} of about ${total}.`;
+  const shown = items.length === 0 ? (hint ? `No results. ${hint}` : 'No results.') : `Results ${offset + 1}-${offset + items.length} of about ${total}.`;
   return `${lines.join('\n')}\n\n${shown}\n`;
 }
 
-/** `format: yaml`: a list of entries with name, score and the flattened data fields. */
-export function yamlList(items: ResultItem[]): string {
-  if (items.length === 0) return '[]\n';
+/** `format: yaml`: a list of entries with name, score and the flattened data fields; an empty one with `hint` as a comment. */
+export function yamlList(items: ResultItem[], hint?: string): string {
+  if (items.length === 0) return hint ? `# ${hint}\n[]\n` : '[]\n';
   const entries = items.map((item) => {
     const entry: Record<string, string | number | boolean> = { name: item.name, score: Number(item.score.toFixed(4)), record_id: item.record_id };
     for (const [k, v] of flatten(item.collection_data).slice(0, YAML_FIELDS)) {
