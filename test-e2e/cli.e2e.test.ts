@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -54,13 +54,13 @@ it('creates a tenant and its first admin key from the CLI, and that key works in
   }
 });
 
-it('refuses create-tenant without a name', () => {
+it('refuses create-tenant without a name: a usage error, exit 2, in one line', () => {
   const out = spawnSync(process.execPath, [LAUNCHER, 'create-tenant'], {
     env: { ...process.env, ...PRODUCTION, DATA_DIR: mkdtempSync(join(tmpdir(), 'trove-cli-')) },
     encoding: 'utf8',
   });
-  expect(out.status).toBe(1);
-  expect(out.stderr).toContain('--name');
+  expect(out.status).toBe(2);
+  expect(out.stderr).toBe("trove: required option '--name <name>' not specified\n");
 });
 
 /** set-plan on `dataDir` with the production secrets and `env` on top. */
@@ -104,15 +104,17 @@ it('refuses set-plan in cloud mode, where the payment provider sets plans, and f
     const cloud = setPlan(dataDir, ['--tenant', tenant, '--plan', 'pro'], { DEPLOYMENT_MODE: 'cloud', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' });
     expect(cloud.status).toBe(1);
     expect(cloud.stderr).toContain('self-hosted');
-    for (const [args, says] of [
-      [['--tenant', tenant, '--plan', 'platinum'], 'free, pro, scale, enterprise'],
-      [['--tenant', 'acme', '--plan', 'pro'], 'UUID'],
-      [['--plan', 'pro'], '--tenant'],
-      [['--tenant', tenant], '--plan'],
+    // A value the command refuses is exit 1; a command line missing an option is a usage error, exit 2.
+    for (const [args, says, status] of [
+      [['--tenant', tenant, '--plan', 'platinum'], 'free, pro, scale, enterprise', 1],
+      [['--tenant', 'acme', '--plan', 'pro'], 'UUID', 1],
+      [['--plan', 'pro'], '--tenant', 2],
+      [['--tenant', tenant], '--plan', 2],
     ] as const) {
       const out = setPlan(dataDir, [...args]);
-      expect(out.status).toBe(1);
+      expect(out.status).toBe(status);
       expect(out.stderr).toContain(says);
+      expect(out.stderr).toMatch(/^trove: [^\n]+\n$/);
       expect(out.stdout).toBe('');
     }
   } finally {
@@ -139,6 +141,7 @@ it('refuses create-tenant while the system runs on the same embedded database, n
     }
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`in use by process ${running.pid} `);
+    expect(refused.stderr).toMatch(/^trove: [^\n]+\n$/);
     expect(refused.stdout).not.toContain('key:');
 
     const created = createTenant(dataDir, 'Acme');
@@ -267,4 +270,79 @@ it('refuses to start a process running only some services without INTERNAL_TOKEN
   } finally {
     rmSync(env.DATA_DIR!, { recursive: true, force: true });
   }
+});
+
+describe('the first hour with the launcher', () => {
+  /** The launcher run with `args` in development on a data folder of its own; whatever it prints, and how it ended. */
+  function launch(args: string[], env: Record<string, string> = {}) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+    const all: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...env };
+    delete all.DATABASE_URL;
+    try {
+      return spawnSync(process.execPath, [LAUNCHER, ...args], { env: all, encoding: 'utf8', timeout: 60_000 });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it("prints the launcher's version and help on every command", () => {
+    const { version } = JSON.parse(readFileSync(resolve(__dirname, '../apps/trove/package.json'), 'utf8')) as { version: string };
+    for (const args of [['--version'], ['start', '--version'], ['create-tenant', '-V']]) expect(launch(args)).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
+    for (const command of ['start', 'create-tenant', 'set-plan', 'reencrypt-connectors']) {
+      const help = launch([command, '--help']);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain(`Usage: trove ${command} [options]`);
+    }
+    expect(launch(['start', '--help']).stdout).toContain('--target <names>');
+  });
+
+  it('refuses a wrong --target in one line naming the valid targets, exit 2', () => {
+    const out = launch(['--target=gateway,recrods']);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toBe(
+      'trove: --target: Unknown target recrods; valid targets: all, auth, records, ingestion, connector, search, open, billing, mcp, gateway\n',
+    );
+  });
+
+  it('refuses a port in use in one line naming its variable, exit 1, without a stack trace', async () => {
+    const taken = createServer();
+    await new Promise<void>((res) => taken.listen(0, '0.0.0.0', res));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const out = launch(['--target=all'], { PORT: String(port) });
+      expect(out.status).toBe(1);
+      expect(out.stderr).toBe(`trove: port ${port} on 0.0.0.0 is in use (EADDRINUSE): another process listens on it; set PORT to a free port\n`);
+    } finally {
+      await new Promise((res) => taken.close(res));
+    }
+  });
+
+  it('refuses to start in production without its secrets, naming each, without a stack trace', () => {
+    const out = launch(['--target=all'], { ENV: 'production' });
+    expect(out.status).toBe(1);
+    expect(out.stderr.split('\n')[0]).toBe('Invalid configuration:');
+    expect(out.stderr).toMatch(/^ {2}API_KEY_SALT: /m);
+    expect(out.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('stops cleanly on Ctrl-C (SIGINT) with exit code 0, not by the signal', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: String(await freePort()) };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, [LAUNCHER, '--target=all', '--default-env=development'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+    try {
+      await eventually(async () => expect(output).toContain('Trove is up'), 60_000);
+      child.kill('SIGINT');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(output).toContain('stopped');
+      expect(output).not.toMatch(/\n\s+at /);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,42 +1,73 @@
-export interface ParsedArgs {
-  command: 'start' | 'create-tenant' | 'set-plan' | 'reencrypt-connectors' | 'help';
-  options: Record<string, string>;
+import type { Command } from 'commander';
+
+/** Options every server command takes. */
+export interface ServerOptions {
+  /** The ENV to use when the environment sets none (`pnpm start` passes development, so a first run needs no secrets). */
+  defaultEnv?: string;
 }
 
-/** `[command] [--key=value | --key value | --flag]...`; the default command is start. */
-export function parseArgs(argv: string[]): ParsedArgs {
-  const options: Record<string, string> = {};
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '-h' || arg === '--help') return { command: 'help', options };
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      if (eq > 0) options[arg.slice(2, eq)] = arg.slice(eq + 1);
-      else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) options[arg.slice(2)] = argv[++i]!;
-      else options[arg.slice(2)] = 'true';
-    } else positional.push(arg);
-  }
-  const command = positional[0] ?? 'start';
-  if (command !== 'start' && command !== 'create-tenant' && command !== 'set-plan' && command !== 'reencrypt-connectors' && command !== 'help') {
-    throw new Error(`Unknown command ${command}; commands: start, create-tenant, set-plan, reencrypt-connectors, help`);
-  }
-  return { command, options };
+/** What the server commands do, given their parsed options (main.ts; tests pass stand-ins). */
+export interface ServerActions {
+  start(opts: ServerOptions & { target: string }): Promise<void>;
+  createTenant(opts: ServerOptions & { name: string; tenantId?: string }): Promise<void>;
+  setPlan(opts: ServerOptions & { tenant: string; plan: string }): Promise<void>;
+  reencryptConnectors(opts: ServerOptions): Promise<void>;
 }
 
-export const USAGE = `Usage: trove [start] [--target=all|<service>[,<service>...]]
-       trove create-tenant --name <name> [--tenant-id <uuid>]
-       trove set-plan --tenant <uuid> --plan <free|pro|scale|enterprise>
-       trove reencrypt-connectors
+/** The heading the server commands are listed under in `trove --help`. */
+export const SERVER_COMMANDS = 'Server commands (run Trove, administer its data):';
 
-  start          Start services (default). --target=all runs every service in one process,
-                 each on its own port behind the gateway (PORT, default 8080); only the gateway
-                 listens on HOST, the others on 127.0.0.1. A process running only some services
-                 listens on HOST and needs INTERNAL_TOKEN_SECRET, the same in every process.
-  create-tenant  Create a tenant and print its first admin API key (production bootstrap).
-  set-plan       Set a tenant's plan (self_hosted only; in the cloud the payment provider sets plans).
-  reencrypt-connectors
-                 Re-encrypt every connector's stored credentials under the first key of
-                 CONNECTOR_ENCRYPTION_KEY (any listed key decrypts); then old keys can be dropped.
+/**
+ * Adds the server commands to the `trove` program (commander): `start` (the command run when none is named),
+ * `create-tenant`, `set-plan` and `reencrypt-connectors`. A `--target` naming no service is refused by `start` with
+ * the valid names (exit 2), once it has loaded them.
+ */
+export function addServerCommands(program: Command, actions: ServerActions): void {
+  const defaultEnv = (command: Command) =>
+    command.option('--default-env <env>', 'the ENV to use when the environment sets none (ENV always wins; `pnpm start` passes development)');
 
-Configuration comes from the environment; see docs/configuration.md.`;
+  defaultEnv(
+    program
+      .command('start')
+      .summary('start Trove: every service, or those of --target (the default command)')
+      .description(
+        'Starts services (the command run when none is named). --target=all runs every service in one process, each on ' +
+          'its own port behind the gateway (PORT, default 8080); only the gateway listens on HOST, the others on 127.0.0.1. ' +
+          'A process running only some services listens on HOST and needs INTERNAL_TOKEN_SECRET, the same in every ' +
+          'process. Configuration comes from the environment: docs/configuration.md. Ctrl-C (SIGINT) or SIGTERM stops it ' +
+          'cleanly, exit code 0.',
+      )
+      .option('--target <names>', 'all, or services separated by commas (docs/running.md lists them)', 'all'),
+  ).action((opts: ServerOptions & { target: string }) => actions.start(opts));
+
+  defaultEnv(
+    program
+      .command('create-tenant')
+      .summary("create a tenant and print its first admin API key (production bootstrap)")
+      .description(
+        "Creates a tenant and prints its first admin API key, once. With the embedded database run it while the system " +
+          'is stopped (PGlite allows one process).',
+      )
+      .requiredOption('--name <name>', "the tenant's name")
+      .option('--tenant-id <uuid>', "the tenant's id (a new one unless given)"),
+  ).action((opts: ServerOptions & { name: string; tenantId?: string }) => actions.createTenant(opts));
+
+  defaultEnv(
+    program
+      .command('set-plan')
+      .summary("set a tenant's plan (self_hosted only)")
+      .description("Sets a tenant's plan. Self-hosted deployments only: in the cloud the payment provider sets plans.")
+      .requiredOption('--tenant <uuid>', "the tenant's id")
+      .requiredOption('--plan <plan>', 'free, pro, scale or enterprise'),
+  ).action((opts: ServerOptions & { tenant: string; plan: string }) => actions.setPlan(opts));
+
+  defaultEnv(
+    program
+      .command('reencrypt-connectors')
+      .summary("re-encrypt connectors' credentials under the first CONNECTOR_ENCRYPTION_KEY")
+      .description(
+        "Re-encrypts every connector's stored credentials under the first key of CONNECTOR_ENCRYPTION_KEY (any listed " +
+          'key decrypts); then old keys can be dropped.',
+      ),
+  ).action((opts: ServerOptions) => actions.reencryptConnectors(opts));
+}

@@ -2,6 +2,7 @@ import { Core, type CoreRequest } from './http.js';
 import { multipartBody, nameOf, type FileContent } from './multipart.js';
 import { NdjsonRequests, type RecordSource } from './ndjson.js';
 import { cursorPages, offsetPages, type Paginator } from './paginate.js';
+import { TroveToolError } from './errors.js';
 import { sleep, type RetryOptions } from './retry.js';
 import type {
   AnswerAs,
@@ -53,6 +54,12 @@ export interface FileUpload extends Omit<CallOptions, 'parseAs'> {
   contentType?: string;
   /** Called as the body is sent: bytes sent and the body's size. Restarts from 0 if the upload is tried again. */
   onProgress?: ProgressListener;
+  /**
+   * Sends `Prefer: respond-async`: Trove answers 202 `{upload_id, status: 'processing'}` once the body has arrived and
+   * writes the records after; `uploads.wait` (or `portal.uploads.wait`) follows them. A server that does not apply the
+   * preference answers as without it, so the answer is either.
+   */
+  respondAsync?: boolean;
 }
 
 /** The form fields of a multipart operation besides the file (parse options such as name_column). */
@@ -78,12 +85,14 @@ export interface StreamOptions extends Pick<CallOptions, 'signal' | 'timeoutMs' 
   recordsPerRequest?: number;
 }
 
-export interface WaitOptions {
+export interface WaitOptions<Status = unknown> {
   /** Between two status reads (default 500 ms). */
   intervalMs?: number;
-  /** Gives up after this long (default 120,000 ms). */
+  /** Gives up after this long (default 120,000 ms; 0: no limit). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Called with every status read, the last (settled) one included: to show progress. */
+  onStatus?: (status: Status) => void;
 }
 
 type SearchBody = PostBody<'/api/v1/search/{collection}'>;
@@ -93,7 +102,11 @@ type OpenSearchAnswer = PostAnswer<'/open/v1/search'>;
 type RecordListQuery = NonNullable<Operation<'/api/v1/records', 'get'>['parameters']['query']>;
 type RecordListAnswer = GetAnswer<'/api/v1/records'>;
 type UploadStatus = GetAnswer<'/api/v1/uploads/{upload_id}'>;
+type UploadListQuery = NonNullable<Operation<'/api/v1/uploads', 'get'>['parameters']['query']>;
+type UploadListAnswer = GetAnswer<'/api/v1/uploads'>;
 type ExportStatus = GetAnswer<'/api/v1/export/{id}/status'>;
+type ReplaceStatus = GetAnswer<'/api/v1/portal/collections/{name}/replace-status'>;
+type ReplaceQuery = Operation<'/api/v1/portal/collections/{name}/replace', 'post'>['parameters']['query'];
 
 /** Query values as the URL carries them: numbers accepted where the document says text of digits. */
 type Loose<Q> = { [K in keyof Q]?: Q[K] | (string extends Q[K] ? number : never) };
@@ -154,10 +167,11 @@ export class TroveClient {
    * `fields` before the file, and resolves to the operation's answer. Progress: see FileUpload.onProgress.
    */
   async uploadFile<P extends MultipartPath>(path: P, init: PostParams<P> & FileUpload & { fields?: FormFields<P> }): Promise<PostAnswer<P>> {
-    const { file, filename = nameOf(file), contentType, onProgress, fields, ...options } = init;
+    const { file, filename = nameOf(file), contentType, onProgress, fields, respondAsync, ...options } = init;
     if (!filename) throw new TypeError('uploadFile: name the file (filename), as Trove reads its format and source_name from it');
     const body = multipartBody(file, { filename, contentType, fields: fields as Record<string, string | undefined>, onProgress, streaming: this.streaming });
-    const { data } = await this.send('POST', path, { ...options, timeoutMs: options.timeoutMs ?? 0, body });
+    const headers = respondAsync ? { prefer: 'respond-async', ...options.headers } : options.headers;
+    const { data } = await this.send('POST', path, { ...options, headers, timeoutMs: options.timeoutMs ?? 0, body });
     return data as PostAnswer<P>;
   }
 
@@ -213,6 +227,47 @@ export class TroveClient {
     /** Uploads a file's records into one of the tenant's collections, as uploads.file does with a key. */
     uploadFile: (collection: string, recordType: string, upload: FileUpload & { fields?: FormFields<'/api/v1/portal/upload/{collection}/{record_type}/upload'> }) =>
       this.uploadFile('/api/v1/portal/upload/{collection}/{record_type}/upload', { ...upload, params: { path: { collection, record_type: recordType } } }),
+    /** Archives every record of a collection: gone from search once this answers. */
+    deleteCollection: (name: string) => this.call('DELETE', '/api/v1/portal/collections/{name}', { params: { path: { name } } }),
+    /** The signed-in tenant's uploads, as `uploads` reads them with a key. */
+    uploads: {
+      list: (query: Loose<UploadListQuery> = {}): Promise<UploadListAnswer> =>
+        this.call('GET', '/api/v1/portal/uploads', { params: { query: stringified(query) as UploadListQuery } }),
+      status: (uploadId: string) => this.call('GET', '/api/v1/portal/uploads/{upload_id}', { params: { path: { upload_id: uploadId } } }),
+      errors: (uploadId: string) => this.call('GET', '/api/v1/portal/uploads/{upload_id}/errors', { params: { path: { upload_id: uploadId } } }),
+      wait: (uploadId: string, opts: WaitOptions<UploadStatus> = {}): Promise<UploadStatus> =>
+        poll(() => this.portal.uploads.status(uploadId), (s) => s.status !== 'processing', `upload ${uploadId}`, opts),
+    },
+    /**
+     * Blue-green replace of a collection (docs/behaviour/blue-green-replace.md): a file becomes a staging generation,
+     * indexed beside the live one, then swapped in or cancelled.
+     */
+    replace: {
+      /** Uploads the file into a new staging generation of the collection (`recordType` required; `record_tag` for XML). */
+      upload: (collection: string, query: Omit<ReplaceQuery, 'record_type'> & { recordType: string }, upload: FileUpload) => {
+        const { recordType, ...rest } = query;
+        return this.uploadFile('/api/v1/portal/collections/{name}/replace', {
+          ...upload,
+          params: { path: { name: collection }, query: { record_type: recordType, ...rest } },
+        });
+      },
+      status: (collection: string) => this.call('GET', '/api/v1/portal/collections/{name}/replace-status', { params: { path: { name: collection } } }),
+      /**
+       * Reads the replace's status until its staging records are all indexed (`ready_to_swap`), or indexing ended with
+       * some failed (`completed_with_errors`: it will not be ready), or no replace is pending.
+       */
+      wait: (collection: string, opts: WaitOptions<ReplaceStatus> = {}): Promise<ReplaceStatus> =>
+        poll(
+          () => this.portal.replace.status(collection),
+          (s) => s.ready_to_swap === true || s.phase === 'completed_with_errors' || !s.has_pending_replace,
+          `the replace of ${collection}`,
+          opts,
+        ),
+      /** Makes the indexed staging generation the live one and deletes the old records (409 until it is ready). */
+      swap: (collection: string) => this.call('POST', '/api/v1/portal/collections/{name}/swap', { params: { path: { name: collection } } }),
+      /** Drops the staging generation, archiving its records; the live records are not touched. */
+      cancel: (collection: string) => this.call('POST', '/api/v1/portal/collections/{name}/cancel-replace', { params: { path: { name: collection } } }),
+    },
   };
 
   /** The tenant's API keys, with an admin key. */
@@ -296,8 +351,11 @@ export class TroveClient {
     status: (uploadId: string) => this.call('GET', '/api/v1/uploads/{upload_id}', { params: { path: { upload_id: uploadId } } }),
     /** Every dead letter of an upload, in record order. */
     errors: (uploadId: string) => this.call('GET', '/api/v1/uploads/{upload_id}/errors', { params: { path: { upload_id: uploadId } } }),
+    /** One page of the tenant's uploads, newest first (`status: 'processing'`: those running); pass its `cursor` on. */
+    list: (query: Loose<UploadListQuery> = {}): Promise<UploadListAnswer> =>
+      this.call('GET', '/api/v1/uploads', { params: { query: stringified(query) as UploadListQuery } }),
     /** Reads the upload's status until it is no longer processing, and resolves to it (complete or failed). */
-    wait: (uploadId: string, opts: WaitOptions = {}): Promise<UploadStatus> =>
+    wait: (uploadId: string, opts: WaitOptions<UploadStatus> = {}): Promise<UploadStatus> =>
       poll(() => this.uploads.status(uploadId), (s) => s.status !== 'processing', `upload ${uploadId}`, opts),
   };
 
@@ -312,10 +370,32 @@ export class TroveClient {
   readonly exports = {
     start: (query: NonNullable<Operation<'/api/v1/export', 'post'>['parameters']['query']>) => this.call('POST', '/api/v1/export', { params: { query } }),
     status: (exportId: string) => this.call('GET', '/api/v1/export/{id}/status', { params: { path: { id: exportId } } }),
-    wait: (exportId: string, opts: WaitOptions = {}): Promise<ExportStatus> =>
+    wait: (exportId: string, opts: WaitOptions<ExportStatus> = {}): Promise<ExportStatus> =>
       poll(() => this.exports.status(exportId), (s) => s.status !== 'processing', `export ${exportId}`, opts),
     /** A completed export: the records (JSON format) or the CSV text. */
     download: (exportId: string) => this.call('GET', '/api/v1/export/{id}/download', { params: { path: { id: exportId } } }),
+    /** A completed export's file as it arrives, bytes unchanged: to write to a file without holding it whole. */
+    downloadStream: (exportId: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'> = {}) =>
+      this.call('GET', '/api/v1/export/{id}/download', { ...options, params: { path: { id: exportId } }, parseAs: 'stream' }),
+  };
+
+  /** The MCP endpoint's tools, called one request each (it is stateless), with the API key. */
+  readonly mcp = {
+    /**
+     * Calls a tool (`trove_schema`, `trove_search`, …) and resolves to its result (`content`, and `isError` when the
+     * tool refused); a JSON-RPC error answer (an unknown tool, arguments its schema refuses) throws TroveToolError.
+     */
+    callTool: async (name: string, args: Record<string, unknown>, options: Pick<CallOptions, 'signal' | 'timeoutMs'> = {}): Promise<ToolResult> => {
+      const text = await this.call('POST', '/mcp', {
+        ...options,
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+        headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_PROTOCOL_VERSION },
+        parseAs: 'text',
+      });
+      const message = jsonRpcMessage(text);
+      if (message.error) throw new TroveToolError(name, message.error.code, message.error.message);
+      return message.result as ToolResult;
+    },
   };
 
   /** The Open API: public records of every tenant, without a credential. */
@@ -330,6 +410,8 @@ export class TroveClient {
         (page) => page.pagination,
       ),
     collections: () => this.call('GET', '/open/v1/collections'),
+    /** A collection's public record types, count and filterable fields (404 without public records). */
+    schema: (collection: string) => this.call('GET', '/open/v1/collections/{collection}/schema', { params: { path: { collection } } }),
     record: (recordId: string) => this.call('GET', '/open/v1/records/{record_id}', { params: { path: { record_id: recordId } } }),
     aggregate: (request: PostBody<'/open/v1/aggregate'>) => this.call('POST', '/open/v1/aggregate', { body: request }),
   };
@@ -351,14 +433,31 @@ function stringified(query: Record<string, unknown>): Record<string, string> {
   );
 }
 
-async function poll<T>(read: () => Promise<T>, settled: (value: T) => boolean, what: string, opts: WaitOptions): Promise<T> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+async function poll<T>(read: () => Promise<T>, settled: (value: T) => boolean, what: string, opts: WaitOptions<T>): Promise<T> {
+  const limit = opts.timeoutMs ?? 120_000;
+  const deadline = limit > 0 ? Date.now() + limit : Infinity;
   for (;;) {
     const value = await read();
+    opts.onStatus?.(value);
     if (settled(value)) return value;
-    if (Date.now() >= deadline) throw new Error(`${what} is still processing after ${opts.timeoutMs ?? 120_000} ms`);
+    if (Date.now() >= deadline) throw new Error(`${what} is still processing after ${limit} ms`);
     await sleep(opts.intervalMs ?? 500, opts.signal);
   }
+}
+
+/** The MCP protocol version the client speaks (Streamable HTTP). */
+const MCP_PROTOCOL_VERSION = '2025-06-18';
+
+/** What an MCP tool answers: its content (text for Trove's tools) and whether it refused. */
+export interface ToolResult {
+  content: { type: string; text?: string }[];
+  isError?: boolean;
+}
+
+/** The JSON-RPC message of an MCP answer: JSON, or the first `data:` line of a server-sent event stream. */
+function jsonRpcMessage(text: string): { result?: unknown; error?: { code: number; message: string } } {
+  const data = /^data: ?(.*)$/m.exec(text)?.[1] ?? text;
+  return JSON.parse(data) as { result?: unknown; error?: { code: number; message: string } };
 }
 
 /** Whether this runtime's fetch sends a ReadableStream body: Node (and Deno and Bun, which answer to process.versions.node). */

@@ -70,6 +70,20 @@ export class TroveTimeoutError extends TroveNetworkError {
   }
 }
 
+/** The MCP endpoint answered a tool call with a JSON-RPC error: an unknown tool, or arguments its schema refuses. */
+export class TroveToolError extends Error {
+  override readonly name = 'TroveToolError';
+  readonly tool: string;
+  /** The JSON-RPC error code (-32602: invalid params). */
+  readonly code: number;
+
+  constructor(tool: string, code: number, message: string) {
+    super(`${tool}: ${message}`);
+    this.tool = tool;
+    this.code = code;
+  }
+}
+
 /** The `detail` text of an answer's body and, for a 422, its problems. */
 function describe(status: number, body: unknown): { detail: string; issues: ValidationIssue[] } {
   const detail = typeof body === 'object' && body !== null && 'detail' in body ? (body as { detail: unknown }).detail : undefined;

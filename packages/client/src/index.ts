@@ -1,5 +1,5 @@
-export { TroveClient, type FileUpload, type StreamOptions, type StreamSummary, type TroveClientOptions, type WaitOptions } from './client.js';
-export { TroveError, TroveNetworkError, TroveTimeoutError, type ValidationIssue } from './errors.js';
+export { TroveClient, type FileUpload, type StreamOptions, type StreamSummary, type ToolResult, type TroveClientOptions, type WaitOptions } from './client.js';
+export { TroveError, TroveNetworkError, TroveTimeoutError, TroveToolError, type ValidationIssue } from './errors.js';
 export type { FileContent } from './multipart.js';
 export type { RecordSource } from './ndjson.js';
 export { Paginator, cursorPages, offsetPages } from './paginate.js';

@@ -158,6 +158,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The portal's web UI: sign up, keys, uploads, collections, records and a search playground, in a browser */
+        get: operations["get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/{screen}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A screen of the web UI by its address (/app/keys, /app/search, …): the same page as /, which opens that screen */
+        get: operations["getAppByScreen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/{screen}/{item}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A screen of the web UI about one thing (/app/collections/{name}): the same page as /, which opens that screen */
+        get: operations["getAppByScreenByItem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file of the web UI (its scripts and styles), named by its content's hash and cached for good */
+        get: operations["getAssetsByFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/keys": {
         parameters: {
             query?: never;
@@ -2126,6 +2194,196 @@ export interface operations {
             };
         };
     };
+    get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal's web UI: sign up, keys, uploads, collections, records and a search playground, in a browser */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The web UI was not built (`pnpm run build` builds it into apps/web/dist): a page saying so */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getAppByScreen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                screen: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A screen of the web UI by its address (/app/keys, /app/search, …): the same page as /, which opens that screen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The web UI was not built (`pnpm run build` builds it into apps/web/dist): a page saying so */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getAppByScreenByItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                screen: string;
+                item: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A screen of the web UI about one thing (/app/collections/{name}): the same page as /, which opens that screen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The web UI was not built (`pnpm run build` builds it into apps/web/dist): a page saying so */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getAssetsByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A file of the web UI (its scripts and styles), named by its content's hash and cached for good */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                    "text/css": string;
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+        };
+    };
     getAuthKeys: {
         parameters: {
             query?: never;
@@ -3509,7 +3767,7 @@ export interface operations {
                 record_type?: string;
                 q?: string;
                 status?: "active" | "archived" | "draft";
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 filters?: string;
             };
@@ -4990,7 +5248,7 @@ export interface operations {
                 entity_type?: string;
                 q?: string;
                 status?: "active" | "archived" | "draft";
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 filters?: string;
             };
@@ -7476,8 +7734,8 @@ export interface operations {
             query: {
                 collection: string;
                 record_type?: string;
-                limit?: string;
-                offset?: string;
+                limit?: number;
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -10718,7 +10976,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "processing" | "complete" | "failed";
-                limit?: string;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -11065,7 +11323,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "processing" | "complete" | "failed";
-                limit?: string;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -11863,6 +12121,8 @@ export interface operations {
                             total_is_estimate: boolean;
                             cache_hit: boolean;
                             zero_result_fallback_used: boolean;
+                            collection_exists?: boolean;
+                            hint?: string;
                             timings: {
                                 classify_ms: number;
                                 search_ms: number;
@@ -12040,6 +12300,8 @@ export interface operations {
                             total_is_estimate: boolean;
                             cache_hit: boolean;
                             zero_result_fallback_used: boolean;
+                            collection_exists?: boolean;
+                            hint?: string;
                             timings: {
                                 classify_ms: number;
                                 search_ms: number;
@@ -12236,6 +12498,8 @@ export interface operations {
                             total_is_estimate: boolean;
                             cache_hit: boolean;
                             zero_result_fallback_used: boolean;
+                            collection_exists?: boolean;
+                            hint?: string;
                             timings: {
                                 classify_ms: number;
                                 search_ms: number;
@@ -12533,8 +12797,8 @@ export interface operations {
             query?: {
                 q?: string;
                 sort?: string;
-                limit?: string;
-                offset?: string;
+                limit?: number;
+                offset?: number;
                 collection?: string;
             };
             header?: never;
@@ -12583,6 +12847,8 @@ export interface operations {
                             processing_time_ms: number;
                             total_estimate: number;
                             cache_hit: boolean;
+                            collection_exists?: boolean;
+                            hint?: string;
                         };
                     };
                 };
@@ -12706,6 +12972,8 @@ export interface operations {
                             processing_time_ms: number;
                             total_estimate: number;
                             cache_hit: boolean;
+                            collection_exists?: boolean;
+                            hint?: string;
                         };
                     };
                 };
@@ -12777,8 +13045,8 @@ export interface operations {
             query?: {
                 q?: string;
                 sort?: string;
-                limit?: string;
-                offset?: string;
+                limit?: number;
+                offset?: number;
             };
             header?: never;
             path: {
@@ -12828,6 +13096,8 @@ export interface operations {
                             processing_time_ms: number;
                             total_estimate: number;
                             cache_hit: boolean;
+                            collection_exists?: boolean;
+                            hint?: string;
                         };
                     };
                 };
@@ -12957,6 +13227,8 @@ export interface operations {
                             processing_time_ms: number;
                             total_estimate: number;
                             cache_hit: boolean;
+                            collection_exists?: boolean;
+                            hint?: string;
                         };
                     };
                 };

@@ -1,0 +1,2 @@
+export { createProgram, run } from './program.js';
+export { UsageError } from './errors.js';
