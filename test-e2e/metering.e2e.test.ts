@@ -107,4 +107,8 @@ it("counts a paid tenant's search overage and reports it to the meter exactly on
   expect(new Set(reported().map((e) => e.identifier)).size).toBe(2);
   const after = await api('GET', '/api/v1/portal/usage', { headers: portalAuth(token) });
   expect(after.body.searches).toMatchObject({ used: PRO_SEARCHES + 5, overage: 5 });
+  // The day's count is kept with the month's, from the same facts: once each across the restart.
+  const today = new Date().toISOString().slice(0, 10);
+  expect(after.body.searches_by_day.find((d: { date: string }) => d.date === today)).toEqual({ date: today, count: PRO_SEARCHES + 5 });
+  expect(after.body.searches_by_day.reduce((sum: number, d: { count: number }) => sum + d.count, 0)).toBe(PRO_SEARCHES + 5);
 });

@@ -35,7 +35,7 @@ describe('portal records through the gateway', () => {
       const listed = await api('GET', '/api/v1/portal/collections', { headers: portal });
       expect(listed.status).toBe(200);
       expect(listed.body.collections).toEqual([
-        { name: 'brackets', record_types: ['product'], total_records: 3, indexed: 3, pending: 0, processing: 0, failed: 0, has_pending_replace: false },
+        { name: 'brackets', record_types: ['product'], total_records: 3, indexed: 3, pending: 0, processing: 0, failed: 0, has_pending_replace: false, default_visibility: 'private' },
       ]);
       expect(listed.body.total_records).toBe(3);
     }, 30_000);
@@ -67,6 +67,7 @@ describe('portal records through the gateway', () => {
 
     const published = await api('PATCH', '/api/v1/portal/collections/brackets/default-visibility', { headers: portal, body: { default_visibility: 'public' } });
     expect(published.body).toEqual({ collection: 'brackets', default_visibility: 'public', records_updated: 3 });
+    expect((await api('GET', '/api/v1/portal/collections', { headers: portal })).body.collections).toMatchObject([{ name: 'brackets', default_visibility: 'public' }]);
     await eventually(async () => expect(names(await openSearch('bracket'))).toEqual(['Corner bracket zinc', 'Flat bracket steel', 'Shelf bracket walnut']), 30_000);
 
     const deleted = await api('DELETE', '/api/v1/portal/collections/brackets', { headers: portal });

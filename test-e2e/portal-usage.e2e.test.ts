@@ -6,6 +6,12 @@ jest.setTimeout(120_000);
 
 const { api } = useTrove();
 
+/** Every day (UTC) of this month up to today with the given counts, zeros elsewhere: searches_by_day's shape. */
+function daysSoFar(counts: Record<string, number>): Array<{ date: string; count: number }> {
+  const month = new Date().toISOString().slice(0, 7);
+  return Array.from({ length: new Date().getUTCDate() }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`).map((date) => ({ date, count: counts[date] ?? 0 }));
+}
+
 const stepsOf = (body: { steps: Array<{ id: string; completed: boolean }> }) => Object.fromEntries(body.steps.map((s) => [s.id, s.completed]));
 
 describe('portal usage (billing), quickstart and analytics through the gateway', () => {
@@ -43,6 +49,7 @@ describe('portal usage (billing), quickstart and analytics through the gateway',
         period: new Date().toISOString().slice(0, 7),
         records: { used: 2 },
         searches: { used: 1 },
+        searches_by_day: daysSoFar({ [new Date().toISOString().slice(0, 10)]: 1 }),
         rate_limit: expect.objectContaining({ requests_per_minute: expect.any(Number), max_collections: expect.any(Number) }),
         allows_overage: expect.any(Boolean),
         estimated_overage_total: 0,

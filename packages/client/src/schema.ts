@@ -786,7 +786,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's collections with their counts and staged replaces, and the plan's record limit */
+        /** The tenant's collections with their counts, default visibility and staged replaces, and the plan's record limit */
         get: operations["getPortalCollections"];
         put?: never;
         post?: never;
@@ -1677,7 +1677,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in tenant's plan, this month's records and searches against it, its rate limits and the overage to expect */
+        /** The signed-in tenant's plan, this month's records and searches against it (and searches per day), its rate limits and the overage to expect */
         get: operations["getPortalUsage"];
         put?: never;
         post?: never;
@@ -7022,7 +7022,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tenant's collections with their counts and staged replaces, and the plan's record limit */
+            /** @description The tenant's collections with their counts, default visibility and staged replaces, and the plan's record limit */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7041,6 +7041,8 @@ export interface operations {
                             processing: number;
                             failed: number;
                             has_pending_replace: boolean;
+                            /** @enum {string} */
+                            default_visibility: "private" | "public";
                         }[];
                         /** @enum {string} */
                         plan: "free" | "pro" | "scale" | "enterprise";
@@ -13971,7 +13973,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The signed-in tenant's plan, this month's records and searches against it, its rate limits and the overage to expect */
+            /** @description The signed-in tenant's plan, this month's records and searches against it (and searches per day), its rate limits and the overage to expect */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13998,6 +14000,11 @@ export interface operations {
                             overage: number;
                             overage_cost: number;
                         };
+                        searches_by_day: {
+                            /** Format: date */
+                            date: string;
+                            count: number;
+                        }[];
                         rate_limit: {
                             requests_per_minute: number;
                             search_per_minute: number;

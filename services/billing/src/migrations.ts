@@ -3,7 +3,7 @@ import { paymentMigrations } from './stripe/migrations';
 
 /**
  * The `billing` schema: each tenant's plan (and its payment-provider ids) and its usage per month. Versions 1-9 are
- * plans and usage; 10 onwards belong to the payment provider's tables.
+ * plans and usage (2: searches per day); 10 onwards belong to the payment provider's tables.
  */
 export const migrations: Migration[] = [
   {
@@ -36,6 +36,21 @@ export const migrations: Migration[] = [
         seen_at timestamptz not null default now()
       );
       create index usage_events_seen_at_idx on billing.usage_events_seen (seen_at);
+    `,
+  },
+  {
+    version: 2,
+    name: 'searches per day',
+    // The portal's chart of searches per day (docs/behaviour/portal-usage.md). Counted in the same transaction as
+    // billing.usage from the same first-seen facts, so a redelivered fact adds to neither.
+    up: `
+      create table billing.usage_days (
+        tenant_id uuid not null,
+        day date not null,
+        searches bigint not null default 0,
+        updated_at timestamptz not null default now(),
+        primary key (tenant_id, day)
+      );
     `,
   },
   ...paymentMigrations,

@@ -1,9 +1,10 @@
 import { RECORDS_COLLECTION_STATS, planOf, usagePeriodOf, type BillingUsageAnswer, type Plan } from '@trove/contracts';
 import type { Identity, ServiceClient } from '@trove/platform';
+import { daysSoFar } from './domain/usage-days';
 import { usageReport, type UsageReport } from './domain/usage-report';
 import type { Db } from './store/schema';
 import { tenantPlanOf } from './store/plans';
-import { usageOf } from './store/usage';
+import { searchesByDay, usageOf } from './store/usage';
 
 /** GET /usage: this month's counts of the key's tenant. */
 export interface KeyUsageAnswer {
@@ -26,8 +27,13 @@ export class UsageService {
 
   async portalUsage(tenantId: string, requestId?: string, now = new Date()): Promise<UsageReport> {
     const period = usagePeriodOf(now);
-    const [plan, counts, records] = await Promise.all([this.planOf(tenantId), usageOf(this.deps.db, tenantId, period), this.activeRecords(tenantId, requestId)]);
-    return usageReport({ tenantId, plan, period, records, searches: counts.searches });
+    const [plan, counts, byDay, records] = await Promise.all([
+      this.planOf(tenantId),
+      usageOf(this.deps.db, tenantId, period),
+      searchesByDay(this.deps.db, tenantId, period),
+      this.activeRecords(tenantId, requestId),
+    ]);
+    return usageReport({ tenantId, plan, period, records, searches: counts.searches, searchesByDay: daysSoFar(now, byDay) });
   }
 
   async counted(tenantId: string, now = new Date()): Promise<BillingUsageAnswer> {

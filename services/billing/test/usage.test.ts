@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import request from 'supertest';
 import { BILLING_USAGE, TOPICS, usagePeriodOf, type Plan, type UsageEvent } from '@trove/contracts';
 import { listen, type RunningServer } from '@trove/platform';
@@ -37,6 +38,12 @@ async function publish(...facts: UsageEvent[]): Promise<void> {
 }
 
 const now = () => new Date().toISOString();
+const today = () => now().slice(0, 10);
+/** Every day of this month up to today, with the given counts and zeros elsewhere. */
+function daysSoFar(counts: Record<string, number>): Array<{ date: string; count: number }> {
+  const days = Array.from({ length: new Date().getUTCDate() }, (_, i) => `${period()}-${String(i + 1).padStart(2, '0')}`);
+  return days.map((date) => ({ date, count: counts[date] ?? 0 }));
+}
 const period = () => usagePeriodOf(new Date());
 const searches = (tenant: string, count: number, event_id = randomUUID()): UsageEvent => ({ kind: 'searches', event_id, tenant_id: tenant, period: period(), count, at: now() });
 const requests = (tenant: string, count: number, event_id = randomUUID()): UsageEvent => ({ kind: 'requests', event_id, tenant_id: tenant, period: period(), count, at: now() });
@@ -103,6 +110,7 @@ describe('GET /portal/usage', () => {
       records: { used: 2, included: 50, overage: 0, overage_cost: 0 },
       // Free blocks overage: what went beyond is shown, never priced.
       searches: { used: 60, included: 50, overage: 10, overage_cost: 0 },
+      searches_by_day: daysSoFar({ [today()]: 60 }),
       rate_limit: { requests_per_minute: 60, search_per_minute: 20, max_collections: 1 },
       allows_overage: false,
       estimated_overage_total: 0,
@@ -135,6 +143,34 @@ describe('GET /portal/usage', () => {
       .execute((trx) => setTenantPlan(trx, billing.bus, { tenant_id: tenant, plan: 'free', changed_at: new Date(Date.now() - 60_000) }));
     expect(stale).toBeUndefined();
     expect((await portalUsage(tenant)).body.plan).toBe('scale');
+  });
+
+  it('charts searches per day: each fact on the UTC day it was tallied, once however often it is delivered, only the tenant\'s own', async () => {
+    const tenant = await newTenant('pro');
+    const other = await newTenant('pro');
+    const first = `${period()}-01`;
+    const onFirst = { ...searches(tenant, 5), at: `${first}T08:00:00.000Z` };
+    const late = searches(tenant, 3);
+    await publish(onFirst, late, onFirst, searches(other, 100));
+    await publish(late, searches(tenant, 2));
+    await eventually(async () => expect((await portalUsage(tenant)).body.searches.used).toBe(10));
+    await eventually(async () => expect((await portalUsage(other)).body.searches.used).toBe(100));
+
+    const counts = today() === first ? { [first]: 10 } : { [first]: 5, [today()]: 5 };
+    expect((await portalUsage(tenant)).body.searches_by_day).toEqual(daysSoFar(counts));
+    expect((await portalUsage(other)).body.searches_by_day).toEqual(daysSoFar({ [today()]: 100 }));
+    // A fact of last month tallied after midnight stays on last month's last day: never on this month's chart.
+    const marker = await newTenant('pro');
+    await publish({ ...searches(marker, 4), period: '2020-01', at: '2020-02-01T00:00:03.000Z' }, searches(marker, 1));
+    await eventually(async () => expect((await portalUsage(marker)).body.searches.used).toBe(1));
+    expect((await portalUsage(marker)).body.searches_by_day).toEqual(daysSoFar({ [today()]: 1 }));
+    const stored = await billing.database.db
+      .selectFrom('billing.usage_days')
+      .select(sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'))
+      .where('tenant_id', '=', marker)
+      .where('day', '<', '2020-03-01')
+      .execute();
+    expect(stored).toEqual([{ day: '2020-01-31' }]);
   });
 
   it('refuses an API key identity (401)', async () => {

@@ -71,6 +71,11 @@ export function Collection({ name }: { name: string }) {
   const [error, setError] = useState<string>();
   const fields = inferSchema(page.data?.items ?? []);
   const columns = fields.slice(0, 5);
+  // The collection's default visibility comes with the portal's collection list (no route answers one collection).
+  const summary = useLoad(() => trove.portal.collections(), [name]);
+  const [chosenVisibility, setChosenVisibility] = useState<'public' | 'private'>();
+  const currentVisibility = summary.data?.collections.find((c) => c.name === name)?.default_visibility;
+  const shownVisibility = chosenVisibility ?? currentVisibility;
 
   const act = async (what: () => Promise<string>) => {
     setError(undefined);
@@ -88,6 +93,11 @@ export function Collection({ name }: { name: string }) {
         <Link href="/app/collections">← Collections</Link>
       </p>
       <h1 tabIndex={-1}>{name}</h1>
+      {currentVisibility && (
+        <p class="hint">
+          New records of this collection are <strong>{currentVisibility}</strong>.
+        </p>
+      )}
       <div class="actions">
         <Link class="button" href={`/app/search?collection=${encodeURIComponent(name)}`}>
           Search this collection
@@ -98,15 +108,25 @@ export function Collection({ name }: { name: string }) {
         <label class="inline">
           Default visibility
           <select
+            value={shownVisibility ?? ''}
             onChange={(e) => {
               const visibility = e.currentTarget.value as 'public' | 'private';
+              setChosenVisibility(visibility);
               void act(async () => {
-                const answer = await trove.call('PATCH', '/api/v1/portal/collections/{name}/default-visibility', { params: { path: { name } }, body: { default_visibility: visibility } });
-                return `Records are now ${visibility} by default (${formatNumber((answer as { records_updated: number }).records_updated)} changed).`;
+                try {
+                  const answer = await trove.call('PATCH', '/api/v1/portal/collections/{name}/default-visibility', { params: { path: { name } }, body: { default_visibility: visibility } });
+                  summary.reload();
+                  return `Records are now ${visibility} by default (${formatNumber((answer as { records_updated: number }).records_updated)} changed).`;
+                } catch (err) {
+                  // Refused: the select goes back to what the collection has.
+                  setChosenVisibility(undefined);
+                  throw err;
+                }
               });
             }}
           >
-            <option value="">Choose…</option>
+            {/* A collection with no settings yet (nothing written to it) is listed nowhere, so its default is unknown. */}
+            {shownVisibility === undefined && <option value="">Choose…</option>}
             <option value="private">private</option>
             <option value="public">public</option>
           </select>

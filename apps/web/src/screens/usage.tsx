@@ -41,6 +41,77 @@ function OpenSearchChart({ items }: { items: Array<{ label: string; value: numbe
   );
 }
 
+/**
+ * Searches of each day of the month so far as columns (SVG), the figures in a table under it for screen readers and
+ * for reading exact numbers; days are UTC, as the period is.
+ */
+function SearchesPerDayChart({ days }: { days: ReadonlyArray<{ date: string; count: number }> }) {
+  const drawn = bars(days.map((d) => ({ label: d.date, value: d.count })));
+  const column = 16;
+  const top = 18;
+  const height = 100;
+  const left = 4;
+  const width = left + Math.max(drawn.length, 1) * column;
+  const most = Math.max(0, ...days.map((d) => d.count));
+  const total = days.reduce((sum, d) => sum + d.count, 0);
+  return (
+    <figure>
+      <svg
+        class="chart chart-days"
+        viewBox={`0 0 ${width} ${top + height + 18}`}
+        role="img"
+        aria-labelledby="days-chart-caption"
+        aria-describedby="days-chart-table"
+      >
+        <line x1={left} x2={width} y1={top + height} y2={top + height} class="chart-axis" />
+        <text x={left} y="12" class="chart-label">
+          {`most in a day: ${formatNumber(most)}`}
+        </text>
+        {drawn.map((b, i) => {
+          const h = (b.percent / 100) * height;
+          const day = Number(b.label.slice(8));
+          return (
+            <g key={b.label} transform={`translate(${left + i * column} 0)`}>
+              <rect x="2" y={top + height - h} width={column - 4} height={h} class="chart-bar">
+                <title>{`${b.label}: ${formatNumber(b.value)} searches`}</title>
+              </rect>
+              {(day === 1 || day % 5 === 0 || i === drawn.length - 1) && (
+                <text x={column / 2} y={top + height + 14} class="chart-label chart-tick">
+                  {day}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption id="days-chart-caption">
+        Searches per day this month (UTC): {formatNumber(total)} over {days.length} {days.length === 1 ? 'day' : 'days'}
+      </figcaption>
+      <details>
+        <summary>The numbers</summary>
+        <div class="table-wrap">
+          <table id="days-chart-table" aria-label="Searches per day">
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Searches</th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.map((d) => (
+                <tr key={d.date}>
+                  <th scope="row">{d.date}</th>
+                  <td>{formatNumber(d.count)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </figure>
+  );
+}
+
 /** Billing, in the cloud only: the plan, its subscription, and checkout for a paid plan. */
 function Billing() {
   const status = useLoad(async () => {
@@ -97,6 +168,7 @@ export function Usage() {
           </h2>
           <Metered label="Records" used={u.records.used} included={u.records.included} />
           <Metered label="Searches" used={u.searches.used} included={u.searches.included} />
+          <SearchesPerDayChart days={u.searches_by_day} />
           <p class="hint">
             {formatNumber(u.rate_limit.requests_per_minute)} requests and {formatNumber(u.rate_limit.search_per_minute)} searches a minute;{' '}
             {u.rate_limit.max_collections === -1 ? 'any number of collections' : `up to ${formatNumber(u.rate_limit.max_collections)} collections`}.

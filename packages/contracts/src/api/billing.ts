@@ -32,7 +32,7 @@ export const PORTAL_USAGE = endpoint({
   service: 'billing',
   method: 'GET',
   path: '/portal/usage',
-  summary: "The signed-in tenant's plan, this month's records and searches against it, its rate limits and the overage to expect",
+  summary: "The signed-in tenant's plan, this month's records and searches against it (and searches per day), its rate limits and the overage to expect",
   exposed: withPortalToken,
   answer: z.object({
     tenant_id: z.guid(),
@@ -40,6 +40,11 @@ export const PORTAL_USAGE = endpoint({
     period,
     records: metered,
     searches: metered,
+    /**
+     * Searches of each day (UTC) of the period so far, oldest first: the first of the month to today, zeros included
+     * (docs/behaviour/portal-usage.md).
+     */
+    searches_by_day: z.array(z.object({ date: z.iso.date(), count })),
     rate_limit: z.object({
       requests_per_minute: z.number().int().positive(),
       search_per_minute: z.number().int().positive(),

@@ -209,8 +209,13 @@ const exportStatus = z.object({
 
 const exportFormat = z.enum(['csv', 'json']);
 
-/** One collection as the portal lists it: its active generation's active records, and whether a replace is staged. */
-const portalCollection = collectionSummary.omit({ record_type_counts: true }).extend({ has_pending_replace: z.boolean() });
+/**
+ * One collection as the portal lists it: its active generation's active records, whether a replace is staged, and the
+ * visibility its new records take (set with PORTAL_COLLECTION_DEFAULT_VISIBILITY or COLLECTION_DEFAULT_VISIBILITY).
+ */
+const portalCollection = collectionSummary
+  .omit({ record_type_counts: true })
+  .extend({ has_pending_replace: z.boolean(), default_visibility: visibility });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Records (the current vocabulary)
@@ -521,7 +526,7 @@ export const PORTAL_COLLECTION_LIST = endpoint({
   service: 'records',
   method: 'GET',
   path: '/portal/collections',
-  summary: "The tenant's collections with their counts and staged replaces, and the plan's record limit",
+  summary: "The tenant's collections with their counts, default visibility and staged replaces, and the plan's record limit",
   exposed: withPortalToken,
   answer: z.object({
     /** By name. */

@@ -16,6 +16,8 @@ export interface UsageReport {
   period: string;
   records: Metered;
   searches: Metered;
+  /** Every day of the period so far, oldest first, zeros included. */
+  searches_by_day: Array<{ date: string; count: number }>;
   rate_limit: { requests_per_minute: number; search_per_minute: number; max_collections: number };
   allows_overage: boolean;
   estimated_overage_total: number;
@@ -33,7 +35,14 @@ function metered(used: number, included: number | null, pricePer1000: number | n
  * shown as overage but not priced. -1 is how the portal says "unlimited" for max_collections
  * (docs/behaviour/portal-usage.md).
  */
-export function usageReport(input: { tenantId: string; plan: Plan; period: string; records: number; searches: number }): UsageReport {
+export function usageReport(input: {
+  tenantId: string;
+  plan: Plan;
+  period: string;
+  records: number;
+  searches: number;
+  searchesByDay: Array<{ date: string; count: number }>;
+}): UsageReport {
   const limits = PLAN_LIMITS[input.plan];
   const records = metered(input.records, limits.records, null);
   const searches = metered(input.searches, limits.searches_per_month, limits.allows_overage ? limits.search_overage_per_1000_eur : null);
@@ -43,6 +52,7 @@ export function usageReport(input: { tenantId: string; plan: Plan; period: strin
     period: input.period,
     records,
     searches,
+    searches_by_day: input.searchesByDay,
     rate_limit: {
       requests_per_minute: limits.requests_per_minute,
       search_per_minute: limits.search_per_minute,

@@ -28,6 +28,15 @@ export interface UsageTable {
   updated_at: Timestamp;
 }
 
+/** A tenant's counted searches of one day (UTC), for the portal's chart; billing.usage stays the billed count. */
+export interface UsageDayTable {
+  tenant_id: string;
+  /** A date column, written as YYYY-MM-DD and read back with to_char (store/usage.ts): pg would read a Date. */
+  day: ColumnType<string, string, string>;
+  searches: ColumnType<string, number | undefined, number>;
+  updated_at: Timestamp;
+}
+
 export interface UsageEventSeenTable {
   event_id: string;
   seen_at: Timestamp;
@@ -37,6 +46,7 @@ export interface UsageEventSeenTable {
 export interface BillingSchema {
   'billing.tenant_plans': TenantPlanTable;
   'billing.usage': UsageTable;
+  'billing.usage_days': UsageDayTable;
   'billing.usage_events_seen': UsageEventSeenTable;
   'billing.payment_events': PaymentEventTable;
   'billing.meter_reports': MeterReportTable;

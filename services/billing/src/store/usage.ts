@@ -8,6 +8,8 @@ export interface UsageCount {
   period: string;
   kind: 'requests' | 'searches';
   count: number;
+  /** The UTC day (YYYY-MM-DD, within `period`) searches are charted on. */
+  day: string;
 }
 
 /** A tenant's counts of one period; 0 before the first. */
@@ -34,6 +36,7 @@ export async function addUsage(db: Db, counts: UsageCount[]): Promise<void> {
       ).map((r) => r.event_id),
     );
     const sums = new Map<string, { tenant_id: string; period: string; requests: number; searches: number }>();
+    const days = new Map<string, { tenant_id: string; day: string; searches: number }>();
     for (const c of counts) {
       if (!fresh.has(c.eventId)) continue;
       // The same fact twice in one batch is counted once too.
@@ -42,6 +45,11 @@ export async function addUsage(db: Db, counts: UsageCount[]): Promise<void> {
       let sum = sums.get(key);
       if (!sum) sums.set(key, (sum = { tenant_id: c.tenantId, period: c.period, requests: 0, searches: 0 }));
       sum[c.kind] += c.count;
+      if (c.kind !== 'searches') continue;
+      const dayKey = `${c.tenantId}\u0000${c.day}`;
+      let daySum = days.get(dayKey);
+      if (!daySum) days.set(dayKey, (daySum = { tenant_id: c.tenantId, day: c.day, searches: 0 }));
+      daySum.searches += c.count;
     }
     if (sums.size === 0) return;
     await trx
@@ -53,6 +61,14 @@ export async function addUsage(db: Db, counts: UsageCount[]): Promise<void> {
           searches: sql`billing.usage.searches + excluded.searches`,
           updated_at: sql`now()`,
         }),
+      )
+      .execute();
+    if (days.size === 0) return;
+    await trx
+      .insertInto('billing.usage_days')
+      .values([...days.values()])
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'day']).doUpdateSet({ searches: sql`billing.usage_days.searches + excluded.searches`, updated_at: sql`now()` }),
       )
       .execute();
   });
@@ -75,4 +91,17 @@ export async function usageOf(db: Db, tenantId: string, period: string): Promise
     .where('period', '=', period)
     .executeTakeFirst();
   return { requests: Number(row?.requests ?? 0), searches: Number(row?.searches ?? 0) };
+}
+
+/** The tenant's counted searches of each day of a period (YYYY-MM) that has any, by day (YYYY-MM-DD). */
+export async function searchesByDay(db: Db, tenantId: string, period: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('billing.usage_days')
+    // As text: a date column would be read as a Date at local midnight.
+    .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'searches'])
+    .where('tenant_id', '=', tenantId)
+    .where('day', '>=', `${period}-01`)
+    .where(sql<boolean>`day < ${`${period}-01`}::date + interval '1 month'`)
+    .execute();
+  return new Map(rows.map((r) => [r.day, Number(r.searches)]));
 }

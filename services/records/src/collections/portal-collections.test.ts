@@ -44,8 +44,8 @@ describe('GET /portal/collections', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       collections: [
-        { name: 'fasteners', record_types: ['product', 'accessory'], total_records: 4, indexed: 4, pending: 0, processing: 0, failed: 0, has_pending_replace: false },
-        { name: 'tools', record_types: ['product'], total_records: 2, indexed: 2, pending: 0, processing: 0, failed: 0, has_pending_replace: false },
+        { name: 'fasteners', record_types: ['product', 'accessory'], total_records: 4, indexed: 4, pending: 0, processing: 0, failed: 0, has_pending_replace: false, default_visibility: 'private' },
+        { name: 'tools', record_types: ['product'], total_records: 2, indexed: 2, pending: 0, processing: 0, failed: 0, has_pending_replace: false, default_visibility: 'private' },
       ],
       plan: 'free',
       record_limit: 50,
@@ -100,7 +100,7 @@ describe('DELETE /portal/collections/{name}', () => {
     expect((await h.as(id, ['upload']).post(RECORDS_REPLACE_BEGIN.path, { collection: 'renewing', new_records: 1 })).status).toBe(200);
     expect((await portal.delete('/portal/collections/renewing')).body).toEqual({ collection: 'renewing', records_archived: 2 });
     expect((await portal.get('/portal/collections')).body.collections).toEqual([
-      { name: 'renewing', record_types: [], total_records: 0, indexed: 0, pending: 0, processing: 0, failed: 0, has_pending_replace: true },
+      { name: 'renewing', record_types: [], total_records: 0, indexed: 0, pending: 0, processing: 0, failed: 0, has_pending_replace: true, default_visibility: 'private' },
     ]);
     expect((await portal.post('/portal/collections/renewing/cancel-replace')).status).toBe(200);
     expect((await portal.get('/portal/collections')).body.collections).toEqual([]);
@@ -156,8 +156,11 @@ describe('PATCH /portal/collections/{name}/default-visibility', () => {
     await h.waitForChanges((all) => ids.every((r) => all.some((e) => e.record_id === r && e.kind === 'visibility' && e.record.visibility === 'public')));
     const later = await api.post('/records', bolt({ collection: 'shown' }));
     expect(later.body.visibility).toBe('public');
+    const listed = async () => (await portal.get('/portal/collections')).body.collections.map((c: { name: string; default_visibility: string }) => [c.name, c.default_visibility]);
+    expect(await listed()).toEqual([['shown', 'public']]);
     const back = await portal.patch('/portal/collections/shown/default-visibility', { default_visibility: 'private' });
     expect(back.body).toEqual({ collection: 'shown', default_visibility: 'private', records_updated: 4 });
+    expect(await listed()).toEqual([['shown', 'private']]);
   });
 
   it('creates the collection settings when the collection is new (200, nothing to update)', async () => {

@@ -1,6 +1,7 @@
 import { PLAN_LIMITS, type Plan } from '@trove/contracts';
 import type { Db, IndexingStatus } from '../shared/schema';
 import { browseRecords, collectionsWithPendingReplace, type BrowseFilter } from './records-store';
+import { defaultVisibilities } from './store';
 import type { CollectionsService } from './service';
 
 /** One collection as the portal lists it: its active generation's active records, and whether a replace is staged. */
@@ -13,6 +14,8 @@ export interface PortalCollection {
   processing: number;
   failed: number;
   has_pending_replace: boolean;
+  /** The visibility the collection's new records take. */
+  default_visibility: 'private' | 'public';
 }
 
 export interface PortalCollectionsAnswer {
@@ -44,12 +47,33 @@ export class PortalService {
   ) {}
 
   async collections(tenantId: string, plan: Plan): Promise<PortalCollectionsAnswer> {
-    const [summaries, staged] = await Promise.all([this.collectionsService.list(tenantId), collectionsWithPendingReplace(this.db, tenantId)]);
-    const collections: PortalCollection[] = summaries.map(({ record_type_counts: _counts, ...s }) => ({ ...s, has_pending_replace: staged.has(s.name) }));
+    const [summaries, staged, visibilities] = await Promise.all([
+      this.collectionsService.list(tenantId),
+      collectionsWithPendingReplace(this.db, tenantId),
+      defaultVisibilities(this.db, tenantId),
+    ]);
+    // Every listed collection has a settings row (records and staged replaces are written through it); 'private' is
+    // the column's default should one ever lack it.
+    const visibilityOf = (name: string) => visibilities.get(name) ?? 'private';
+    const collections: PortalCollection[] = summaries.map(({ record_type_counts: _counts, ...s }) => ({
+      ...s,
+      has_pending_replace: staged.has(s.name),
+      default_visibility: visibilityOf(s.name),
+    }));
     // A collection whose records were all archived still shows while a replace into it is staged, so it can be swapped.
     for (const name of staged) {
       if (!collections.some((c) => c.name === name)) {
-        collections.push({ name, record_types: [], total_records: 0, indexed: 0, pending: 0, processing: 0, failed: 0, has_pending_replace: true });
+        collections.push({
+          name,
+          record_types: [],
+          total_records: 0,
+          indexed: 0,
+          pending: 0,
+          processing: 0,
+          failed: 0,
+          has_pending_replace: true,
+          default_visibility: visibilityOf(name),
+        });
       }
     }
     collections.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

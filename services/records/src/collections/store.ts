@@ -63,6 +63,12 @@ export async function activeGenerations(db: Executor, tenantId: string, names: s
   return new Map(rows.map((r) => [r.name, { active_generation: r.active_generation, vocabulary: r.vocabulary }]));
 }
 
+/** The visibility each of the tenant's collections gives its new records, by name (a collection never used has none). */
+export async function defaultVisibilities(db: Executor, tenantId: string): Promise<Map<string, CollectionSettings['default_visibility']>> {
+  const rows = await db.selectFrom(TABLE).select(['name', 'default_visibility']).where('tenant_id', '=', tenantId).execute();
+  return new Map(rows.map((r) => [r.name, r.default_visibility]));
+}
+
 /**
  * The tenant's collections that hold active records of their active generation, by name, each with its record types
  * (most records first, ties by name) and its records' counts by indexing status. One grouped query over the records,
