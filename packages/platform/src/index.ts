@@ -18,3 +18,4 @@ export * from './fair-scheduler';
 export * from './on-behalf';
 export * from './serve';
 export * from './request-body';
+export * from './list-cursor';

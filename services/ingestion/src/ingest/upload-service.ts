@@ -1,32 +1,7 @@
-import { ERRORS, validationError } from '@trove/platform';
+import { ERRORS, decodeListCursor, encodeListCursor, validationError, type ListPosition } from '@trove/platform';
 import type { Db, UploadStatus } from '../schema';
 import type { DeadLetter } from './tally';
-import { deadLetterPage, findUpload, listUploads, uploadRecordIds, type UploadPosition, type UploadRow } from './upload-store';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** An opaque cursor: base64url of the sort key (created_at, id) of the last upload a page holds. */
-export function encodeUploadCursor(position: UploadPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id]), 'utf8').toString('base64url');
-}
-
-/** Reads a cursor back; undefined when it is not one this service issued. */
-export function decodeUploadCursor(cursor: string): UploadPosition | undefined {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) return undefined;
-  const [createdAt, id] = parsed as unknown[];
-  if (typeof createdAt !== 'string' || !ISO_UTC.test(createdAt) || typeof id !== 'string' || !UUID.test(id)) return undefined;
-  const date = new Date(createdAt);
-  if (Number.isNaN(date.getTime()) || date.toISOString() !== createdAt) return undefined;
-  return { createdAt: date, id: id.toLowerCase() };
-}
+import { deadLetterPage, findUpload, listUploads, uploadRecordIds, type UploadRow } from './upload-store';
 
 /** One page of a tenant's uploads, and where the next one starts (null after the last). */
 export interface UploadPage {
@@ -47,16 +22,16 @@ export class UploadService {
 
   /** The tenant's uploads newest first, of one status when given, a page of `limit` after `cursor` (422 for a cursor not issued here). */
   async list(tenantId: string, opts: { status?: UploadStatus; cursor?: string; limit: number }): Promise<UploadPage> {
-    let after: UploadPosition | undefined;
+    let after: ListPosition | undefined;
     if (opts.cursor !== undefined) {
-      after = decodeUploadCursor(opts.cursor);
+      after = decodeListCursor(opts.cursor);
       if (!after) throw validationError(['query', 'cursor'], 'Not a cursor of this listing: pass the cursor of the previous page as it was', 'value_error', opts.cursor);
     }
     // One more than asked tells whether another page follows.
     const rows = await listUploads(this.db, tenantId, { status: opts.status, after, limit: opts.limit + 1 });
     const page = rows.slice(0, opts.limit);
     const last = page[page.length - 1];
-    return { rows: page, cursor: rows.length > opts.limit && last ? encodeUploadCursor({ createdAt: new Date(last.created_at), id: last.id }) : null };
+    return { rows: page, cursor: rows.length > opts.limit && last ? encodeListCursor({ createdAt: new Date(last.created_at), id: last.id }) : null };
   }
 
   /** At most `limit` dead letters of the upload, in record order, after the record index `afterIndex` (-1: from the first). */

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
+import type { ListPosition } from '@trove/platform';
 import type { Db, UploadStatus, UploadsTable } from '../schema';
 import type { ProgressSnapshot } from './progress';
 import type { DeadLetter, UploadSummary } from './tally';
@@ -118,17 +119,11 @@ export async function findUpload(db: Db, tenantId: string, id: string): Promise<
   return db.selectFrom('ingestion.uploads').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
 }
 
-/** Where a page of a newest-first listing of uploads starts: after this one. */
-export interface UploadPosition {
-  createdAt: Date;
-  id: string;
-}
-
 /** The tenant's uploads newest first (ties by id), of one status when given, after `after`: at most `limit` of them. */
 export async function listUploads(
   db: Db,
   tenantId: string,
-  opts: { status?: UploadStatus; after?: UploadPosition; limit: number },
+  opts: { status?: UploadStatus; after?: ListPosition; limit: number },
 ): Promise<UploadRow[]> {
   let query = db.selectFrom('ingestion.uploads').selectAll().where('tenant_id', '=', tenantId);
   if (opts.status) query = query.where('status', '=', opts.status);

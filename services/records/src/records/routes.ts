@@ -15,9 +15,8 @@ import {
   type recordListQuery,
   type recordListRequest,
 } from '@trove/contracts';
-import { handle, parseInput, requestFilters, requireScope, serve, tenantOf, validationError, type Router } from '@trove/platform';
+import { decodeListCursor, encodeListCursor, handle, parseInput, requestFilters, requireScope, serve, tenantOf, validationError, type Router } from '@trove/platform';
 import { planOfRequest, type Handler } from '../shared/http';
-import { decodeCursor, encodeCursor } from './cursor';
 import { nameQuery } from './search-terms';
 import type { CreateRecordInput, RecordsService } from './service';
 import type { RecordUpdate } from './update';
@@ -44,7 +43,7 @@ function filtersParameter(text: string | undefined): Record<string, FilterValue>
 
 /** One page of the tenant's records, newest first, as GET /records answers it. */
 async function listPage(records: RecordsService, tenantId: string, query: ListInput, data: Filter[] | undefined, source: 'query' | 'body'): Promise<RecordListAnswer> {
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const after = query.cursor === undefined ? undefined : decodeListCursor(query.cursor);
   if (query.cursor !== undefined && !after) {
     throw validationError([source, 'cursor'], 'Input should be a cursor returned by a previous page', 'value_error', query.cursor);
   }
@@ -72,7 +71,7 @@ async function listPage(records: RecordsService, tenantId: string, query: ListIn
       created_at: r.created_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
     })),
-    cursor: page.hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+    cursor: page.hasMore && last ? encodeListCursor({ createdAt: last.created_at, id: last.id }) : null,
     has_more: page.hasMore,
   };
 }

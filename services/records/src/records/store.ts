@@ -1,11 +1,11 @@
 import { sql, type Selectable } from 'kysely';
 import { copyInto } from '@trove/db';
+import type { ListPosition } from '@trove/platform';
 import type { Filter, RecordDto } from '@trove/contracts';
 import { markPending, startIndexing } from '../indexing/store';
 import { byId } from '../shared/lock-order';
 import type { Executor, IndexingStatus, RecordsTable, Trx } from '../shared/schema';
 import { contentHash } from './content-hash';
-import type { ListPosition } from './cursor';
 import { dataFilterCondition } from './data-filters';
 import { nameVector } from './search-terms';
 

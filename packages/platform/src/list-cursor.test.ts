@@ -1,14 +1,14 @@
-import { decodeCursor, encodeCursor } from './cursor';
+import { decodeListCursor, encodeListCursor } from './list-cursor';
 
 describe('list cursor', () => {
   const position = { createdAt: new Date('2026-01-02T03:04:05.678Z'), id: '0b7c6f4e-8a43-4b7e-9c1d-2f3a4b5c6d7e' };
 
   it('round-trips the sort key of the last item', () => {
-    expect(decodeCursor(encodeCursor(position))).toEqual(position);
+    expect(decodeListCursor(encodeListCursor(position))).toEqual(position);
   });
 
   it('is URL-safe', () => {
-    expect(encodeCursor(position)).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(encodeListCursor(position)).toMatch(/^[A-Za-z0-9_-]+$/);
   });
 
   it.each([
@@ -19,6 +19,6 @@ describe('list cursor', () => {
     ['an invalid id', Buffer.from(JSON.stringify([position.createdAt.toISOString(), 'nope'])).toString('base64url')],
     ['an empty string', ''],
   ])('rejects %s', (_label, cursor) => {
-    expect(decodeCursor(cursor)).toBeUndefined();
+    expect(decodeListCursor(cursor)).toBeUndefined();
   });
 });

@@ -7,13 +7,16 @@ export interface ListPosition {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** An opaque cursor: base64url of the sort key of the last item a page returned. */
-export function encodeCursor(position: ListPosition): string {
+/**
+ * An opaque cursor of a newest-first listing (records, uploads): base64url of the sort key of the last item a page
+ * returned.
+ */
+export function encodeListCursor(position: ListPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id]), 'utf8').toString('base64url');
 }
 
-/** Reads a cursor back; undefined when it is not one this service issued. */
-export function decodeCursor(cursor: string): ListPosition | undefined {
+/** Reads a cursor back; undefined when it is not one encodeListCursor wrote. */
+export function decodeListCursor(cursor: string): ListPosition | undefined {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return undefined;
   let parsed: unknown;
   try {
