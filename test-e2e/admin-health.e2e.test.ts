@@ -109,6 +109,24 @@ describe('health through the gateway', () => {
     expect(res.text).toContain('http_requests_total');
   });
 
+  it("the gateway's /metrics also shows the metrics of the services in its process (a search's and an upload's)", async () => {
+    const key = await keyOf(randomUUID(), ['records', 'search', 'upload']);
+    const upload = await api('POST', '/api/v1/upload/metered/product/batch', { headers: key, body: { records: [{ name: 'Metered bolt' }] } });
+    expect(upload.status).toBe(201);
+    expect((await api('POST', '/api/v1/search/metered', { headers: key, body: { query: 'bolt' } })).status).toBe(200);
+
+    const res = await api('GET', '/metrics');
+    expect(res.status).toBe(200);
+    // The search service's own latency histogram, and ingestion's chunk scheduler and request counts, each labelled with its service.
+    expect(res.text).toMatch(/^trove_search_duration_seconds_count\{[^}]*service="search"[^}]*\} [1-9]/m);
+    expect(res.text).toMatch(/^trove_scheduler_wait_seconds_count\{[^}]*scheduler="ingest_chunks"[^}]*service="ingestion"[^}]*\} [1-9]/m);
+    expect(res.text).toMatch(/^http_requests_total\{[^}]*service="ingestion"[^}]*\} [1-9]/m);
+    expect(res.text).toMatch(/^http_requests_total\{[^}]*service="gateway"[^}]*\} [1-9]/m);
+    // One family per name, and the process's default metrics once.
+    expect(res.text.match(/^# TYPE http_requests_total /gm)).toHaveLength(1);
+    expect(res.text.match(/^process_start_time_seconds /gm)).toHaveLength(1);
+  });
+
   it('opens no port but PORT: the services answer the gateway and each other in process', () => {
     expect(listeningPorts(trove.pid)).toEqual([Number(new URL(trove.baseUrl).port)]);
   });

@@ -80,7 +80,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The gateway's Prometheus metrics (requests, durations, fair-share schedulers) */
+        /** The Prometheus metrics of the gateway's process: the gateway's own (requests, durations, fair-share schedulers) and those of every service running in it */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -97,7 +97,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The gateway's Prometheus metrics (requests, durations, fair-share schedulers) */
+        /** The Prometheus metrics of the gateway's process: the gateway's own (requests, durations, fair-share schedulers) and those of every service running in it */
         get: operations["getMetrics2"];
         put?: never;
         post?: never;
@@ -2093,7 +2093,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The gateway's Prometheus metrics (requests, durations, fair-share schedulers) */
+            /** @description The Prometheus metrics of the gateway's process: the gateway's own (requests, durations, fair-share schedulers) and those of every service running in it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2113,7 +2113,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The gateway's Prometheus metrics (requests, durations, fair-share schedulers) */
+            /** @description The Prometheus metrics of the gateway's process: the gateway's own (requests, durations, fair-share schedulers) and those of every service running in it */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -6,8 +6,9 @@ import pino from 'pino';
 import request from 'supertest';
 import { z } from 'zod';
 import { ERRORS } from './errors';
-import { createServiceApp, identityOf, requireScope, type ServiceAppOptions } from './http';
+import { createServiceApp, identityOf, metricsOf, requireScope, serveProcessMetrics, type ServiceAppOptions } from './http';
 import { IDENTITY_HEADER, signIdentity, type Identity } from './identity';
+import { createMetrics, defaultMetricsRegistry, renderMetrics, type ProcessMetrics } from './metrics';
 import { parseInput } from './validation';
 
 const SECRET = 'internal-secret-of-at-least-32-characters!';
@@ -132,6 +133,53 @@ describe('createServiceApp: health and metrics', () => {
     expect(res.text).toContain('# TYPE http_requests_total counter');
     expect(res.text).toMatch(/http_requests_total\{[^}]*method="GET"[^}]*route="\/items\/:id"[^}]*status="200"[^}]*\} 1/);
     expect(res.text).toContain('http_request_duration_seconds_bucket');
+  });
+});
+
+describe("createServiceApp: a process's metrics", () => {
+  it('serves on every app the series of every service of the process, one family per name, labelled by service', async () => {
+    const records = buildApp().app;
+    const search = buildApp({ name: 'search' }).app;
+    const served: ProcessMetrics = { enabled: true, registries: [defaultMetricsRegistry(), metricsOf(records)!.registry, metricsOf(search)!.registry] };
+    serveProcessMetrics(records, served);
+    serveProcessMetrics(search, served);
+    await request(records).get('/items/42').set(auth());
+    await request(search).get('/items/7').set(auth());
+
+    for (const app of [records, search]) {
+      const res = await request(app).get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      expect(res.text).toMatch(/http_requests_total\{[^}]*route="\/items\/:id"[^}]*service="records"[^}]*\} 1/);
+      expect(res.text).toMatch(/http_requests_total\{[^}]*route="\/items\/:id"[^}]*service="search"[^}]*\} 1/);
+      expect(res.text.match(/^# TYPE http_requests_total counter$/gm)).toHaveLength(1);
+      expect(res.text.match(/^# TYPE http_request_duration_seconds histogram$/gm)).toHaveLength(1);
+      expect(res.text.match(/^process_start_time_seconds /gm)).toHaveLength(1);
+    }
+  });
+
+  it('renders registries holding the same names, which Registry.merge refuses, as one text', async () => {
+    const a = createMetrics('records');
+    const b = createMetrics('ingestion');
+    a.requests.inc({ method: 'GET', route: '/a', status: '200' });
+    b.requests.inc({ method: 'POST', route: '/b', status: '201' }, 2);
+
+    const text = await renderMetrics([a.registry, b.registry]);
+
+    expect(text).toContain('http_requests_total{method="GET",route="/a",status="200",service="records"} 1');
+    expect(text).toContain('http_requests_total{method="POST",route="/b",status="201",service="ingestion"} 2');
+    expect(text.match(/^# HELP http_requests_total /gm)).toHaveLength(1);
+  });
+
+  it('answers /metrics 404 when the process has metrics off (METRICS_ENABLED=false), as an unknown route', async () => {
+    const { app } = buildApp();
+    serveProcessMetrics(app, { enabled: false, registries: [] });
+
+    const res = await request(app).get('/metrics');
+
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'No route for GET /metrics' });
+    expect((await request(app).get('/health')).status).toBe(200);
   });
 });
 

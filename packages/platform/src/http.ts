@@ -12,7 +12,7 @@ import { handle } from './serve';
 export type { Router };
 import type { ServiceName } from './config';
 import type { Logger } from './logger';
-import { createMetrics, type HttpMetrics } from './metrics';
+import { METRICS_CONTENT_TYPE, createMetrics, renderMetrics, type HttpMetrics, type ProcessMetrics } from './metrics';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -223,6 +223,23 @@ export function errorHandler(): ErrorRequestHandler {
   };
 }
 
+/** The service's own metrics of an app made by createServiceApp (none for any other app). */
+export function metricsOf(app: express.Express): HttpMetrics | undefined {
+  return app.locals.metrics as HttpMetrics | undefined;
+}
+
+function processMetricsOf(app: express.Express): ProcessMetrics | undefined {
+  return app.locals.processMetrics as ProcessMetrics | undefined;
+}
+
+/**
+ * Makes the app's /metrics serve what its process serves (the composition root hands every app of a process the same
+ * ProcessMetrics): the metrics of every service in it, or, with METRICS_ENABLED=false, a 404.
+ */
+export function serveProcessMetrics(app: express.Express, served: ProcessMetrics): void {
+  app.locals.processMetrics = served;
+}
+
 /**
  * Builds a service's express app: request ids, metrics, health, the internal identity check, JSON body limits,
  * the service's routes and one error handler. It never listens; the launcher does.
@@ -277,9 +294,12 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     }
     res.json({ status: 'ready', service: opts.name, dependencies });
   });
-  handle(app, own.metrics, async (_req, res) => {
-    res.setHeader('Content-Type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
+  handle(app, own.metrics, async (req, res, next) => {
+    // What the process serves (serveProcessMetrics), or, for an app on its own, its own registry.
+    const served = processMetricsOf(app) ?? { enabled: true, registries: [metrics.registry] };
+    if (!served.enabled) return next(ERRORS.notFound(`No route for ${req.method} ${req.path}`));
+    res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
+    res.send(await renderMetrics(served.registries));
   });
 
   if (opts.internalTokenSecret) {

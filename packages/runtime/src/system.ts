@@ -1,7 +1,21 @@
 import { createEventBus, type EventBus } from '@trove/bus';
 import { openDatabase, type Database } from '@trove/db';
 import type { Express } from 'express';
-import { SERVICE_NAMES, currentTenant, databaseUrl, listen, servicePort, type Config, type Logger, type RunningServer, type ServiceName } from '@trove/platform';
+import {
+  SERVICE_NAMES,
+  currentTenant,
+  databaseUrl,
+  defaultMetricsRegistry,
+  listen,
+  metricsOf,
+  serveProcessMetrics,
+  servicePort,
+  type Config,
+  type Logger,
+  type ProcessMetrics,
+  type RunningServer,
+  type ServiceName,
+} from '@trove/platform';
 import { orderModules, serviceContext, type ServiceInstance, type ServiceModule } from './module';
 
 export interface StartSystemOptions {
@@ -49,6 +63,8 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
   // Apps of the modules initialised so far: a client made before its service has started finds it at call time.
   const apps = new Map<ServiceName, Express>();
   const local = (service: ServiceName) => (inProcess.includes(service) ? () => apps.get(service) : undefined);
+  // Every /metrics of the process serves the process's default metrics and every started service's (METRICS_ENABLED).
+  const metrics: ProcessMetrics = { enabled: config.METRICS_ENABLED, registries: config.METRICS_ENABLED ? [defaultMetricsRegistry()] : [] };
 
   const sharedFor = async (url: string | undefined): Promise<Shared> => {
     const key = url ?? `pglite:${config.DATA_DIR}`;
@@ -100,6 +116,9 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
       const { database, bus } = await sharedFor(databaseUrl(config, module.name));
       const instance = await module.init(serviceContext(module.name, { config, logger: log, database, bus, local }));
       apps.set(module.name, instance.app);
+      const own = metricsOf(instance.app);
+      if (metrics.enabled && own) metrics.registries.push(own.registry);
+      serveProcessMetrics(instance.app, metrics);
       let server: RunningServer | undefined;
       if (listensOnItsOwnPort(module.name, inProcess)) {
         server = await listen(instance.app, opts.ports?.[module.name] ?? servicePort(config, module.name), config.HOST);

@@ -14,7 +14,7 @@ export const GATEWAY_HEALTH_READY = endpoint({
   summary: 'Readiness of the system as a client sees it: storage, event bus, counter store, auth and the search engine (503 when one is down)',
 });
 
-export const GATEWAY_METRICS = endpoint({ ...gateway.metrics, summary: "The gateway's Prometheus metrics (requests, durations, fair-share schedulers)" });
+export const GATEWAY_METRICS = endpoint({ ...gateway.metrics, summary: "The Prometheus metrics of the gateway's process: the gateway's own (requests, durations, fair-share schedulers) and those of every service running in it" });
 
 /** An OpenAPI 3.1 document (openApiDocument). */
 export const openApiAnswer = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }) });
