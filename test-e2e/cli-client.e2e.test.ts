@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { eventually } from '@trove/testing';
-import { bearer, useTrove } from './support/system';
+import { LAUNCHER, bearer, useTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -15,7 +15,6 @@ jest.setTimeout(120_000);
  * the `--json` scripts read, and the exit codes (docs/cli.md).
  */
 
-const LAUNCHER = resolve(__dirname, '../apps/trove/dist/main.js');
 const VERSION = (JSON.parse(readFileSync(resolve(__dirname, '../apps/trove/package.json'), 'utf8')) as { version: string }).version;
 
 interface Ran {

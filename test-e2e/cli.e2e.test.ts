@@ -5,18 +5,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { eventually } from '@trove/testing';
-import { bearer, client, createKey, devTenant, startTrove } from './support/system';
+import { LAUNCHER, PRODUCTION, bearer, client, createKey, devTenant, startTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
-const LAUNCHER = resolve(__dirname, '../apps/trove/dist/main.js');
-const PRODUCTION = {
-  ENV: 'production',
-  INTERNAL_TOKEN_SECRET: 'e2e-internal-token-secret-of-at-least-32-chars',
-  API_KEY_SALT: 'e2e-api-key-salt-value',
-  JWT_SECRET: 'e2e-portal-token-secret-of-at-least-32-chars',
-  CONNECTOR_ENCRYPTION_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
-};
 
 it('creates a tenant and its first admin key from the CLI, and that key works in production mode', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { portalAuth, signUp } from './support/portal';
-import { bearer, devTenant, startTrove, useTrove, type ApiResponse } from './support/system';
+import { LAUNCHER, PRODUCTION, bearer, devTenant, startTrove, useTrove, type ApiResponse } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -14,14 +14,6 @@ jest.setTimeout(120_000);
  * saying so, and production refusing a placeholder secret in one line.
  */
 
-const LAUNCHER = resolve(__dirname, '../apps/trove/dist/main.js');
-const PRODUCTION = {
-  ENV: 'production',
-  INTERNAL_TOKEN_SECRET: 'e2e-internal-token-secret-of-at-least-32-chars',
-  API_KEY_SALT: 'e2e-api-key-salt-value',
-  JWT_SECRET: 'e2e-portal-token-secret-of-at-least-32-chars',
-  CONNECTOR_ENCRYPTION_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
-};
 /** Lines without the colours a terminal would get (the harness reads a pipe, so there are none; FORCE_COLOR adds them). */
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 const port = (baseUrl: string) => new URL(baseUrl).port;

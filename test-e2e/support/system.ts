@@ -7,7 +7,17 @@ import { join, resolve } from 'node:path';
 import { createTestDatabase } from '@trove/testing';
 import { checkAnswersOf } from './conformance';
 
-const LAUNCHER = resolve(__dirname, '../../apps/trove/dist/main.js');
+/** The built launcher, as the README's commands run it. */
+export const LAUNCHER = resolve(__dirname, '../../apps/trove/dist/main.js');
+
+/** The secrets production requires, set to values it accepts (none a placeholder). */
+export const PRODUCTION = {
+  ENV: 'production',
+  INTERNAL_TOKEN_SECRET: 'e2e-internal-token-secret-of-at-least-32-chars',
+  API_KEY_SALT: 'e2e-api-key-salt-value',
+  JWT_SECRET: 'e2e-portal-token-secret-of-at-least-32-chars',
+  CONNECTOR_ENCRYPTION_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+};
 
 async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
