@@ -337,4 +337,73 @@ describe('the first hour with the launcher', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('stops cleanly on a Ctrl-C that comes while it is still starting: once up, it stops and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: String(await freePort()) };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, [LAUNCHER, '--target=all', '--default-env=development'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+    try {
+      // Its first log line (the development salt's warning) comes before any service has started.
+      await eventually(async () => expect(output).toContain('API_KEY_SALT not set'), 60_000);
+      child.kill('SIGINT');
+      child.kill('SIGINT'); // a package manager forwards its own copy of the terminal's Ctrl-C
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(output).toContain('stopping once started');
+      expect(output).toContain('stopped');
+      expect(output).not.toMatch(/\n\s+at /);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // A terminal's Ctrl-C signals the whole foreground process group: the package manager and the system alike, and each
+  // runner also forwards a copy of its own to its child.
+  async function ctrlCUnder(command: string, args: string[]): Promise<{ exit: { code: number | null; signal: NodeJS.Signals | null }; output: string }> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'trove-cli-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, ENV: 'development', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: String(await freePort()) };
+    delete env.DATABASE_URL;
+    const child = spawn(command, args, { cwd: resolve(__dirname, '..'), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+    try {
+      await eventually(async () => expect(output).toContain('Trove is up'), 90_000);
+      process.kill(-child.pid!, 'SIGINT');
+      const exit = await exited;
+      return { exit, output };
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it('stops cleanly on Ctrl-C under `pnpm trove`: pnpm exits 0 and prints no failure line', async () => {
+    // pnpm as a user with pnpm on their PATH runs it (the README's `npx -y pnpm@…` puts npm's shell around it).
+    const pnpm = spawnSync('npx', ['-y', '-p', 'pnpm@10.34.8', 'which', 'pnpm'], { encoding: 'utf8' }).stdout.trim();
+    const { exit, output } = await ctrlCUnder(pnpm, ['trove', '--target=all']);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(output).toContain('stopped');
+    expect(output).not.toMatch(/ELIFECYCLE|Command failed/);
+    expect(output).not.toMatch(/\n\s+at /);
+  });
+
+  it("stops cleanly on Ctrl-C under the README's `npx -y pnpm@… trove`, with no package-manager failure line", async () => {
+    // npm runs pnpm through `sh -c`, and dash dies of the terminal's SIGINT (exit 130, "interrupted") whatever its
+    // child does; what a user sees is that Trove stopped and no runner reports a failure.
+    const { output } = await ctrlCUnder('npx', ['-y', 'pnpm@10.34.8', 'trove', '--target=all']);
+    expect(output).toContain('stopped');
+    expect(output).not.toMatch(/ELIFECYCLE|Command failed|npm error/);
+    expect(output).not.toMatch(/\n\s+at /);
+  });
 });

@@ -15,29 +15,20 @@ import { MODULES, requireConnectorKey, requireSharedSecret, resolveTargets } fro
 
 async function start(config: Config, target: string): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'trove', format: config.LOG_FORMAT });
-  const modules = resolveTargets(target);
-  requireSharedSecret(config, modules);
-  requireConnectorKey(config, modules);
-  if (config.usingDevelopmentSalt) {
-    logger.warn('API_KEY_SALT not set: API keys are stored under the published development salt; never do this in production');
-  }
-  if (config.generatedInternalTokenSecret) {
-    logger.info('INTERNAL_TOKEN_SECRET not set: this process signs internal tokens with a random secret of its own');
-  }
-  if (config.generatedJwtSecret) {
-    logger.info('JWT_SECRET not set: portal sign-in tokens are signed with a random secret and end when this process stops');
-  }
-  const system = await startSystem({ config, logger, modules });
-  logger.info({ ports: system.ports, env: config.ENV }, `Trove is up (${modules.map((m) => m.name).join(', ')})`);
-  if (system.ports.gateway !== undefined) {
-    const next = nextSteps(config, system.ports.gateway);
-    logger.info(next.fields, next.message);
-  }
-
-  let stopping = false;
+  // Signals are handled from the first moment, not once the system is up: a process without a SIGINT listener dies of
+  // the signal, and a terminal's Ctrl-C (or an orchestrator's SIGTERM) may come while the start log is still being
+  // written, which a package manager running this process then reports as a failure. A signal during the start (which
+  // has no unbounded waits) stops the system as soon as it is up; repeated signals change nothing, as a package manager
+  // forwards its own copy of the one Ctrl-C that the terminal already sent to the whole process group.
+  let system: Awaited<ReturnType<typeof startSystem>> | undefined;
+  let stopRequested: { signal: string; code: number } | undefined;
   const shutdown = async (signal: string, code: number) => {
-    if (stopping) return;
-    stopping = true;
+    if (stopRequested) return;
+    stopRequested = { signal, code };
+    if (!system) {
+      logger.info({ signal }, 'stopping once started');
+      return;
+    }
     logger.info({ signal }, 'shutting down');
     await system.stop();
     logger.info('stopped');
@@ -53,6 +44,30 @@ async function start(config: Config, target: string): Promise<void> {
     logger.fatal({ err }, 'unhandled rejection');
     void shutdown('unhandledRejection', 1);
   });
+
+  const modules = resolveTargets(target);
+  requireSharedSecret(config, modules);
+  requireConnectorKey(config, modules);
+  if (config.usingDevelopmentSalt) {
+    logger.warn('API_KEY_SALT not set: API keys are stored under the published development salt; never do this in production');
+  }
+  if (config.generatedInternalTokenSecret) {
+    logger.info('INTERNAL_TOKEN_SECRET not set: this process signs internal tokens with a random secret of its own');
+  }
+  if (config.generatedJwtSecret) {
+    logger.info('JWT_SECRET not set: portal sign-in tokens are signed with a random secret and end when this process stops');
+  }
+  system = await startSystem({ config, logger, modules });
+  logger.info({ ports: system.ports, env: config.ENV }, `Trove is up (${modules.map((m) => m.name).join(', ')})`);
+  if (system.ports.gateway !== undefined) {
+    const next = nextSteps(config, system.ports.gateway);
+    logger.info(next.fields, next.message);
+  }
+  if (stopRequested) {
+    const { signal, code } = stopRequested;
+    stopRequested = undefined;
+    await shutdown(signal, code);
+  }
 }
 
 /**
