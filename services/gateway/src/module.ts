@@ -75,7 +75,7 @@ export const gatewayModule: ServiceModule = {
     let subscription: Subscription | undefined;
     let planChanges: Subscription | undefined;
     return {
-      app: createGatewayApp({ config, logger, local, metrics, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests, shares }),
+      app: createGatewayApp({ config, logger, metrics, readiness: { ...readiness, cache: () => cache.ping() }, authenticator, upstreams, limits, requests, shares }),
       async start() {
         subscription = await subscribeToKeyChanges(bus, keys, logger);
         planChanges = await subscribeToPlanChanges(bus, plans, keys, logger, config.JWT_TTL_SECONDS);
