@@ -108,6 +108,13 @@ describe('health through the gateway', () => {
     expect(res.text).toMatch(/^# HELP /m);
     expect(res.text).toContain('http_requests_total');
   });
+});
+
+describe('the whole system in one process', () => {
+  // What only one process has (the ports it opens, one /metrics for every service), whatever topology the suite runs.
+  const trove = useTrove({ apart: false });
+  const api = trove.api;
+  const keyOf = async (tenant: string, scopes: string[]) => bearer(await trove.keyFor(tenant, scopes));
 
   it("the gateway's /metrics also shows the metrics of the services in its process (a search's and an upload's)", async () => {
     const key = await keyOf(randomUUID(), ['records', 'search', 'upload']);

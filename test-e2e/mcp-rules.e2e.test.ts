@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mcpRules } from '../services/mcp/test/rules';
-import { bearer, client, createKey, startTrove } from './support/system';
+import { bearer, client, createKey, startSuiteSystem } from './support/system';
 
 jest.setTimeout(120_000);
 
 /** Every MCP case with the official SDK client over Streamable HTTP, through the gateway with real API keys. */
 mcpRules(async () => {
-  const trove = await startTrove();
+  const trove = await startSuiteSystem();
   const call = client(trove.baseUrl);
   const keys = new Map<string, string>();
   const keyOf = async (tenantId: string) => {

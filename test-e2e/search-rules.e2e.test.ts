@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { searchRules, type Api } from '../services/search/test/rules';
-import { bearer, client, createKey, startTrove } from './support/system';
+import { bearer, client, createKey, startSuiteSystem } from './support/system';
 
 jest.setTimeout(120_000);
 
 /** Every rule of private search, through the gateway of the whole system started as the README does. */
 searchRules(
   async () => {
-    const trove = await startTrove();
+    const trove = await startSuiteSystem();
     const call = client(trove.baseUrl);
     const api = (key: string): Api => {
       const send = async (method: string, path: string, body?: unknown) => {

@@ -10,7 +10,7 @@ jest.setTimeout(180_000);
  * new records and none of the old, whichever process answers it.
  */
 
-const system = useTrove({ apart: true, env: { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' } });
+const system = useTrove({ apart: true });
 const api = system.api;
 let portal: Record<string, string>;
 let key: Record<string, string>;

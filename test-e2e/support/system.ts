@@ -19,15 +19,25 @@ export const PRODUCTION = {
   CONNECTOR_ENCRYPTION_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
+/**
+ * `count` distinct ports free at the moment of asking: each is held open until all are found, so no two of one system
+ * are the same (a port closed and asked for again may be handed out again).
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((res, rej) => {
+          const srv = createServer();
+          srv.once('error', rej);
+          srv.listen(0, '127.0.0.1', () => res(srv));
+        }),
+    ),
+  );
+  const ports = servers.map((srv) => (srv.address() as { port: number }).port);
+  await Promise.all(servers.map((srv) => new Promise((res) => srv.close(res))));
+  return ports;
 }
 
 export interface Trove {
@@ -83,13 +93,14 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
     ENV: 'development',
     LOG_LEVEL: 'info',
     DATA_DIR: dataDir,
-    PORT: String(await freePort()),
   };
   delete env.DATABASE_URL;
   delete env.KAFKA_BROKERS;
   const target = opts.target ?? 'all';
   const services = target === 'all' ? [] : target.split(',').filter((s) => s !== 'gateway');
-  for (const s of services) env[`${s.toUpperCase()}_PORT`] = String(await freePort());
+  const ports = await freePorts(1 + services.length);
+  env.PORT = String(ports[0]);
+  services.forEach((s, i) => (env[`${s.toUpperCase()}_PORT`] = String(ports[i + 1])));
   if (target !== 'all') {
     // The processes of a system running apart share these; the launcher refuses to start without them.
     env.INTERNAL_TOKEN_SECRET ??= randomBytes(32).toString('hex');
@@ -173,8 +184,8 @@ export interface ApartSystem {
 /**
  * The shape with a process per service, as a platform team runs it: the gateway and each service started alone
  * (`--target=<service>`) on ports of their own, sharing one PostgreSQL database (`databaseUrl`; its schemas per
- * service, the embedded event log in it) and the secrets the processes of one system share. Resolves once every
- * process answers ready.
+ * service, the embedded event log in it, the PostgreSQL search engine), the machine's Redis and the secrets the
+ * processes of one system share. Resolves once every process answers ready.
  */
 export async function startApart(opts: { databaseUrl: string; env?: Record<string, string> }): Promise<ApartSystem> {
   const env: Record<string, string> = {
@@ -182,12 +193,21 @@ export async function startApart(opts: { databaseUrl: string; env?: Record<strin
     ENV: 'development',
     LOG_LEVEL: 'info',
     DATABASE_URL: opts.databaseUrl,
+    // Every secret set, as production requires of a system running apart (development keeps X-Tenant-Id, the
+    // suite's way to a tenant's first key).
     INTERNAL_TOKEN_SECRET: randomBytes(32).toString('hex'),
     JWT_SECRET: randomBytes(32).toString('hex'),
-    PORT: String(await freePort()),
+    API_KEY_SALT: randomBytes(16).toString('hex'),
+    CONNECTOR_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // The cache and counters in the machine's Redis, as several processes serving search need; each system under a
+    // prefix of its own, so that test files running at once never read each other's cached answers or counters.
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `e2e-${randomBytes(6).toString('hex')}:`,
   };
   delete env.KAFKA_BROKERS;
-  for (const s of SERVICES) env[`${s.toUpperCase()}_PORT`] = String(await freePort());
+  const ports = await freePorts(1 + SERVICES.length);
+  env.PORT = String(ports[0]);
+  SERVICES.forEach((s, i) => (env[`${s.toUpperCase()}_PORT`] = String(ports[i + 1])));
   Object.assign(env, opts.env ?? {});
 
   let output = '';
@@ -269,7 +289,16 @@ export function listeningPorts(pid: number): number[] {
 async function startApartOnTestDatabase(env?: Record<string, string>): Promise<ApartSystem> {
   const database = await createTestDatabase();
   try {
-    const system = await startApart({ databaseUrl: database.url, env });
+    let system: ApartSystem;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        system = await startApart({ databaseUrl: database.url, env });
+        break;
+      } catch (err) {
+        // A port found free can be taken before a process binds it (see startTrove): tried again on other ports.
+        if (!String(err).includes('EADDRINUSE') || attempt >= START_ATTEMPTS) throw err;
+      }
+    }
     return {
       ...system,
       async stop() {
@@ -283,12 +312,28 @@ async function startApartOnTestDatabase(env?: Record<string, string>): Promise<A
   }
 }
 
+/**
+ * The shape the end-to-end suite runs against, chosen by TROVE_E2E_TOPOLOGY: `one-process` (the default: the whole
+ * system in one process on the embedded database, as the README's first command starts it) or `apart` (every service
+ * its own process on a PostgreSQL server, Redis for the cache and counters, every secret set: startApart). `.ci/run`
+ * runs the suite in both.
+ */
+export const TOPOLOGY: 'one-process' | 'apart' = process.env.TROVE_E2E_TOPOLOGY === 'apart' ? 'apart' : 'one-process';
+
 export interface UseTroveOptions extends StartOptions {
   /**
-   * A process per service (startApart) on a fresh PostgreSQL test database, instead of one process (startTrove);
-   * `env` applies, `dataDir` and `target` do not.
+   * `true`: a process per service (startApart) on a fresh PostgreSQL test database, whatever TOPOLOGY says (`env`
+   * applies, `dataDir` and `target` do not); `false`: one process (startTrove), for what only a single process has
+   * (its process id, the ports it opens, its memory). Unset: as TOPOLOGY says, unless `target` or `dataDir` is set.
    */
   apart?: boolean;
+}
+
+/** Starts the system of a test file in the suite's topology (TOPOLOGY; `apart` in the options overrides it). */
+export async function startSuiteSystem(options: UseTroveOptions = {}): Promise<Trove | ApartSystem> {
+  const { apart, ...opts } = options;
+  const runApart = apart ?? (TOPOLOGY === 'apart' && opts.target === undefined && opts.dataDir === undefined);
+  return runApart ? startApartOnTestDatabase(opts.env) : startTrove(opts);
 }
 
 /** A system started for a test file or a describe block by useTrove; its fields answer once its beforeAll has run. */
@@ -321,8 +366,7 @@ export function useTrove(options: UseTroveOptions | (() => UseTroveOptions) = {}
     return system;
   };
   beforeAll(async () => {
-    const { apart, ...opts } = typeof options === 'function' ? options() : options;
-    system = apart ? await startApartOnTestDatabase(opts.env) : await startTrove(opts);
+    system = await startSuiteSystem(typeof options === 'function' ? options() : options);
   });
   afterAll(() => handle.stop());
   const handle: TroveHandle = {

@@ -225,6 +225,8 @@ export const configSchema = z
     ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, _ or -').default('trove'),
     /** Selects the Redis cache and counters; without it they are in-process. */
     REDIS_URL: optionalUrl,
+    /** Prefix of every Redis key of this system: systems sharing one Redis (staging beside production) keep apart. */
+    REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, _ . : or -').default('trove:'),
     SEARCH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     /** On a PostgreSQL server, a search or aggregation statement is cancelled after this long (503 then). */
     SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),

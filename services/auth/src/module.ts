@@ -34,7 +34,7 @@ export const authModule: ServiceModule = {
       throw new ConfigError('Invalid configuration:\n  JWT_PRIVATE_KEY: is required by the auth service when JWT_PUBLIC_KEY is set');
     }
     // Sign-in attempts are counted here; replicas share the count when REDIS_URL is set.
-    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger: logger.child({ component: 'cache' }) });
     const accounts = new AccountService({
       db,
       tokens,

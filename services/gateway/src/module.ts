@@ -54,7 +54,7 @@ export const gatewayModule: ServiceModule = {
     const plans = new TenantPlans();
     const authenticator = new Authenticator({ keys, portalTokens: new PortalTokens(config), allowDevTenant: config.ENV === 'development', plans });
     if (config.ENV === 'development') logger.warn('ENV=development: X-Tenant-Id is accepted in place of an API key');
-    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger: logger.child({ component: 'cache' }) });
     logger.info(
       { cache: cache.kind },
       `tenant rate limits counted ${cache.kind === 'memory' ? 'in-process (one gateway only; set REDIS_URL for replicas)' : 'in Redis'}`,

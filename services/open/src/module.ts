@@ -22,7 +22,7 @@ export const openModule: ServiceModule = {
     const db: Db = ctx.database.db;
     const records = ctx.client('records');
     const search = ctx.client('search');
-    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    const cache = await createCache({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger: logger.child({ component: 'cache' }) });
     logger.info(
       { cache: cache.kind },
       `open API rate limits counted ${cache.kind === 'memory' ? 'in-process (one process only; set REDIS_URL for replicas)' : 'in Redis'}`,

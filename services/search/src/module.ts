@@ -37,7 +37,7 @@ export const searchModule: ServiceModule = {
       elasticsearchUrl: ctx.config.ELASTICSEARCH_URL,
       indexPrefix: ctx.config.ELASTICSEARCH_INDEX_PREFIX,
     });
-    const cache = await createCache({ redisUrl: ctx.config.REDIS_URL, keyPrefix: 'trove:', logger: logger.child({ component: 'cache' }) });
+    const cache = await createCache({ redisUrl: ctx.config.REDIS_URL, keyPrefix: ctx.config.REDIS_KEY_PREFIX, logger: logger.child({ component: 'cache' }) });
     logger.info(
       { engine: engine.kind, cache: cache.kind },
       `search engine: ${engine.kind === 'postgres' ? 'PostgreSQL full-text (embedded)' : 'Elasticsearch'}; response cache: ${
