@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+// Only this file of the platform: its index loads express, which tracing must see loaded after it starts.
+import { startTracing } from '@trove/platform/dist/tracing';
 import { SERVER_COMMANDS, addServerCommands } from './args';
 
 /*
@@ -32,6 +34,9 @@ async function main(): Promise<number> {
       add: (p) =>
         addServerCommands(p, {
           start: async (o) => {
+            // Before the services and what they load (http, express, pg), which its instrumentations patch as they
+            // load; nothing of OpenTelemetry loads unless the OTEL_* variables ask for traces (docs/observability.md).
+            startTracing(process.env, o.target === 'all' ? 'trove' : `trove-${o.target}`);
             const s = await load();
             const problem = s.targetProblem(o.target);
             if (problem) throw new cli.UsageError(`--target: ${problem}`);

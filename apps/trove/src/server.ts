@@ -3,7 +3,7 @@ import { createTenantWithAdminKey } from '@trove/auth-service';
 import { setPlanCommand, setPlanRequest } from '@trove/billing-service';
 import { reencryptConnectors } from '@trove/connector-service';
 import { DataFolderLockedError, openDatabase } from '@trove/db';
-import { ConfigError, createLogger, databaseUrl, loadConfig, servicePort, type Config } from '@trove/platform';
+import { ConfigError, createLogger, databaseUrl, loadConfig, servicePort, stopTracing, type Config } from '@trove/platform';
 import { startSystem } from '@trove/runtime';
 import type { ServerActions, ServerOptions } from './args';
 import { MODULES, requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
@@ -32,6 +32,8 @@ async function start(config: Config, target: string): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await system.stop();
     logger.info('stopped');
+    // The spans still buffered leave before the process does.
+    await stopTracing().catch((err: unknown) => logger.warn({ err }, 'could not send the last traces'));
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown('SIGINT', 0));

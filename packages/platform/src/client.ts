@@ -1,10 +1,12 @@
 import { endpointPath, type Endpoint, type EndpointAnswer, type EndpointInput } from '@trove/contracts';
 import { Readable } from 'node:stream';
 import CircuitBreaker from 'opossum';
+import type { Registry } from 'prom-client';
 import { ERRORS, HttpError, passedOn } from './errors';
 import type { ServiceName } from './config';
 import { IDENTITY_HEADER, signIdentity, type Identity } from './identity';
 import { requestInProcess, type LocalApp } from './in-process';
+import { observeBreaker } from './metrics';
 
 export interface ServiceClientOptions {
   /** Name of the upstream service, used in the 503 detail and metrics. */
@@ -26,6 +28,8 @@ export interface ServiceClientOptions {
   /** Failure percentage over the rolling window that opens the breaker. */
   errorThresholdPercentage?: number;
   resetTimeoutMs?: number;
+  /** The calling service's registry, where the breaker's state and openings are reported (observeBreaker). */
+  registry?: Registry;
 }
 
 export interface ServiceResponse<T> {
@@ -85,6 +89,7 @@ export class ServiceClient {
       name: opts.service,
       errorFilter: answeredByUpstream,
     });
+    if (opts.registry) observeBreaker(opts.registry, this.breaker, opts.service);
   }
 
   get isOpen(): boolean {

@@ -167,6 +167,8 @@ export const configSchema = z
     UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(600_000),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     METRICS_ENABLED: bool(true),
+    /** One log line per request answered (docs/observability.md, "Access log"). */
+    ACCESS_LOG: bool(true),
     /** Per-tenant API and search calls per minute (429 past the plan's); off for benchmarks and installs that limit in front. */
     TENANT_RATE_LIMITS: bool(true),
     /** When set, webhook uploads must carry X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>. */

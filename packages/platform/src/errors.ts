@@ -6,6 +6,19 @@ export interface ValidationIssue {
   ctx: Record<string, unknown>;
 }
 
+/**
+ * The limits whose refusals are counted (trove_limit_refusals_total, docs/observability.md): by kind of limit, never by
+ * tenant, whose ids as label values would make a series per tenant.
+ */
+export type LimitKind =
+  | 'tenant_rate'
+  | 'open_address_rate'
+  | 'sign_in_attempts'
+  | 'monthly_searches'
+  | 'plan_records'
+  | 'async_uploads'
+  | 'stream_buffer';
+
 /** Every error an endpoint answers on purpose: status, a stable code, and the body's detail. */
 export class HttpError extends Error {
   constructor(
@@ -13,6 +26,8 @@ export class HttpError extends Error {
     readonly code: string,
     readonly detail: string | ValidationIssue[],
     readonly headers: Record<string, string> = {},
+    /** The limit this refusal enforces, counted when the error is answered (errorHandler). */
+    readonly limit?: LimitKind,
   ) {
     super(typeof detail === 'string' ? detail : `${code}: ${detail.length} issue(s)`);
     this.name = 'HttpError';
@@ -78,15 +93,15 @@ function bounded(issues: ValidationIssue[]): ValidationIssue[] {
 export const ERRORS = {
   badRequest: (detail: string) => new HttpError(400, 'bad_request', detail),
   unauthorized: (detail = 'Missing or invalid API key') => new HttpError(401, 'unauthorized', detail),
-  paymentRequired: (detail: string) => new HttpError(402, 'payment_required', detail),
+  paymentRequired: (detail: string, limit?: LimitKind) => new HttpError(402, 'payment_required', detail, {}, limit),
   forbidden: (detail = 'Insufficient permissions') => new HttpError(403, 'forbidden', detail),
   notFound: (detail = 'Not found') => new HttpError(404, 'not_found', detail),
   conflict: (detail: string) => new HttpError(409, 'conflict', detail),
   payloadTooLarge: (detail: string) => new HttpError(413, 'payload_too_large', detail),
   unsupportedMediaType: (detail: string) => new HttpError(415, 'unsupported_media_type', detail),
   validation: (issues: ValidationIssue[]) => new HttpError(422, 'validation_error', bounded(issues)),
-  tooManyRequests: (detail: string, headers: Record<string, string> = {}) =>
-    new HttpError(429, 'too_many_requests', detail, headers),
+  tooManyRequests: (detail: string, headers: Record<string, string> = {}, limit?: LimitKind) =>
+    new HttpError(429, 'too_many_requests', detail, headers, limit),
   internal: () => new HttpError(500, 'internal', 'Internal server error'),
   unavailable: (detail: string, headers: Record<string, string> = {}) => new HttpError(503, 'service_unavailable', detail, headers),
 } as const;

@@ -5,6 +5,7 @@ import { JSON_TYPES, bodyEncodingOf, noteBodyNotJson, undecodableBody, type Body
 import { withinMs } from './deadline';
 import { ERRORS, HttpError } from './errors';
 import { IDENTITY_HEADER, hasScope, verifyIdentity, type Identity, type Scope } from './identity';
+import { isInProcessConnection } from './in-process';
 import { servedOnBehalf } from './on-behalf';
 import { handle } from './serve';
 
@@ -199,8 +200,11 @@ function lazyLog(req: Request, logger: Logger | (() => Logger), bindings: () => 
   });
 }
 
-/** Renders any error as `{detail}`; unexpected ones are logged with the request id and answer 500 without internals. */
-export function errorHandler(): ErrorRequestHandler {
+/**
+ * Renders any error as `{detail}`; unexpected ones are logged with the request id and answer 500 without internals. A
+ * refusal of a limit (HttpError.limit) is counted in `metrics` as it is answered.
+ */
+export function errorHandler(metrics?: HttpMetrics): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
       req.log?.error({ err }, 'error after response started');
@@ -218,6 +222,7 @@ export function errorHandler(): ErrorRequestHandler {
       (req.log ?? console).error({ err, requestId: req.id }, 'unhandled error');
     }
     const e = httpError ?? ERRORS.internal();
+    if (e.limit) metrics?.refusals.inc({ limit: e.limit });
     for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
     res.status(e.status).json(e.body());
   };
@@ -241,7 +246,37 @@ export function serveProcessMetrics(app: express.Express, served: ProcessMetrics
 }
 
 /**
- * Builds a service's express app: request ids, metrics, health, the internal identity check, JSON body limits,
+ * Turns the access log of an app made by createServiceApp on or off (ACCESS_LOG; on unless said): the composition root
+ * sets it for every app of its process.
+ */
+export function setAccessLog(app: express.Express, enabled: boolean): void {
+  app.locals.accessLog = enabled;
+}
+
+/** Requests an app of this process has taken up already: the gateway hands a request itself to a service in process. */
+const takenUp = new WeakSet<Request>();
+
+/**
+ * The access log line of a request once its answer is done (or its client gone): method, route pattern (the path only
+ * when no route matched; never the query string), status, duration, request id and tenant; no header and no body.
+ */
+function accessLine(req: Request, status: number, route: string, startedNs: bigint, finished: boolean): Record<string, unknown> {
+  const line: Record<string, unknown> = {
+    method: req.method,
+    route,
+    status,
+    durationMs: Math.round(Number(process.hrtime.bigint() - startedNs) / 1e5) / 10,
+    requestId: req.id,
+  };
+  if (route === 'unmatched') line.path = req.path;
+  const identity = req.identity;
+  if (identity && identity.principal !== 'anonymous') line.tenantId = identity.tenantId;
+  if (!finished) line.aborted = true;
+  return line;
+}
+
+/**
+ * Builds a service's express app: request ids, metrics, access log, health, the internal identity check, JSON body limits,
  * the service's routes and one error handler. It never listens; the launcher does.
  */
 export function createServiceApp(opts: ServiceAppOptions): express.Express {
@@ -260,10 +295,22 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     lazyLog(req, opts.logger, () => ({ requestId: req.id }));
     res.setHeader('X-Request-Id', req.id);
     const started = process.hrtime.bigint();
+    // One info line per user request in a process: the first app to take a request up logs it at info; a service
+    // handed the same request in process (the gateway's), or called by another service of the process over an
+    // in-memory connection, logs it at debug (docs/observability.md, "Access log").
+    const level = takenUp.has(req) || isInProcessConnection(req.socket) ? 'debug' : 'info';
+    takenUp.add(req);
+    let route: string | undefined;
     res.on('finish', () => {
-      const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
+      route = routeLabel(req);
+      const labels = { method: req.method, route, status: String(res.statusCode) };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    res.on('close', () => {
+      if (app.locals.accessLog === false || !opts.logger.isLevelEnabled(level)) return;
+      // The route as this app saw it when its answer finished (a service in process sees its own afterwards).
+      opts.logger[level](accessLine(req, res.statusCode, route ?? routeLabel(req), started, res.writableFinished), 'request completed');
     });
     next();
   });
@@ -329,6 +376,6 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
   app.use(router);
 
   app.use((req, _res, next) => next(ERRORS.notFound(`No route for ${req.method} ${req.path}`)));
-  app.use(errorHandler());
+  app.use(errorHandler(metrics));
   return app;
 }

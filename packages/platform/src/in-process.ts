@@ -10,6 +10,14 @@ export type LocalApp = () => RequestListener | undefined;
 /** Node's HTTP server of each app reached in process; it never listens, it only parses the in-memory connections. */
 const servers = new WeakMap<RequestListener, Server>();
 
+/** The app's side of every in-memory connection: a request on one came from this process. */
+const inProcessSides = new WeakSet<object>();
+
+/** Whether a request's socket is the app's side of an in-memory connection (a call from this process). */
+export function isInProcessConnection(socket: object | undefined): boolean {
+  return socket !== undefined && inProcessSides.has(socket);
+}
+
 /**
  * A connection to an app of this process made of an in-memory stream pair instead of a socket. The app gets a real
  * request and response from Node's HTTP server, so express, its body parsers and the identity check work exactly as
@@ -24,6 +32,7 @@ export function inProcessConnection(app: RequestListener): Duplex {
     servers.set(app, server);
   }
   const [client, served] = duplexPair();
+  inProcessSides.add(served);
   // A caller that gives up (a timeout) closes its side; the app's side goes too, so a request still in the app ends.
   client.once('close', () => served.destroy());
   served.once('close', () => client.destroy());

@@ -19,3 +19,4 @@ export * from './on-behalf';
 export * from './serve';
 export * from './request-body';
 export * from './list-cursor';
+export * from './tracing';

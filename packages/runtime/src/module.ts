@@ -1,7 +1,9 @@
 import type { Express } from 'express';
 import type { EventBus } from '@trove/bus';
 import type { Database } from '@trove/db';
-import { ServiceClient, serviceUrl, type Config, type Logger, type ReadinessCheck, type ServiceName } from '@trove/platform';
+import { ServiceClient, serviceRegistry, serviceUrl, type Config, type Logger, type ReadinessCheck, type ServiceName } from '@trove/platform';
+import type { Registry } from 'prom-client';
+import { withConsumerLag } from './consumer-lag';
 
 /** What the composition root hands every service: validated configuration and the ports it chose. */
 export interface ServiceContext {
@@ -9,7 +11,14 @@ export interface ServiceContext {
   logger: Logger;
   /** The service's database; its tables live in the service's own schema. */
   database: Database;
+  /** The event bus; the lag of each consumer group the service subscribes is reported in `registry`. */
   bus: EventBus;
+  /**
+   * The service's metrics registry (every series labelled with the service), served by every /metrics of the process:
+   * its clients' circuit breakers and its consumer groups' lag report here; the service adds its own metrics to it
+   * (createMetrics(name, registry)).
+   */
+  registry: Registry;
   /**
    * A new client for another service's internal API, signed as this service (the caller its /internal routes require)
    * with INTERNAL_TOKEN_SECRET for INTERNAL_TOKEN_TTL_SECONDS, each call timed out after UPSTREAM_TIMEOUT_MS: in
@@ -36,12 +45,16 @@ export type LocalExpress = () => Express | undefined;
  */
 export function serviceContext(
   name: ServiceName,
-  parts: Omit<ServiceContext, 'client' | 'readiness' | 'local'> & { local?: ServiceContext['local'] },
+  parts: Omit<ServiceContext, 'client' | 'readiness' | 'local' | 'registry'> & { local?: ServiceContext['local']; registry?: Registry },
 ): ServiceContext {
-  const { config, database, bus } = parts;
+  const { config, database } = parts;
   const local = parts.local ?? (() => undefined);
+  const registry = parts.registry ?? serviceRegistry(name);
+  const bus = withConsumerLag(parts.bus, registry);
   return {
     ...parts,
+    bus,
+    registry,
     local,
     readiness: { database: () => database.ping(), events: () => bus.ping() },
     client: (service) =>
@@ -52,6 +65,7 @@ export function serviceContext(
         internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
         tokenTtlSeconds: config.INTERNAL_TOKEN_TTL_SECONDS,
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        registry,
       }),
   };
 }

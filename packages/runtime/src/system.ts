@@ -10,6 +10,7 @@ import {
   metricsOf,
   serveProcessMetrics,
   servicePort,
+  setAccessLog,
   type Config,
   type Logger,
   type ProcessMetrics,
@@ -114,11 +115,14 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
     for (const module of orderModules(opts.modules)) {
       const log = logger.child({ service: module.name });
       const { database, bus } = await sharedFor(databaseUrl(config, module.name));
-      const instance = await module.init(serviceContext(module.name, { config, logger: log, database, bus, local }));
+      const ctx = serviceContext(module.name, { config, logger: log, database, bus, local });
+      const instance = await module.init(ctx);
       apps.set(module.name, instance.app);
-      const own = metricsOf(instance.app);
-      if (metrics.enabled && own) metrics.registries.push(own.registry);
+      // The context's registry, and the app's when the service let createServiceApp make one of its own.
+      const own = metricsOf(instance.app)?.registry;
+      if (metrics.enabled) metrics.registries.push(...new Set([ctx.registry, ...(own ? [own] : [])]));
       serveProcessMetrics(instance.app, metrics);
+      setAccessLog(instance.app, config.ACCESS_LOG);
       let server: RunningServer | undefined;
       if (listensOnItsOwnPort(module.name, inProcess)) {
         server = await listen(instance.app, opts.ports?.[module.name] ?? servicePort(config, module.name), config.HOST);

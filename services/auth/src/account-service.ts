@@ -119,6 +119,6 @@ export class AccountService {
     const spent = counts.filter((c) => c.count > c.limit);
     if (spent.length === 0) return;
     const seconds = Math.max(1, ...spent.map((c) => Math.ceil((c.resetAt - Date.now()) / 1000)));
-    throw ERRORS.tooManyRequests(`Too many sign-in attempts. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) });
+    throw ERRORS.tooManyRequests(`Too many sign-in attempts. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) }, 'sign_in_attempts');
   }
 }

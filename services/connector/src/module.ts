@@ -33,7 +33,7 @@ export const connectorModule: ServiceModule = {
     // The one place the untyped handle gets the connector schema's table types; everything below takes `db`.
     const db: Db = ctx.database.db;
     const cipher = new CredentialCipher(config.CONNECTOR_ENCRYPTION_KEY);
-    const metrics = createMetrics('connector');
+    const metrics = createMetrics('connector', ctx.registry);
     // Scheduled pulls wait for their tenant's turn as long as a pull may run; those asked for were already admitted by
     // the gateway.
     const shares = configuredScheduler(config, {

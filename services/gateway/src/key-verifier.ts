@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { GATEWAY_PRINCIPAL, KEY_VERIFY, type KeyVerifyResponse } from '@trove/contracts';
-import { HttpError, type Identity, type Logger, type ServiceClient } from '@trove/platform';
+import { HttpError, type CacheResult, type Identity, type Logger, type ServiceClient } from '@trove/platform';
 
 /** Who the gateway is when it asks auth to verify a key; auth answers only this principal. */
 export const GATEWAY_IDENTITY: Identity = {
@@ -23,6 +23,8 @@ export interface KeyVerifierOptions {
   cacheTtlMs: number;
   logger: Logger;
   maxCachedKeys?: number;
+  /** Counts each lookup of the key cache (cacheLookups), when the cache is on. */
+  lookups?: (result: CacheResult) => void;
 }
 
 /**
@@ -54,7 +56,9 @@ export class KeyVerifier {
   async verify(value: string, requestId: string): Promise<Identity> {
     const cacheKey = createHash('sha256').update(value).digest('hex');
     const cached = this.cache.get(cacheKey);
-    if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached.identity;
+    const hit = cached !== undefined && (cached.expiresAt === null || cached.expiresAt > Date.now());
+    if (this.caching) this.opts.lookups?.(hit ? 'hit' : 'miss');
+    if (hit) return cached.identity;
 
     const generation = this.generation;
     let key: KeyVerifyResponse;

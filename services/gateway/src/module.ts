@@ -1,7 +1,7 @@
 import { CountTally, type Subscription } from '@trove/bus';
 import { createCache } from '@trove/cache';
 import { usageCountMessage } from '@trove/contracts';
-import { PortalTokens, configuredScheduler, createMetrics, type Config, type FairScheduler } from '@trove/platform';
+import { PortalTokens, cacheLookups, configuredScheduler, createMetrics, type Config, type FairScheduler } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createGatewayApp } from './app';
 import { Authenticator } from './authenticate';
@@ -33,16 +33,19 @@ function shareSchedulers(config: Config, metrics: ReturnType<typeof createMetric
 export const gatewayModule: ServiceModule = {
   name: 'gateway',
   dependsOn: ['auth', 'records', 'ingestion', 'search', 'open', 'mcp'],
-  async init({ config, logger, bus, client, readiness, local }) {
+  async init({ config, logger, bus, client, readiness, local, registry }) {
+    const metrics = createMetrics('gateway', registry);
     const keys = new KeyVerifier({
       auth: client('auth'),
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
       logger,
+      lookups: cacheLookups(registry, 'api_key'),
     });
     const upstreams = new ServiceProxies({
       config,
       services: UPSTREAM_SERVICES,
       local,
+      registry,
       // The replica that forwarded a revoke or rotate forgets the key before its client sees the answer;
       // auth.events tells every other replica.
       onResponse: (service, req, status, path) => {
@@ -69,7 +72,6 @@ export const gatewayModule: ServiceModule = {
       event: (c) => usageCountMessage('requests', c),
     });
 
-    const metrics = createMetrics('gateway');
     const shares = shareSchedulers(config, metrics);
 
     let subscription: Subscription | undefined;

@@ -2,7 +2,18 @@ import { Agent, type ClientRequest } from 'node:http';
 import type { Express, Request, RequestHandler as ExpressHandler, Response } from 'express';
 import CircuitBreaker from 'opossum';
 import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middleware';
-import { ERRORS, IDENTITY_HEADER, REQUEST_ID_HEADER, isUnavailableStatus, serviceUrl, signIdentity, type Config, type ServiceName } from '@trove/platform';
+import {
+  ERRORS,
+  IDENTITY_HEADER,
+  REQUEST_ID_HEADER,
+  isUnavailableStatus,
+  observeBreaker,
+  serviceUrl,
+  signIdentity,
+  type Config,
+  type HttpMetrics,
+  type ServiceName,
+} from '@trove/platform';
 import type { ServiceContext } from '@trove/runtime';
 import { ANONYMOUS_IDENTITY } from './authenticate';
 import { upstreamPath } from './domain/route-table';
@@ -29,6 +40,8 @@ export interface ServiceProxiesOptions {
   onResponse?: (service: ServiceName, req: Request, status: number, path: string) => void;
   /** The services of this process, whose apps are handed the request itself instead of a copy over HTTP. */
   local?: ServiceContext['local'];
+  /** Where each upstream's breaker reports its state and openings (observeBreaker). */
+  registry?: HttpMetrics['registry'];
 }
 
 interface Upstream {
@@ -247,6 +260,7 @@ export class ServiceProxies {
         resetTimeout: 5_000,
       },
     );
+    if (this.opts.registry) observeBreaker(this.opts.registry, breaker, service);
     return { proxy, breaker };
   }
 }

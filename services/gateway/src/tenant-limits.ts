@@ -63,7 +63,7 @@ export class TenantLimits {
       const hold = count.count > 2 * limit ? Math.min(this.opts.refusalHoldMs ?? REFUSAL_HOLD_MS, count.resetAt - now) : 0;
       if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
       const seconds = decide(limit, count.count, count.resetAt, this.now()).retryAfterSeconds;
-      throw ERRORS.tooManyRequests(`Rate limit exceeded. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) });
+      throw ERRORS.tooManyRequests(`Rate limit exceeded. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) }, 'tenant_rate');
     }
   }
 }

@@ -1,5 +1,6 @@
 import { migrate } from '@trove/db';
 import { configuredScheduler, createMetrics, yieldToOthers } from '@trove/platform';
+import { Counter, Histogram } from 'prom-client';
 import type { ServiceModule } from '@trove/runtime';
 import { buildApp } from './app';
 import { AsyncUploads } from './ingest/async-uploads';
@@ -29,7 +30,8 @@ export const ingestionModule: ServiceModule = {
     const client = ctx.client('records');
     // Every call to records goes through this one port over the one client (one circuit breaker).
     const records = new RecordsPort(client);
-    const metrics = createMetrics('ingestion');
+    const metrics = createMetrics('ingestion', ctx.registry);
+    const registers = [metrics.registry];
     // Chunks wait for their tenant's turn as long as an upload may take, never refused for a full queue: an upload
     // under way is not cut short; new uploads are what the gateway shares out.
     const chunkShares = configuredScheduler(config, {
@@ -51,6 +53,22 @@ export const ingestionModule: ServiceModule = {
       announceCompleted: uploadUsage(ctx.bus),
       chunkShares,
       stepAside: yieldToOthers,
+      metrics: {
+        records: new Counter({ name: 'trove_records_ingested_total', help: 'Records uploads stored, by outcome (created, updated, skipped as unchanged)', labelNames: ['outcome'] as const, registers }),
+        deadLettered: new Counter({
+          name: 'trove_records_dead_lettered_total',
+          help: 'Records of uploads kept as dead letters, by reason (invalid, refused by the plan, unwritten, unconfirmed)',
+          labelNames: ['reason'] as const,
+          registers,
+        }),
+        uploads: new Histogram({
+          name: 'trove_upload_duration_seconds',
+          help: 'Time from an upload request to its end, by source type and outcome',
+          labelNames: ['source_type', 'status'] as const,
+          buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+          registers,
+        }),
+      },
     });
     const streams = new StreamBuffers({
       ingestor,

@@ -39,7 +39,7 @@ export function rateLimit(opts: RateLimitOptions): RequestHandler {
     for (const [k, v] of Object.entries(decision.headers)) res.setHeader(k, v);
     if (!decision.allowed) {
       const seconds = decision.retryAfterSeconds;
-      return next(ERRORS.tooManyRequests(`Rate limit exceeded. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) }));
+      return next(ERRORS.tooManyRequests(`Rate limit exceeded. Try again in ${seconds} seconds.`, { 'Retry-After': String(seconds) }, 'open_address_rate'));
     }
     next();
   };

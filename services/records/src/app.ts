@@ -1,5 +1,5 @@
 import { RECORDS_BULK_UPSERT } from '@trove/contracts';
-import { createServiceApp, type Config, type Logger, type ReadinessCheck } from '@trove/platform';
+import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
 import { adminStatsRoutes } from './admin/routes';
 import { internalCollectionStatsRoutes } from './collections/internal-routes';
 import { portalCollectionRoutes } from './collections/portal-routes';
@@ -22,6 +22,8 @@ import { visibilityRoutes } from './visibility/routes';
 export interface AppDeps extends RecordsServices {
   config: Config;
   logger: Logger;
+  /** The service's metrics (a registry of its own unless given). */
+  metrics?: HttpMetrics;
   /** Checks of the service's database and the event bus (ServiceContext.readiness), for /health/ready. */
   readiness: Record<string, ReadinessCheck>;
   /** Absent where an app is built without background work (the bulk-upsert bench): no export routes then. */
@@ -30,10 +32,11 @@ export interface AppDeps extends RecordsServices {
 
 /** Composes the records HTTP app from its dependencies; it never listens. */
 export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
-  const { config, logger, readiness, records, upsert, visibility, collections, portal, indexing, publicRecords, replace, admin, exports } = deps;
+  const { config, logger, metrics, readiness, records, upsert, visibility, collections, portal, indexing, publicRecords, replace, admin, exports } = deps;
   return createServiceApp({
     name: 'records',
     logger,
+    metrics,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     jsonLimit: config.JSON_BODY_LIMIT,
     // The bulk upsert parses its own, larger body (upsert/routes.ts). The path holds no pattern characters.

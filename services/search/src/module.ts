@@ -2,10 +2,10 @@ import { CountTally, type Subscription } from '@trove/bus';
 import { usageCountMessage } from '@trove/contracts';
 import { createCache } from '@trove/cache';
 import { migrate } from '@trove/db';
-import { configuredScheduler, createMetrics } from '@trove/platform';
+import { cacheLookups, configuredScheduler, createMetrics } from '@trove/platform';
 import type { ServiceModule } from '@trove/runtime';
 import { createSearchEngine } from '@trove/search-engine';
-import { Histogram } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { buildApp } from './app';
 import { recordsCollectionCheck } from './collection-check';
 import { subscribeIndexer } from './consumers/indexer';
@@ -44,12 +44,24 @@ export const searchModule: ServiceModule = {
         cache.kind === 'memory' ? 'in-process (one process only; set REDIS_URL for replicas)' : 'Redis'
       }`,
     );
-    const metrics = createMetrics('search');
+    const metrics = createMetrics('search', ctx.registry);
     const latency = new Histogram({
       name: 'trove_search_duration_seconds',
-      help: 'Search latency by search mode and cache outcome',
-      labelNames: ['mode', 'cache'] as const,
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      help: 'Search latency by query type, search mode and cache outcome',
+      labelNames: ['query_type', 'mode', 'cache'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [metrics.registry],
+    });
+    const zeroResults = new Counter({
+      name: 'trove_search_zero_results_total',
+      help: 'Searches that found nothing, by query type (the total is trove_search_duration_seconds_count)',
+      labelNames: ['query_type'] as const,
+      registers: [metrics.registry],
+    });
+    const indexingLag = new Histogram({
+      name: 'trove_indexing_lag_seconds',
+      help: 'Time from a record change to its being searchable (the change published to the engine applied)',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
       registers: [metrics.registry],
     });
     const health = new HealthWindow(ctx.config.SEARCH_HEALTH_WINDOW);
@@ -70,6 +82,8 @@ export const searchModule: ServiceModule = {
       statementTimeoutMs: ctx.config.SEARCH_STATEMENT_TIMEOUT_MS,
       health,
       latency,
+      zeroResults,
+      cacheLookups: cacheLookups(metrics.registry, 'search_response'),
       logger,
       usage,
       scheduler,
@@ -97,7 +111,7 @@ export const searchModule: ServiceModule = {
     return {
       app,
       async start() {
-        subscription = await subscribeIndexer({ engine, cache, bus: ctx.bus, logger: logger.child({ consumer: 'indexer' }), pipeline });
+        subscription = await subscribeIndexer({ engine, cache, bus: ctx.bus, logger: logger.child({ consumer: 'indexer' }), pipeline, indexingLag });
         pipeline.start();
         usage.start();
       },

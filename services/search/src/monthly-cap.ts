@@ -49,7 +49,7 @@ export class MonthlyCap {
     const initial = await this.seed(tenant, period);
     const [counted] = (await this.counts.hitAll([{ key: `search:month:${tenant}:${period}`, windowMs: MONTH_KEY_MS, initial }])) ?? [];
     if (counted && counted.count > cap) {
-      throw ERRORS.paymentRequired(`Monthly search limit of ${cap} reached on the free plan; upgrade to a paid plan to search more this month.`);
+      throw ERRORS.paymentRequired(`Monthly search limit of ${cap} reached on the free plan; upgrade to a paid plan to search more this month.`, 'monthly_searches');
     }
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Cache } from '@trove/cache';
-import type { Logger } from '@trove/platform';
+import type { CacheResult, Logger } from '@trove/platform';
 import type { SearchScope } from '@trove/search-engine';
 
 /** The cache namespace of what a scope can see: one per tenant collection, one for the shared public index. */
@@ -13,6 +13,8 @@ export interface ResponseCacheOptions {
   /** How long an answer is kept (SEARCH_CACHE_TTL_MS); 0 turns the cache off. */
   ttlMs: number;
   logger: Logger;
+  /** Counts each lookup (hit, miss, or a cache that could not answer); none while the cache is off. */
+  lookups?: (result: CacheResult) => void;
 }
 
 /**
@@ -52,8 +54,10 @@ export class ResponseCache<Note> {
         const version = await this.opts.cache.version(ns);
         key = `search:${ns}:${version}:${digest(request)}`;
         const text = await this.opts.cache.get(key);
+        this.opts.lookups?.(text === undefined ? 'miss' : 'hit');
         if (text !== undefined) return { hit: true, text, note: this.notes.get(key) };
       } catch (err) {
+        this.opts.lookups?.('error');
         // A cache that cannot answer only costs speed.
         this.opts.logger.warn({ err }, 'search cache unavailable');
         key = undefined;

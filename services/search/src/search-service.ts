@@ -1,7 +1,7 @@
 import type { CountTally } from '@trove/bus';
 import type { Cache } from '@trove/cache';
 import { usagePeriodOf, withBothNames, type PublicCollection, type SearchAnswer, type SearchResultItem } from '@trove/contracts';
-import { ERRORS, type FairScheduler, type Logger } from '@trove/platform';
+import { ERRORS, type CacheResult, type FairScheduler, type Logger } from '@trove/platform';
 import {
   classifyQuery,
   type AggregateResult,
@@ -13,7 +13,7 @@ import {
   type SearchScope,
   type Sort,
 } from '@trove/search-engine';
-import type { Histogram } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
 import type { CollectionCheck } from './collection-check';
 import { compactTable, yamlList } from './domain/format';
 import type { HealthWindow } from './domain/health-window';
@@ -50,7 +50,12 @@ export interface SearchServiceOptions {
   /** SEARCH_STATEMENT_TIMEOUT_MS, for the answer to a statement cancelled after it. */
   statementTimeoutMs: number;
   health: HealthWindow;
-  latency: Histogram<'mode' | 'cache'>;
+  /** Search latency by query type (`none` for a search without a query), mode and cache outcome. */
+  latency: Histogram<'query_type' | 'mode' | 'cache'>;
+  /** Searches that found nothing, by query type. */
+  zeroResults: Counter<'query_type'>;
+  /** Counts each lookup of the response cache. */
+  cacheLookups?: (result: CacheResult) => void;
   logger: Logger;
   /** Counts each answered private search (usage.events); Open's public searches are counted by open. */
   usage: Pick<CountTally, 'count'>;
@@ -81,7 +86,7 @@ export class SearchService {
   private readonly responses: ResponseCache<Summary>;
 
   constructor(private readonly opts: SearchServiceOptions) {
-    this.responses = new ResponseCache({ cache: opts.cache, ttlMs: opts.cacheTtlMs, logger: opts.logger });
+    this.responses = new ResponseCache({ cache: opts.cache, ttlMs: opts.cacheTtlMs, logger: opts.logger, lookups: opts.cacheLookups });
   }
 
   async search(req: SearchRequest): Promise<Rendered> {
@@ -96,13 +101,13 @@ export class SearchService {
       // The hot path: the stored text goes out as it is, with only the two per-answer fields rewritten (an answer
       // just computed and stored is not serialised again; one that was stored answered a search, not an error).
       const ms = round(performance.now() - started);
-      this.observe(found.hit ? (found.note ?? summaryOf(JSON.parse(found.text) as StoredAnswer)) : summaryOf(found.value), ms, found.hit);
+      this.observe(req, found.hit ? (found.note ?? summaryOf(JSON.parse(found.text) as StoredAnswer)) : summaryOf(found.value), ms, found.hit);
       this.countUsage(req.scope);
       return { kind: 'json-text', body: withAnswerFieldsText(found.text, found.hit, ms) };
     }
     const stored = found.hit ? (JSON.parse(found.text) as StoredAnswer) : found.value;
     const body = withAnswerFields(stored, found.hit, round(performance.now() - started));
-    this.observe(summaryOf(body), body.metadata.processing_time_ms, found.hit);
+    this.observe(req, summaryOf(body), body.metadata.processing_time_ms, found.hit);
     // A search the engine failed to answer is not billed.
     if (body.metadata.search_mode !== 'error') this.countUsage(req.scope);
     return render(body, req);
@@ -244,8 +249,11 @@ export class SearchService {
     if (scope.kind === 'private') this.opts.usage.count(scope.tenant_id, usagePeriodOf(new Date()));
   }
 
-  private observe(summary: Summary, ms: number, hit: boolean): void {
-    this.opts.latency.observe({ mode: summary.mode, cache: hit ? 'hit' : 'miss' }, ms / 1000);
+  /** Records a search answered: its latency and whether it found nothing (metrics), and the health window. */
+  private observe(req: SearchRequest, summary: Summary, ms: number, hit: boolean): void {
+    const queryType = req.query === undefined ? 'none' : summary.queryType;
+    this.opts.latency.observe({ query_type: queryType, mode: summary.mode, cache: hit ? 'hit' : 'miss' }, ms / 1000);
+    if (summary.zeroResults) this.opts.zeroResults.inc({ query_type: queryType });
     this.opts.health.record({ ms, zeroResults: summary.zeroResults, fallback: summary.fallback });
   }
 }
@@ -253,12 +261,13 @@ export class SearchService {
 /** What the health window needs of a search answer, kept beside a cached one so a hit need not parse it. */
 interface Summary {
   mode: SearchMode;
+  queryType: QueryType;
   zeroResults: boolean;
   fallback: boolean;
 }
 
 function summaryOf(body: StoredAnswer): Summary {
-  return { mode: body.metadata.search_mode, zeroResults: body.results.length === 0, fallback: body.metadata.zero_result_fallback_used };
+  return { mode: body.metadata.search_mode, queryType: body.metadata.query_type, zeroResults: body.results.length === 0, fallback: body.metadata.zero_result_fallback_used };
 }
 
 /** What each answer says of itself, not stored with it: whether it came from the cache, and how long it took. */

@@ -103,10 +103,11 @@ export class AsyncUploads {
       throw ERRORS.tooManyRequests(
         `${mine} of your uploads are already being written asynchronously; send this one once one of them has finished (GET /uploads?status=processing)`,
         { 'Retry-After': '1' },
+        'async_uploads',
       );
     }
     if (this.held >= max) {
-      throw ERRORS.tooManyRequests(`${this.held} uploads are being written asynchronously, the most at once; send this one again shortly`, { 'Retry-After': '1' });
+      throw ERRORS.tooManyRequests(`${this.held} uploads are being written asynchronously, the most at once; send this one again shortly`, { 'Retry-After': '1' }, 'async_uploads');
     }
     this.perTenant.set(tenantId, mine + 1);
     this.held++;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { BulkUpsertRequest, UploadResult, VocabularyName } from '@trove/contracts';
 import { HttpError, SchedulerRefusal, type FairScheduler, type Identity, type Logger } from '@trove/platform';
+import type { Counter, Histogram } from 'prom-client';
 import { UnparseableFileError, type ParsedItem } from '../parsers/types';
 import type { ChunkOutcome, RecordsWriter } from '../records';
 import type { Db, UploadSourceType } from '../schema';
@@ -118,6 +119,18 @@ export class UploadAborted extends Error {
   }
 }
 
+/** Why a record became a dead letter, as trove_records_dead_lettered_total counts it. */
+type DeadLetterReason = 'invalid' | 'refused' | 'unwritten' | 'unconfirmed';
+
+/** What ingestion counts (docs/observability.md): records by outcome, dead letters by reason, uploads by duration. */
+export interface IngestMetrics {
+  /** Records stored, by outcome: created, updated, or skipped as unchanged. */
+  records: Counter<'outcome'>;
+  deadLettered: Counter<'reason'>;
+  /** An upload's time from its request to its end, by source type and outcome (complete or failed). */
+  uploads: Histogram<'source_type' | 'status'>;
+}
+
 export interface IngestorDeps {
   db: Db;
   writer: RecordsWriter;
@@ -140,6 +153,7 @@ export interface IngestorDeps {
    * first waits for it, at most as long as the upload's last chunk took. Without it chunks never wait.
    */
   stepAside?: (tenantId: string, maxMs: number) => Promise<void>;
+  metrics?: IngestMetrics;
 }
 
 /**
@@ -176,9 +190,11 @@ class DeadLetterSink {
   constructor(
     private readonly db: Db,
     private readonly uploadId: string,
+    private readonly counted?: Counter<'reason'>,
   ) {}
 
-  async add(index: number, raw: unknown, error: string): Promise<void> {
+  async add(index: number, raw: unknown, error: string, reason: DeadLetterReason): Promise<void> {
+    this.counted?.inc({ reason });
     const letter = { record_index: index, error, record_data: recordData(raw) };
     this.first.add(letter);
     this.batch.push(letter);
@@ -273,7 +289,7 @@ export class Ingestor {
       (err) => this.deps.logger.warn({ err, uploadId }, "could not store an upload's progress; trying again"),
     );
     let hash = '';
-    const letters = new DeadLetterSink(this.deps.db, uploadId);
+    const letters = new DeadLetterSink(this.deps.db, uploadId, this.deps.metrics?.deadLettered);
     const pace: Pace = { chunks: 0, lastMs: 0 };
     const chunks = new ChunkScheduler({
       chunkSize: this.deps.chunkSize,
@@ -293,7 +309,7 @@ export class Ingestor {
         tally.submitted++;
         if (!item.mapped.ok) {
           tally.rejected++;
-          await letters.add(item.index, item.raw, item.mapped.error);
+          await letters.add(item.index, item.raw, item.mapped.error, 'invalid');
           continue;
         }
         await chunks.add({ index: item.index, raw: item.raw, record: item.mapped.record });
@@ -330,6 +346,7 @@ export class Ingestor {
         failure_reason: failureReason(err),
         bytes_read: bytesRead(),
       }).catch((e) => this.deps.logger.error({ err: e, uploadId }, 'could not mark the upload failed'));
+      this.deps.metrics?.uploads.observe({ source_type: target.sourceType, status: 'failed' }, (performance.now() - startedAt) / 1000);
       throw new UploadAborted(uploadId, tally.summary(), err);
     }
 
@@ -345,6 +362,7 @@ export class Ingestor {
       });
       await this.deps.announceCompleted?.(trx, { tenantId: target.identity.tenantId, uploadId, at });
     });
+    this.deps.metrics?.uploads.observe({ source_type: target.sourceType, status: 'complete' }, (performance.now() - startedAt) / 1000);
     return result;
   }
 
@@ -384,7 +402,7 @@ export class Ingestor {
     if (outcome.kind === 'failed') {
       this.deps.logger.warn({ uploadId, records: chunk.length, reason: outcome.reason }, 'a chunk was not written');
       tally.unwritten(chunk.length);
-      for (const p of chunk) await letters.add(p.index, p.raw, `not written: ${outcome.reason}`);
+      for (const p of chunk) await letters.add(p.index, p.raw, `not written: ${outcome.reason}`, 'unwritten');
       return;
     }
     const { results, pending_indexing } = outcome.response;
@@ -392,20 +410,24 @@ export class Ingestor {
     tally.observeBacklog(pending_indexing);
     // The ids it created or updated, in item order: what the older pipeline routes and answers are about.
     const written: string[] = [];
+    const outcomes = { created: 0, updated: 0, skipped: 0 };
     for (const [i, r] of reported.entries()) {
       if (r.status === 'refused') {
         // The tenant's plan allows no more records: answered for this record, so the upload still reconciles.
         tally.refused();
-        await letters.add(chunk[i]!.index, chunk[i]!.raw, r.reason);
+        await letters.add(chunk[i]!.index, chunk[i]!.raw, r.reason, 'refused');
         continue;
       }
       tally.written([r.status]);
+      outcomes[r.status]++;
       if (r.status !== 'skipped') written.push(r.id);
     }
+    const counted = this.deps.metrics?.records;
+    if (counted) for (const [outcome, n] of Object.entries(outcomes)) if (n > 0) counted.inc({ outcome }, n);
     await insertUploadRecords(this.deps.db, uploadId, chunk[0]!.index, written);
     const unreported = chunk.slice(results.length);
     tally.unwritten(unreported.length);
-    for (const p of unreported) await letters.add(p.index, p.raw, 'not confirmed: records did not report an outcome for this record');
+    for (const p of unreported) await letters.add(p.index, p.raw, 'not confirmed: records did not report an outcome for this record', 'unconfirmed');
   }
 }
 

@@ -42,7 +42,7 @@ function entryOf(item: ParsedItem, vocabulary: Vocabulary): StreamEntry {
 }
 
 function bufferFull(detail: string) {
-  return ERRORS.tooManyRequests(detail, { 'Retry-After': '1' });
+  return ERRORS.tooManyRequests(detail, { 'Retry-After': '1' }, 'stream_buffer');
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@trove/platform';
+import type { Histogram } from 'prom-client';
 import { toDto, type RecordRow } from '../records/store';
 import { JSON_CLOSE, JSON_OPEN, csvHeader, csvRows, jsonRecords, recordJson } from './format';
 import {
@@ -36,6 +37,8 @@ export interface ExportRunnerOptions {
   columnPageRecords?: number;
   /** The most collection_data columns a CSV export may have; beyond, the job fails (JSON has no such limit). */
   maxColumns?: number;
+  /** Observes each export's time from its request to its end, by format and outcome (completed or failed). */
+  durations?: Histogram<'format' | 'status'>;
 }
 
 /** A job taken up this many times (each start after a stop or crash counts) fails rather than being taken up again. */
@@ -68,7 +71,7 @@ export class ExportRunner {
   /** This process's identity as a job's lease holder. */
   private readonly owner = randomUUID();
   private readonly running = new Map<string, Promise<void>>();
-  private readonly opts: Required<ExportRunnerOptions>;
+  private readonly opts: Required<Omit<ExportRunnerOptions, 'durations'>> & Pick<ExportRunnerOptions, 'durations'>;
   private timer?: NodeJS.Timeout;
   private pass?: Promise<void>;
   private again = false;
@@ -131,6 +134,7 @@ export class ExportRunner {
     for (const job of await claimExports(db, this.owner, concurrency - this.running.size, staleSeconds)) {
       if (job.attempts > MAX_ATTEMPTS) {
         await failExport(db, job.id, this.owner, `export failed: it was interrupted or failed ${MAX_ATTEMPTS} times`, this.opts.ttlHours);
+        this.observe(job, 'failed');
         logger.warn({ exportId: job.id }, 'export failed after too many attempts');
         continue;
       }
@@ -148,6 +152,7 @@ export class ExportRunner {
     const { db, logger } = this.opts;
     try {
       await this.write(job);
+      this.observe(job, 'completed');
       logger.info({ exportId: job.id, format: job.format }, 'export completed');
     } catch (err) {
       if (err instanceof Stopping) return;
@@ -156,12 +161,18 @@ export class ExportRunner {
         return;
       }
       if (err instanceof ExportFailure) {
+        this.observe(job, 'failed');
         await failExport(db, job.id, this.owner, err.message, this.opts.ttlHours).catch((e: unknown) => logger.error({ err: e, exportId: job.id }, 'could not mark the export failed'));
         return;
       }
       // A database error, say: the job is no longer renewed here, so once stale it is taken up again, here or elsewhere.
       logger.error({ err, exportId: job.id }, 'export stopped by an error; it will be taken up again once its lease is stale');
     }
+  }
+
+  /** An export's time from its request to its end (a job resumed by another process counts from its request too). */
+  private observe(job: ExportRow, status: 'completed' | 'failed'): void {
+    this.opts.durations?.observe({ format: job.format, status }, Math.max(0, Date.now() - new Date(job.created_at).getTime()) / 1000);
   }
 
   /** Writes the rest of the job's file, from its last committed part. */

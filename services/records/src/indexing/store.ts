@@ -89,6 +89,12 @@ export async function countIndexingBacklog(db: Executor, tenantId: string, limit
   return result.rows[0]!.n;
 }
 
+/** Every tenant's indexing backlog: records pending or being indexed (trove_indexing_backlog_records). */
+export async function countAllIndexingBacklog(db: Executor): Promise<number> {
+  const result = await sql<{ n: number }>`select count(*)::integer as n from records.indexing where status in ('pending', 'processing')`.execute(db);
+  return result.rows[0]!.n;
+}
+
 /** How many of the tenant's records among `ids` are at each indexing status (archived ones included). */
 export async function countIndexingStatuses(db: Executor, tenantId: string, ids: string[]): Promise<Record<IndexingStatus, number>> {
   const counts = { pending: 0, processing: 0, indexed: 0, failed: 0 };

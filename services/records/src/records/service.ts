@@ -76,7 +76,7 @@ export class RecordsService {
       }
       if (input.status === 'active') {
         const limit = await createLimit(trx, tenantId, plan, input.collection, settings.active_generation);
-        if (limit && limit.allowed < 1) throw ERRORS.paymentRequired(limit.reason);
+        if (limit && limit.allowed < 1) throw ERRORS.paymentRequired(limit.reason, 'plan_records');
       }
       const { shared, records } = newRecordRows({ ...input, tenant_id: tenantId, source_type: 'api' }, settings, [
         { ...input, id: randomUUID(), content_hash: contentHash(input) },
@@ -115,7 +115,7 @@ export class RecordsService {
       refuseTooManyFields(next, ['body', 'collection_data']);
       if (row.status === 'draft' && next.status === 'active') {
         const limit = await createLimit(trx, tenantId, plan, row.collection, row.generation);
-        if (limit && limit.allowed < 1) throw ERRORS.paymentRequired(limit.reason);
+        if (limit && limit.allowed < 1) throw ERRORS.paymentRequired(limit.reason, 'plan_records');
       }
       return announce('upserted', await saveEdits(trx, tenantId, [next]))[0]!;
     });
@@ -137,7 +137,7 @@ export class RecordsService {
       const before = activates ? await tenantHoldings(trx, tenantId) : undefined;
       announce('upserted', await saveEdits(trx, tenantId, changed));
       const refusal = before && growthRefusal(plan, before, await tenantHoldings(trx, tenantId));
-      if (refusal) throw ERRORS.paymentRequired(refusal);
+      if (refusal) throw ERRORS.paymentRequired(refusal, 'plan_records');
       return live.length;
     });
   }

@@ -64,6 +64,7 @@ export class ReplaceService {
         if (others + newRecords > limit) {
           throw ERRORS.paymentRequired(
             `Replacing ${collection} with ${newRecords} records would exceed the ${tenantPlan} plan's limit of ${limit} active records (${others} records in other collections)`,
+            'plan_records',
           );
         }
       }

@@ -13,6 +13,7 @@ import {
 } from '@trove/contracts';
 import type { Logger } from '@trove/platform';
 import type { IndexChange, IndexDocument, SearchEngine } from '@trove/search-engine';
+import type { Histogram } from 'prom-client';
 import { cacheNamespace } from '../response-cache';
 import type { UpsertChange } from '../store/pipeline-jobs';
 
@@ -32,6 +33,8 @@ export interface IndexerDeps {
   logger: Logger;
   /** Where upserts marked for the older pipeline go (PipelineWorker). */
   pipeline: { enqueue(changes: UpsertChange[]): Promise<void> };
+  /** Observes, per change applied, the time from its publication to its being searchable (settled). */
+  indexingLag?: Histogram;
 }
 
 /**
@@ -76,9 +79,11 @@ export function upsertNamespaces(document: Pick<IndexDocument, 'tenant_id' | 'co
  * are acknowledged again. An upsert marked for the older pipeline (the newest of its record in the batch) is queued
  * as a job instead (pipeline-worker.ts), which acknowledges it itself.
  */
-export function indexerHandler({ engine, cache, bus, logger, pipeline }: IndexerDeps) {
+export function indexerHandler({ engine, cache, bus, logger, pipeline, indexingLag }: IndexerDeps) {
   return async (events: DeliveredEvent[]): Promise<void> => {
     const namespaces = new Set<string>();
+    /** When each change applied here (not queued for the pipeline) was published. */
+    const published: string[] = [];
     const acks: RecordIndexedEvent[] = [];
     const swaps: SwapAcknowledgement[] = [];
     let pending = new Map<string, { change: IndexChange; tenant: string; pipeline: boolean }>();
@@ -123,12 +128,20 @@ export function indexerHandler({ engine, cache, bus, logger, pipeline }: Indexer
       const queued = e.kind === 'upserted' && e.pipeline === true;
       if (!previous || versionOf(previous.change) < e.version) pending.set(e.record_id, { change, tenant: e.tenant_id, pipeline: queued });
       if (queued) continue;
+      published.push(event.publishedAt);
       const collection = e.kind === 'deleted' ? e.collection : e.record.collection;
       namespaces.add(cacheNamespace({ kind: 'private', tenant_id: e.tenant_id, collection }));
       if (mayTouchPublic(e)) namespaces.add(cacheNamespace({ kind: 'public' }));
     }
     await flush();
     await settle(cache, bus, namespaces, acks, swaps);
+    if (indexingLag) {
+      const now = Date.now();
+      for (const at of published) {
+        const ms = now - Date.parse(at);
+        if (ms >= 0) indexingLag.observe(ms / 1000);
+      }
+    }
   };
 }
 
