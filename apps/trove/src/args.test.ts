@@ -11,6 +11,7 @@ async function trove(argv: string[]) {
     createTenant: record('createTenant'),
     setPlan: record('setPlan'),
     reencryptConnectors: record('reencryptConnectors'),
+    migrate: record('migrate'),
   };
   let stdout = '';
   let stderr = '';
@@ -40,6 +41,8 @@ describe('the server commands', () => {
     expect((await trove(['create-tenant', '--name', 'Acme', '--tenant-id', 'b2c3'])).calls).toEqual([['createTenant', { name: 'Acme', tenantId: 'b2c3' }]]);
     expect((await trove(['set-plan', '--tenant', 'b2c3', '--plan', 'pro'])).calls).toEqual([['setPlan', { tenant: 'b2c3', plan: 'pro' }]]);
     expect((await trove(['reencrypt-connectors'])).calls).toEqual([['reencryptConnectors', {}]]);
+    expect((await trove(['migrate'])).calls).toEqual([['migrate', { target: 'all' }]]);
+    expect((await trove(['migrate', '--target=records,auth'])).calls).toEqual([['migrate', { target: 'records,auth' }]]);
     expect(await trove(['create-tenant'])).toMatchObject({ code: 2, calls: [], stderr: "trove: required option '--name <name>' not specified\n" });
     expect(await trove(['set-plan', '--plan', 'pro'])).toMatchObject({ code: 2, calls: [], stderr: "trove: required option '--tenant <uuid>' not specified\n" });
     // Unknown options were ignored before commander; now they are refused.

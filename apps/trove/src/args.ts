@@ -12,6 +12,7 @@ export interface ServerActions {
   createTenant(opts: ServerOptions & { name: string; tenantId?: string }): Promise<void>;
   setPlan(opts: ServerOptions & { tenant: string; plan: string }): Promise<void>;
   reencryptConnectors(opts: ServerOptions): Promise<void>;
+  migrate(opts: ServerOptions & { target: string }): Promise<void>;
 }
 
 /** The heading the server commands are listed under in `trove --help`. */
@@ -19,8 +20,8 @@ export const SERVER_COMMANDS = 'Server commands (run Trove, administer its data)
 
 /**
  * Adds the server commands to the `trove` program (commander): `start` (the command run when none is named),
- * `create-tenant`, `set-plan` and `reencrypt-connectors`. A `--target` naming no service is refused by `start` with
- * the valid names (exit 2), once it has loaded them.
+ * `migrate`, `create-tenant`, `set-plan` and `reencrypt-connectors`. A `--target` naming no service is refused by `start`
+ * and `migrate` with the valid names (exit 2), once they have loaded them.
  */
 export function addServerCommands(program: Command, actions: ServerActions): void {
   const defaultEnv = (command: Command) =>
@@ -39,6 +40,20 @@ export function addServerCommands(program: Command, actions: ServerActions): voi
       )
       .option('--target <names>', 'all, or services separated by commas (docs/running.md lists them)', 'all'),
   ).action((opts: ServerOptions & { target: string }) => actions.start(opts));
+
+  defaultEnv(
+    program
+      .command('migrate')
+      .summary("prepare every service's storage (or that of --target's services), then exit")
+      .description(
+        "Prepares the storage of each service as its start would, without serving: the service's schema migrations, the " +
+          "event log's tables in its database, and the search engine's tables or Elasticsearch index templates. Then exits " +
+          '0. Each step is idempotent and holds a lock, so it may run while older replicas still serve (a Kubernetes Job ' +
+          'before a rollout: k8s/); services also do it at start, so a migrate run only moves the work (and any failure) ' +
+          'ahead of the rollout.',
+      )
+      .option('--target <names>', 'all, or services separated by commas', 'all'),
+  ).action((opts: ServerOptions & { target: string }) => actions.migrate(opts));
 
   defaultEnv(
     program

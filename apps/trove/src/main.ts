@@ -43,6 +43,12 @@ async function main(): Promise<number> {
             await s.serverActions.start(o);
             serving = true;
           },
+          migrate: async (o) => {
+            const s = await load();
+            const problem = s.targetProblem(o.target);
+            if (problem) throw new cli.UsageError(`--target: ${problem}`);
+            await s.serverActions.migrate(o);
+          },
           createTenant: async (o) => (await load()).serverActions.createTenant(o),
           setPlan: async (o) => (await load()).serverActions.setPlan(o),
           reencryptConnectors: async (o) => (await load()).serverActions.reencryptConnectors(o),

@@ -6,6 +6,7 @@ import { DataFolderLockedError, openDatabase } from '@trove/db';
 import { ConfigError, createLogger, databaseUrl, loadConfig, servicePort, stopTracing, type Config } from '@trove/platform';
 import { startSystem } from '@trove/runtime';
 import type { ServerActions, ServerOptions } from './args';
+import { migrate } from './migrate';
 import { MODULES, requireConnectorKey, requireSharedSecret, resolveTargets } from './modules';
 
 /*
@@ -180,6 +181,7 @@ function portVariables(port: number | undefined): string {
 /** The server commands' actions, each reading the configuration once its command line is known. */
 export const serverActions: ServerActions = {
   start: (o) => start(configFor(o), o.target),
+  migrate: (o) => migrate(configFor(o), o.target),
   createTenant: (o) => createTenant(configFor(o), o),
   setPlan: (o) => setPlan(configFor(o), o),
   reencryptConnectors: (o) => reencrypt(configFor(o)),
