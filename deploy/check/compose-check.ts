@@ -24,8 +24,6 @@ export interface ComposeInputs {
 
 type Json = Record<string, unknown>;
 
-/** What every Trove service stores in and publishes to from its first start (packages/runtime opens both for each). */
-const ALWAYS_USED = ['DATABASE', 'KAFKA_BROKERS'] as const;
 /** The backing servers every Trove container's environment names, so any of them can run a command for the whole system. */
 const NAMED_BY_EVERY_SERVICE = ['KAFKA_BROKERS', 'ELASTICSEARCH_URL', 'REDIS_URL'] as const;
 /** Environment variables whose value is a secret: they must come from .env, never be written in the file. */
@@ -188,11 +186,10 @@ function serviceProblems(file: Json, services: Record<string, Json>, inputs: Com
     }
 
     for (const [key, value] of Object.entries(environmentOf(service))) {
-      const literal = withDefaults(value, '');
-      const password = /^[a-z]+:\/\/[^:/@]*:([^@]+)@/.exec(literal)?.[1];
-      if (password !== undefined && !/^\$/.test(/^[a-z]+:\/\/[^:/@]*:([^@]+)@/.exec(value)?.[1] ?? ''))
+      const password = /^[a-z][a-z0-9+.-]*:\/\/[^:/@]*:([^@]*)@/i.exec(value)?.[1];
+      if (password !== undefined && !/^\$\{[^}]+\}$/.test(password))
         problems.push(`${name}'s ${key} writes its password in the file: take it from .env (\${...})`);
-      else if (SECRET_NAME.test(key) && literal !== '' && !value.includes('${'))
+      else if (SECRET_NAME.test(key) && value !== '' && !/^\$\{[^}]+\}$/.test(value))
         problems.push(`${name}'s ${key} is written in the file: take it from .env (\${${key}:?...})`);
     }
   }
@@ -264,11 +261,9 @@ function troveProblems(services: Record<string, Json>, inputs: ComposeInputs): s
         else if (!deps[host]) problems.push(`${name} does not depend on ${host} (${what}): add it to depends_on`);
       }
     };
-    for (const used of ALWAYS_USED) {
-      if (used === 'DATABASE') {
-        if (databaseVariable) waitsFor(databaseVariable, 'its database');
-      } else waitsFor(used, 'its event bus');
-    }
+    // Every service stores in its database and publishes events from its first start (packages/runtime opens both).
+    if (databaseVariable) waitsFor(databaseVariable, 'its database');
+    waitsFor('KAFKA_BROKERS', 'its event bus');
     for (const variable of inputs.reads[trove] ?? []) waitsFor(variable, `its code reads ${variable}`);
 
     if (databaseVariable) problems.push(...databaseCreated(name, withDefaults(env[databaseVariable] ?? '', 'x'), services, inputs));

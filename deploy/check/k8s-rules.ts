@@ -208,6 +208,8 @@ export interface TroveSettings {
   /** Node's temporary folder (os.tmpdir()), where file uploads spool; unset, /tmp. */
   TMPDIR?: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  /** The port each service listens on when it runs alone (PORT, <NAME>_PORT), by service name. */
+  ports: Record<string, number>;
   UPLOAD_MAX_BYTES: number;
   UPLOAD_TIMEOUT_MS: number;
 }
@@ -217,7 +219,8 @@ const SECURITY = 'the restricted Pod Security Standard';
 /**
  * Every container of every workload runs as Trove's must: the restricted security context (non-root, read-only root,
  * no privilege escalation, every capability dropped, the runtime's seccomp profile), CPU and memory requested and memory
- * limited, an image pinned to a version; a Trove container has DATA_DIR and TMPDIR on writable volumes. A long-running one (Deployment, StatefulSet) also has startup, readiness and
+ * limited, an image pinned to a version; a Trove container has DATA_DIR and TMPDIR on writable volumes, and a Trove
+ * Deployment runs the service it is named after (--target) on the port that service listens on. A long-running one (Deployment, StatefulSet) also has startup, readiness and
  * liveness probes; a Trove service probes /health/ready for readiness and /health for liveness, waits in preStop, and
  * gets a grace period covering that wait and its shutdown (SHUTDOWN_TIMEOUT_MS, twice for ingestion, whose
  * asynchronous uploads get as long again after the HTTP drain) with 5 s to close.
@@ -250,6 +253,12 @@ export function podProblems(objects: K8sObject[], settings: TroveSettings): stri
       }
 
       if (w.kind === 'Job') continue;
+      if (isTrove(w)) {
+        if (!(c.args ?? []).includes(`--target=${w.name}`)) out.push(`${where}: does not run --target=${w.name}`);
+        const listens = settings.ports[w.name];
+        const http = (c.ports ?? []).find((p) => p.name === 'http')?.containerPort;
+        if (listens !== undefined && http !== listens) out.push(`${where}: its http port is ${http ?? 'missing'}, but ${w.name} listens on ${listens}`);
+      }
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe'] as const) if (!c[probe]) out.push(`${where}: has no ${probe}`);
       if (!isTrove(w)) continue;
       if (c.readinessProbe && c.readinessProbe.httpGet?.path !== '/health/ready') out.push(`${where}: readinessProbe does not ask /health/ready`);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '@trove/gateway-service';
-import { SERVICE_NAMES, configSchema, loadConfig } from '@trove/platform';
+import { SERVICE_NAMES, configSchema, loadConfig, servicePort } from '@trove/platform';
 import { parse, parseAllDocuments } from 'yaml';
 import { callGraphFromCode, kustomize } from './k8s-render';
 import {
@@ -66,9 +66,11 @@ function externalSecrets(): ExternalSecrets {
 
 /** The ConfigMap every Trove container reads, as Trove's configuration reads it (which refuses a bad value). */
 function troveSettings(objects: K8sObject[]): TroveSettings & ReturnType<typeof loadConfig> {
-  const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name?.startsWith('trove-config'));
-  const data = (config?.data ?? {}) as Record<string, string>;
-  return { ...loadConfig({ ...data, INTERNAL_TOKEN_SECRET: secret(), API_KEY_SALT: secret(), JWT_SECRET: secret() }), TMPDIR: data.TMPDIR };
+  const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name?.startsWith('trove-config'));
+  const data = (configMap?.data ?? {}) as Record<string, string>;
+  const config = loadConfig({ ...data, INTERNAL_TOKEN_SECRET: secret(), API_KEY_SALT: secret(), JWT_SECRET: secret() });
+  const ports = Object.fromEntries(SERVICE_NAMES.map((name) => [name, servicePort(config, name, data)]));
+  return { ...config, TMPDIR: data.TMPDIR, ports };
 }
 
 const namespaceNamed = (name: string) => ({ 'kubernetes.io/metadata.name': name });
@@ -153,6 +155,10 @@ describe('each rule fails on the fixture that breaks it', () => {
     ],
     ['k8s-writable-root', ['Deployment/open container trove: readOnlyRootFilesystem is not true']],
     ['k8s-image-latest', ['Deployment/mcp container trove: image ghcr.io/OWNER/trove:latest is not pinned to a version']],
+    [
+      'k8s-wrong-service',
+      ['Deployment/auth container trove: its http port is 9081, but auth listens on 8081', 'Deployment/billing container trove: does not run --target=billing'],
+    ],
     ['k8s-short-grace', ['Deployment/ingestion: terminationGracePeriodSeconds 20 is shorter than its preStop and shutdown (30 s)']],
     [
       'k8s-autoscaler-target',
