@@ -1,5 +1,7 @@
-import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
+
+// The package is an ES module with a CommonJS build, which jest and this CommonJS file load.
+const { parser } = require('@prometheus-io/lezer-promql') as typeof import('@prometheus-io/lezer-promql', { with: { 'resolution-mode': 'import' } });
 
 /*
  * The checks of deploy/observability/ (the Grafana dashboard and the Prometheus alert rules): their structure, and the
