@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { parseDocument } from 'yaml';
 
 /**
@@ -45,10 +45,16 @@ export function checkCompose(inputs: ComposeInputs): string[] {
   return problems;
 }
 
+const validators = new WeakMap<object, ValidateFunction>();
+
 function schemaProblems(schema: object, file: Json): string[] {
-  // The schema names draft-07 by an address Ajv does not know by that spelling; its content is plain draft-07.
-  const { $schema: _ignored, ...body } = schema as Json;
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(body);
+  let validate = validators.get(schema);
+  if (!validate) {
+    // The schema names draft-07 by an address Ajv does not know by that spelling; its content is plain draft-07.
+    const { $schema: _ignored, ...body } = schema as Json;
+    validate = new Ajv({ allErrors: true, strict: false }).compile(body);
+    validators.set(schema, validate);
+  }
   if (validate(file)) return [];
   const errors = (validate.errors ?? [])
     .filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
