@@ -58,7 +58,10 @@ function schemaProblems(schema: object, file: Json): string[] {
   if (validate(file)) return [];
   const errors = (validate.errors ?? [])
     .filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
-    .map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}`);
+    .map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message}${e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}`,
+    );
   return [`does not follow the Compose Specification: ${[...new Set(errors)].join('; ')}`];
 }
 
@@ -287,7 +290,9 @@ function troveProblems(services: Record<string, Json>, inputs: ComposeInputs): s
     const deps = dependenciesOf(service);
     for (const [target, [other]] of byTarget)
       if (target !== 'gateway' && !deps[other]) problems.push(`${name} does not depend on ${other}: the gateway routes to every service`);
-    const published = ((service.ports ?? []) as unknown[]).map((p) => (typeof p === 'object' && p ? String((p as Json).target) : withDefaults(String(p), 'x').split(':').pop()));
+    const published = ((service.ports ?? []) as unknown[]).map((p) =>
+      typeof p === 'object' && p ? String((p as Json).target) : withDefaults(String(p), 'x').split(':').pop(),
+    );
     const port = environmentOf(service).PORT ?? '8080';
     if (!published.includes(port)) problems.push(`${name} does not publish its port ${port}`);
   }

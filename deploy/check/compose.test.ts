@@ -105,7 +105,10 @@ describe('compose-check on the fixtures', () => {
       ],
     ],
     ['compose-missing-healthcheck', ['search has no healthcheck', 'gateway waits for search to be healthy, but search has no healthcheck']],
-    ['compose-undocumented-variable', ['${WEBHOOK_SECRET} (at services.gateway.environment.WEBHOOK_SECRET) is not documented in .env.example']],
+    [
+      'compose-undocumented-variable',
+      ['${WEBHOOK_SECRET} (at services.gateway.environment.WEBHOOK_SECRET) is not documented in .env.example'],
+    ],
     [
       'compose-unpinned-images',
       [
@@ -115,7 +118,10 @@ describe('compose-check on the fixtures', () => {
     ],
     ['compose-undeclared-volume', ['postgres mounts the volume pgdata, which the top-level volumes do not declare']],
     ['compose-missing-database-setting', ["search's environment names no database (SEARCH_DATABASE_URL or DATABASE_URL)"]],
-    ['compose-database-not-created', ["search's database trove_search is created by no init script of postgres (/docker-entrypoint-initdb.d)"]],
+    [
+      'compose-database-not-created',
+      ["search's database trove_search is created by no init script of postgres (/docker-entrypoint-initdb.d)"],
+    ],
     [
       'compose-literal-secrets',
       [
@@ -160,7 +166,8 @@ describe('compose-check on the fixtures', () => {
 
 /** `docker compose` where it is installed (the docker CLI alone, as on CI's machine, has no compose command). */
 const composeCli = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
-if (!composeCli) console.warn('docker compose is not installed: `docker compose config -q` skipped; the offline schema and reference checks ran');
+if (!composeCli)
+  console.warn('docker compose is not installed: `docker compose config -q` skipped; the offline schema and reference checks ran');
 const withCompose = composeCli ? describe : describe.skip;
 
 withCompose(`docker compose config -q${composeCli ? '' : ' (skipped: docker compose is not installed here)'}`, () => {
