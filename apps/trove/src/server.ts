@@ -32,9 +32,9 @@ async function start(config: Config, target: string): Promise<void> {
     }
     logger.info({ signal }, 'shutting down');
     await system.stop();
-    logger.info('stopped');
     // The spans still buffered leave before the process does.
     await stopTracing().catch((err: unknown) => logger.warn({ err }, 'could not send the last traces'));
+    logger.info('stopped');
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown('SIGINT', 0));
