@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { eventually } from '@trove/testing';
 import { portalAuth, signUp } from './support/portal';
 import { LAUNCHER, PRODUCTION, bearer, devTenant, startTrove, useTrove, type ApiResponse } from './support/system';
 
@@ -19,7 +20,7 @@ const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 const port = (baseUrl: string) => new URL(baseUrl).port;
 
 describe('in development (the README first command)', () => {
-  const trove = useTrove();
+  const trove = useTrove({ apart: false });
   const api = trove.api;
   let key: string;
 
@@ -136,6 +137,8 @@ describe('in production', () => {
   it('logs JSON lines, whose start log ends with the production first key: the CLI', async () => {
     const trove = await startTrove({ env: { ...PRODUCTION, LOG_LEVEL: 'info' } });
     try {
+      // The gateway answers ready a moment before its process has written the start log's last lines.
+      await eventually(async () => expect(trove.output()).toContain('Next steps'));
       const lines = trove.output().split('\n').filter(Boolean);
       const entries = lines.map((line) => JSON.parse(line) as { level: number; msg: string; url?: string; reference?: string });
       const upAt = entries.findIndex((e) => e.msg.startsWith('Trove is up'));
