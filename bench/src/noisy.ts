@@ -22,10 +22,10 @@
  * - `embedded`: `--target=all` on PGlite in a fresh data folder (the README's first command), no VACUUM by the bench;
  * - `apart`: a process per service (gateway, auth, records, ingestion, search, open, billing, connector, mcp) on one fresh
  *   database of the PostgreSQL server, with Redis (REDIS_URL, default redis://127.0.0.1:6379) for the shared cache and
- *   counters. Redis is not flushed: the services' cache keys have a fixed prefix (`trove:`, not configurable) and each
+ *   counters. Redis is not flushed: the services' cache keys have the prefix `trove:` (REDIS_KEY_PREFIX) and each
  *   run's tenants are new, so runs do not meet in it.
- * On the PostgreSQL server (server, apart) the bench runs `vacuum (analyze)` on the engine's table after loading, as
- * autovacuum would (the local test server runs without it).
+ * No shape gets maintenance by hand: the engine analyses its table, merges its GIN pending lists and (without an
+ * autovacuum) reclaims its dead rows itself, soon after writes pause.
  *
  * Plans (`--plan`): `enterprise` (default) leaves both tenants on the self-hosted default plan and turns the per-minute
  * limits off (TENANT_RATE_LIMITS=false: an unlimited tenant, held back by nothing but fair scheduling); `pro` sets A
@@ -50,7 +50,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
-import pg from 'pg';
 import { BRANDS, KINDS, SIZES, catalogue, csvHeader, csvLine } from './catalogue';
 import { HttpClient, percentile, type Reply } from './load';
 import { benchArgs } from './args';
@@ -325,17 +324,8 @@ async function main() {
       console.error(`tenant A is on ${FLOODING_PLAN} (${FLOODING_SEARCH_LIMIT} search calls a minute); tenant B on enterprise`);
     }
 
-    // What autovacuum would do after a bulk load (the local test server runs without it), as bench:search does. Not on
-    // PGlite, which is the system's alone (and the embedded default is measured as it runs).
-    let vacuumed = 'embedded: PGlite, left to itself after loading';
-    if (shape !== 'embedded') {
-      const maintenance = new pg.Client({ connectionString: system.dbUrl });
-      await maintenance.connect();
-      const v0 = performance.now();
-      await maintenance.query('vacuum (analyze) search_engine.documents');
-      vacuumed = `vacuum (analyze) search_engine.documents after loading: ${((performance.now() - v0) / 1000).toFixed(1)} s`;
-      await maintenance.end();
-    }
+    // No maintenance by hand: the engine maintains its table itself (packages/search-engine/src/postgres/maintenance.ts).
+    const vacuumed = 'no manual maintenance (the engine maintains its table)';
 
     const clientB = new HttpClient(system.base, 1);
     const clientA = new HttpClient(system.base, connections);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { openDatabase, sql, type Database } from '@trove/db';
+import { eventually } from '@trove/testing';
 import type { SearchScope } from '../port';
 import { PostgresSearchEngine } from './engine';
 import { doc } from '../__tests__/documents';
@@ -86,3 +87,57 @@ it('keeps staging and removed rows out of the search indexes but remembers their
 function own(tenant_id: string): SearchScope {
   return { kind: 'private', tenant_id, collection: 'parts' };
 }
+
+describe('the maintenance the engine does itself, where no autovacuum runs (PGlite)', () => {
+  let db: Database;
+  let fresh: PostgresSearchEngine;
+
+  beforeEach(async () => {
+    db = await openDatabase({ inMemory: true });
+    fresh = new PostgresSearchEngine(db);
+    await fresh.init();
+  });
+
+  afterEach(async () => {
+    await fresh.close();
+    await db.close();
+  });
+
+  const table = async () =>
+    (await sql<{ rows: number }>`select reltuples::float8 as rows from pg_class where oid = 'search_engine.documents'::regclass`.execute(db.db)).rows[0]!;
+  const upsert = (docs: ReturnType<typeof doc>[]) => fresh.apply(docs.map((document) => ({ op: 'upsert' as const, document, active_generation: 1 })));
+
+  it('analyses a small collection soon after it is loaded, without being asked', async () => {
+    const t = randomUUID();
+    expect((await table()).rows).toBeLessThan(0); // never analysed
+    await upsert(Array.from({ length: 300 }, (_, i) => doc(t, { name: `Washer ${i}` })));
+    await eventually(async () => expect((await table()).rows).toBe(300), 5_000);
+  });
+
+  it('merges the GIN indexes’ pending lists, so no lookup scans them', async () => {
+    const t = randomUUID();
+    await upsert(Array.from({ length: 500 }, (_, i) => doc(t, { name: `Hex bolt M${i}`, collection_data: { ean: String(4006381333931 + i) } })));
+    await fresh.maintain();
+    const { rows } = await sql<{ merged: number }>`
+      select coalesce(sum(gin_clean_pending_list(i.indexrelid)), 0)::int as merged
+      from pg_index i join pg_class ic on ic.oid = i.indexrelid join pg_am am on am.oid = ic.relam
+      where i.indrelid = 'search_engine.documents'::regclass and am.amname = 'gin'`.execute(db.db);
+    expect(rows[0]!.merged).toBe(0);
+  });
+
+  it('reclaims what upserts leave behind: the table stops growing when the same records are written again', async () => {
+    const t = randomUUID();
+    const docs = Array.from({ length: 400 }, (_, i) => doc(t, { name: `Bracket ${i}` }));
+    const size = async () => Number((await sql<{ bytes: string }>`select pg_total_relation_size('search_engine.documents') as bytes`.execute(db.db)).rows[0]!.bytes);
+    const sizes: number[] = [];
+    for (let version = 1; version <= 6; version++) {
+      await upsert(docs.map((d) => ({ ...d, version, description: `revision ${version}` })));
+      await fresh.maintain();
+      sizes.push(await size());
+    }
+    // Each round replaces every row and its index entries; once the space of the round before is reclaimed, it is used again.
+    expect(sizes[5]!).toBeLessThanOrEqual(sizes[2]! * 1.15);
+    const found = await fresh.search({ scope: own(t), text: { type: 'keyword', query: 'revision 6', identifiers: [] }, filters: [], limit: 5, offset: 0 });
+    expect(found.total_estimate).toBe(400);
+  });
+});

@@ -14,6 +14,7 @@ import { Aggregation } from './aggregation';
 import { Totals } from './counting';
 import { IdentifierSearch } from './identifiers';
 import { Listing } from './listing';
+import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
 import { queryTerms, Ranking } from './ranking';
 import { Typos } from './typos';
@@ -24,7 +25,8 @@ import { Writes } from './writes';
  * database under the `search_engine` schema (see migrations.ts for the layout).
  *
  * This class is the composition: each capability is one module holding both what it decides and the SQL it runs.
- * - writes.ts: apply (versions, deletes, generations, the vocabulary), swaps, and the planner statistics;
+ * - writes.ts: apply (versions, deletes, generations, the vocabulary) and swaps;
+ * - maintenance.ts: the table kept fit after writes (statistics, GIN pending lists, dead rows), as autovacuum would;
  * - filters.ts: the scope, filters and sort order every read starts from; listing.ts: results of filters only;
  * - identifiers.ts: identifier queries (exact, and an edition's base standard);
  * - ranking.ts: keyword and natural-language matching and relevance;
@@ -41,14 +43,15 @@ export class PostgresSearchEngine implements SearchEngine {
   private readonly ranking: Ranking;
   private readonly typos: Typos;
   private readonly aggregation: Aggregation;
+  private readonly maintenance: Maintenance;
 
   constructor(
     private readonly database: Database,
     /** Another handle on the same database for queries (a pool whose statements time out); `database` otherwise. */
     reads?: Database,
   ) {
-    // Queries run on the read database when one is given (its statements may be bounded in time); writes, ANALYZE and
-    // swaps on `database`, never bounded in time.
+    // Queries run on the read database when one is given (its statements may be bounded in time); writes, swaps and
+    // maintenance on `database`, never bounded in time.
     const db = (reads ?? database).db;
     const totals = new Totals(db);
     this.listing = new Listing(db, totals);
@@ -57,7 +60,8 @@ export class PostgresSearchEngine implements SearchEngine {
     this.typos = new Typos(db, totals);
     this.aggregation = new Aggregation(db);
     // Scopes written to get new vocabulary epochs: their kept near words are not used again (see Typos.withTypos()).
-    this.writes = new Writes(database.db, (changes) => this.typos.retireNearWords(changes));
+    this.maintenance = new Maintenance(database.db, database.kind);
+    this.writes = new Writes(database.db, (changes) => this.typos.retireNearWords(changes), this.maintenance);
   }
 
   async init(): Promise<void> {
@@ -102,8 +106,16 @@ export class PostgresSearchEngine implements SearchEngine {
     await this.database.ping();
   }
 
+  /**
+   * Runs the maintenance that writes so far call for, now rather than once they pause, and waits for it (what a
+   * pass does: maintenance.ts).
+   */
+  async maintain(): Promise<void> {
+    await this.maintenance.flush();
+  }
+
   /** The database belongs to the caller (the search service shares it), so closing the engine leaves it open. */
   async close(): Promise<void> {
-    await this.writes.settled();
+    await this.maintenance.close();
   }
 }

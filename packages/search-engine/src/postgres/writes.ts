@@ -1,32 +1,27 @@
 import { sql, type Kysely, type Transaction } from '@trove/db';
 import { changeProblem, cleanJson, dataText } from '../documents';
 import { identifiersOf } from '../identifiers';
+import type { Maintenance } from './maintenance';
 import type { ApplyOutcome, IndexChange, IndexDocument } from '../port';
 import { searchText } from './ranking';
 import { isVocabularyWord } from '../typos';
 
 /**
  * The PostgreSQL engine's write side: how a batch of index changes is validated and written (one statement per kind of
- * change, whatever the batch size, or item by item when PostgreSQL refuses the batch), how a generation swap becomes
- * statements, and the planner statistics that bulk writes keep fresh. Writes run on the engine's own database handle,
- * never bounded in time. The rows written here are what the reads elsewhere in this folder find: the weighted tsvector
+ * change, whatever the batch size, or item by item when PostgreSQL refuses the batch) and how a generation swap becomes
+ * statements; each tells the table's maintenance (maintenance.ts) how many rows it wrote. Writes run on the engine's
+ * own database handle, never bounded in time. The rows written here are what the reads elsewhere in this folder find: the weighted tsvector
  * (ranking.ts), the identifiers (identifiers.ts) and the vocabulary (typos.ts).
  */
 
-/** Statistics are refreshed after this many written documents, or a fifth of the table if that is more. */
-const ANALYZE_EVERY = 20_000;
-const ANALYZE_FRACTION = 0.2;
-
 export class Writes {
-  private writesSinceAnalyze = 0;
-  private analyzeAfter = ANALYZE_EVERY;
-  private analyzing?: Promise<void>;
-
   constructor(
-    /** The engine's database, never bounded in time: writes, ANALYZE and swaps run here. */
+    /** The engine's database, never bounded in time: writes and swaps run here. */
     private readonly db: Kysely<any>,
     /** Given each batch's valid changes before they are written (the engine retires their scopes' kept near words). */
     private readonly written: (changes: IndexChange[]) => void,
+    /** Told how many rows each write changed: it keeps the table's statistics, indexes and dead rows in order. */
+    private readonly maintenance: Maintenance,
   ) {}
 
   async apply(changes: IndexChange[]): Promise<ApplyOutcome[]> {
@@ -42,7 +37,6 @@ export class Writes {
       else valid.push(change);
     });
     if (valid.length === 0) return outcomes;
-    this.noteWrites(valid.length);
     this.written(valid);
     try {
       await this.db.transaction().execute((trx) => writeChanges(trx, valid));
@@ -63,43 +57,13 @@ export class Writes {
         }
       });
     }
+    this.maintenance.noteWrites(valid.length);
     return outcomes;
   }
 
-  /**
-   * Refreshes the planner's statistics after ANALYZE_EVERY written documents, or a fifth of the table when that is
-   * more (as autovacuum scales its own threshold), in the background. Query plans (identifier lookups, candidate
-   * bounds) depend on them, and a bulk load can outrun autovacuum, or meet a server where it is off. A fixed threshold
-   * would sample the whole table again every 20,000 documents however large it grew.
-   */
-  private noteWrites(count: number): void {
-    this.writesSinceAnalyze += count;
-    if (this.writesSinceAnalyze < this.analyzeAfter || this.analyzing) return;
-    this.writesSinceAnalyze = 0;
-    this.analyzing = this.analyze()
-      .catch(() => undefined)
-      .finally(() => {
-        this.analyzing = undefined;
-      });
-  }
-
-  private async analyze(): Promise<void> {
-    // Only the columns query plans estimate from: the text and identifier statistics (the costly part), the scope and
-    // the name key. Names, descriptions, collection_data (containment has no statistics to use) and the rest cost an
-    // ANALYZE about as much again and change no plan.
-    await sql`analyze search_engine.documents (tenant_id, collection, searchable, visibility, generation, name_key, tsv, identifiers)`.execute(this.db);
-    const { rows } = await sql<{ rows: number }>`
-      select reltuples::float8 as rows from pg_class where oid = 'search_engine.documents'::regclass`.execute(this.db);
-    this.analyzeAfter = Math.max(ANALYZE_EVERY, Math.round((rows[0]?.rows ?? 0) * ANALYZE_FRACTION));
-  }
-
   async swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void> {
-    await this.db.transaction().execute((trx) => swapActiveGeneration(trx, tenant_id, collection, generation));
-  }
-
-  /** Once a background ANALYZE under way (if any) has finished. */
-  async settled(): Promise<void> {
-    await this.analyzing;
+    const changed = await this.db.transaction().execute((trx) => swapActiveGeneration(trx, tenant_id, collection, generation));
+    this.maintenance.noteWrites(changed);
   }
 }
 
@@ -234,7 +198,7 @@ async function swapActiveGeneration(
   tenant_id: string,
   collection: string,
   generation: number,
-): Promise<void> {
+): Promise<number> {
   // Swaps only ever raise the generation: a late redelivery of an older swap must not point the collection at a
   // generation whose documents are gone.
   const { rows } = await sql<{ active_generation: number }>`
@@ -243,23 +207,29 @@ async function swapActiveGeneration(
     on conflict (tenant_id, collection) do update
       set active_generation = greatest(search_engine.collections.active_generation, excluded.active_generation)
     returning active_generation`.execute(trx);
-  if (rows[0]?.active_generation === generation) await activate(trx, tenant_id, collection, generation);
+  return rows[0]?.active_generation === generation ? activate(trx, tenant_id, collection, generation) : 0;
 }
 
-/** Makes `generation` the searchable one: older generations' rows go, the new generation's active rows turn on. */
-async function activate(trx: Transaction<any>, tenant_id: string, collection: string, generation: number): Promise<void> {
-  await sql`
-    delete from search_engine.documents
-    where tenant_id = ${tenant_id} and collection = ${collection} and generation < ${generation}`.execute(trx);
-  await sql`
-    update search_engine.documents set searchable = (status = 'active')
-    where tenant_id = ${tenant_id} and collection = ${collection} and generation = ${generation}
-      and not removed and searchable <> (status = 'active')`.execute(trx);
-  await sql`
-    update search_engine.documents set searchable = false
-    where tenant_id = ${tenant_id} and collection = ${collection} and generation > ${generation} and searchable`.execute(
-    trx,
-  );
+/**
+ * Makes `generation` the searchable one: older generations' rows go, the new generation's active rows turn on.
+ * Answers how many rows changed.
+ */
+async function activate(trx: Transaction<any>, tenant_id: string, collection: string, generation: number): Promise<number> {
+  const statements = [
+    sql`
+      delete from search_engine.documents
+      where tenant_id = ${tenant_id} and collection = ${collection} and generation < ${generation}`,
+    sql`
+      update search_engine.documents set searchable = (status = 'active')
+      where tenant_id = ${tenant_id} and collection = ${collection} and generation = ${generation}
+        and not removed and searchable <> (status = 'active')`,
+    sql`
+      update search_engine.documents set searchable = false
+      where tenant_id = ${tenant_id} and collection = ${collection} and generation > ${generation} and searchable`,
+  ];
+  let changed = 0;
+  for (const statement of statements) changed += Number((await statement.execute(trx)).numAffectedRows ?? 0);
+  return changed;
 }
 
 /** The row shape the upsert statement reads: the document plus its identifiers and search texts. */
