@@ -12253,6 +12253,8 @@ export interface operations {
                     filters?: {
                         [key: string]: (string | number | boolean) | (string | number | boolean)[];
                     };
+                    /** @default false */
+                    exact_total?: boolean;
                 };
             };
         };
@@ -12451,6 +12453,8 @@ export interface operations {
                     filters?: {
                         [key: string]: (string | number | boolean) | (string | number | boolean)[];
                     };
+                    /** @default false */
+                    exact_total?: boolean;
                 };
             };
         };

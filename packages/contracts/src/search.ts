@@ -50,8 +50,9 @@ export const searchAnswer = z.object({
     search_mode: z.enum(['fulltext', 'identifier', 'filtered', 'error']),
     query_type: z.enum(['identifier', 'keyword', 'natural_language']),
     processing_time_ms: z.number(),
+    /** Exact up to 1,000 matches (10,000 with exact_total); above, possibly estimated (docs/behaviour/search.md). */
     total_estimate: z.number().int(),
-    /** True when total_estimate is estimated (more than 10,000 matches); false when it is the exact count. */
+    /** True when total_estimate is an estimate; false when it is the exact count. */
     total_is_estimate: z.boolean(),
     cache_hit: z.boolean(),
     /** True when the query together with the filters found nothing and the filters alone were searched. */
@@ -115,6 +116,8 @@ export const searchRequest = z.strictObject({
   sort: searchField.optional(),
   format: z.enum(['json', 'compact', 'yaml']).default('json'),
   filters: searchFilters.default({}),
+  /** Count the matches exactly up to 10,000 rather than 1,000 (total_estimate); costs more on a large result. */
+  exact_total: z.boolean().default(false),
 });
 
 /** The body of private aggregation (POST /aggregate). */

@@ -35,6 +35,7 @@ class ContractSuite {
       sort: q.sort,
       limit: q.limit ?? 20,
       offset: q.offset ?? 0,
+      exact_total: q.exact_total,
     });
   }
 }
@@ -89,11 +90,35 @@ function testLifecycle(s: ContractSuite): void {
 }
 
 /**
- * total_estimate: exact up to 10,000 matches, estimated above but never beyond the scope's documents, the same on every
- * page.
+ * total_estimate: exact up to COUNTED_EXACTLY matches (EXACT_TOTAL_MAX with exact_total); above, an estimate within
+ * 10 % flagged total_is_estimate (or the exact count, unflagged, where the engine knows it cheaply), never beyond the
+ * scope's documents, the same on every page.
  */
 function testCounting(s: ContractSuite): void {
   describe('counting', () => {
+    it('counts exactly up to a thousand matches; above, estimates within 10 % or counts, and says which; counts exactly when asked', async () => {
+      const t = tenant();
+      const struts = Array.from({ length: 1_500 }, (_, i) => doc(t, { name: `Strut ${i}`, collection_data: { n: i } }));
+      for (let i = 0; i < struts.length; i += 500) await s.index(...struts.slice(i, i + 500));
+      const searches: Array<Parameters<ContractSuite['find']>[1]> = [
+        {},
+        { text: 'strut', type: 'keyword' },
+        { text: 'a strut please', type: 'natural_language' },
+        { text: 'strut', type: 'keyword', sort: { field: 'n', direction: 'desc' } },
+      ];
+      for (const q of searches) {
+        const found = await s.find(own(t), q);
+        if (found.total_is_estimate) {
+          expect(found.total_estimate).toBeGreaterThanOrEqual(1_350);
+          expect(found.total_estimate).toBeLessThanOrEqual(1_500);
+        } else expect(found.total_estimate).toBe(1_500);
+        expect((await s.find(own(t), { ...q, offset: 100 })).total_estimate).toBe(found.total_estimate);
+        expect(await s.find(own(t), { ...q, exact_total: true })).toMatchObject({ total_estimate: 1_500, total_is_estimate: false });
+        const few = await s.find(own(t), { ...q, filters: [{ field: 'n', op: 'lt', value: 1_000 }] });
+        expect(few).toMatchObject({ total_estimate: 1_000, total_is_estimate: false });
+      }
+    }, 60_000);
+
     it('estimates above ten thousand matches but never beyond the documents of the collection', async () => {
       // PostgreSQL estimates from a repeatable sample of about 500 of the table's pages, scaled up. Here the table is
       // about 1,000 pages: 120 of another tenant's large documents on pages 0 to 29, the collection's 10,001 small ones

@@ -88,7 +88,18 @@ export interface SearchQuery {
   sort?: Sort;
   limit: number;
   offset: number;
+  /**
+   * How the total is counted (SearchResult.total_estimate): by default exactly up to COUNTED_EXACTLY matches and
+   * possibly estimated above, which is what a page needs; true counts exactly up to EXACT_TOTAL_MAX, which costs a
+   * scan of that many matches on a large result.
+   */
+  exact_total?: boolean;
 }
+
+/** Matches a total is always counted exactly up to (Meilisearch's estimatedTotalHits and Elasticsearch's track_total_hits estimate above their own). */
+export const COUNTED_EXACTLY = 1_000;
+/** Matches counted exactly when a search asks for an exact total (exact_total). */
+export const EXACT_TOTAL_MAX = 10_000;
 
 export interface SearchHit {
   /** 0..1, higher is better; 1.0 for an exact identifier match. Filter-only hits score 1.0. */
@@ -99,11 +110,12 @@ export interface SearchHit {
 export interface SearchResult {
   hits: SearchHit[];
   /**
-   * Matches in total: exact up to 10,000 (Elasticsearch's default track_total_hits), estimated above (counting more
-   * costs a large scan), never more than the searchable documents of the scope.
+   * Matches in total: exact up to COUNTED_EXACTLY (EXACT_TOTAL_MAX with exact_total); above that an engine may
+   * estimate (counting costs a scan of every match), within about 10 % and never more than the searchable documents
+   * of the scope. An engine that knows the exact count cheaply answers it.
    */
   total_estimate: number;
-  /** True when total_estimate is an estimate (more than 10,000 matches), false when it is the exact count. */
+  /** True when total_estimate is an estimate, false when it is the exact count. */
   total_is_estimate: boolean;
   /** True when the typo-tolerant fallback produced the hits. */
   fuzzy: boolean;

@@ -31,6 +31,8 @@ export interface SearchRequest {
   limit: number;
   offset: number;
   format: Format;
+  /** Count the total exactly up to 10,000 matches rather than 1,000 (SearchQuery.exact_total). */
+  exact_total?: boolean;
 }
 
 /** What a route sends: a JSON body, or plain text for the compact and yaml formats. */
@@ -171,7 +173,14 @@ export class SearchService {
   private async searchUncached(req: SearchRequest, started: number): Promise<{ value: StoredAnswer; store: boolean }> {
     const classified = req.query !== undefined ? classifyQuery(req.query) : undefined;
     const classifyMs = performance.now() - started;
-    const base: SearchQuery = { scope: req.scope, filters: req.filters, sort: sortOf(req.sort), limit: req.limit, offset: req.offset };
+    const base: SearchQuery = {
+      scope: req.scope,
+      filters: req.filters,
+      sort: sortOf(req.sort),
+      limit: req.limit,
+      offset: req.offset,
+      exact_total: req.exact_total,
+    };
 
     let mode: SearchMode;
     let result: SearchResult;

@@ -1,16 +1,21 @@
 import { prepared, sql, type Kysely } from '@trove/db';
-import type { SearchResult, SearchScope } from '../port';
+import { COUNTED_EXACTLY, EXACT_TOTAL_MAX, type SearchResult, type SearchScope } from '../port';
 import { scopeCondition } from './filters';
 import type { Fragment } from './rows';
 
 /**
- * A search's total_estimate in the PostgreSQL engine: exact up to EXACT_COUNT matches (counting more would read most
- * of a large collection); above that an estimate from a table sample, capped at the scope's documents, with
- * total_is_estimate (see estimate()).
+ * A search's total_estimate in the PostgreSQL engine: exact up to COUNTED_EXACTLY matches, or EXACT_TOTAL_MAX when
+ * the search asks for an exact total (counting more reads every match, most of a large collection); above that an
+ * estimate from a table sample, capped at the scope's documents, with total_is_estimate (see estimate()).
  */
 
-/** Matches counted exactly up to this many, as Elasticsearch's default track_total_hits. */
-export const EXACT_COUNT = 10_000;
+/** The most matches any count reads (a keyword search's matches are read up to it anyway, to rank them). */
+export const EXACT_COUNT = EXACT_TOTAL_MAX;
+
+/** Matches counted exactly for a search: COUNTED_EXACTLY, or EXACT_TOTAL_MAX when it asks for an exact total. */
+export function countLimit(exactTotal: boolean | undefined): number {
+  return exactTotal ? EXACT_TOTAL_MAX : COUNTED_EXACTLY;
+}
 const SAMPLE_PAGES = 500;
 /** Scopes whose document counts are kept (documentsIn()); the oldest goes first. */
 const SCOPE_SIZES_KEPT = 1_000;
@@ -27,16 +32,16 @@ export class Totals {
 
   constructor(private readonly db: Kysely<any>) {}
 
-  /** Exact up to EXACT_COUNT matches, estimated above (never beyond the documents of `scope`). */
-  async count(where: Fragment, scope: SearchScope): Promise<Total> {
-    const n = await this.countUpTo(where);
-    return n <= EXACT_COUNT ? exactly(n) : this.estimate(where, n, scope);
+  /** Exact up to `limit` matches (countLimit()), estimated above (never beyond the documents of `scope`). */
+  async count(where: Fragment, scope: SearchScope, limit: number): Promise<Total> {
+    const n = await this.countUpTo(where, limit);
+    return n <= limit ? exactly(n) : this.estimate(where, n, scope);
   }
 
-  /** Matches counted up to EXACT_COUNT + 1. */
-  async countUpTo(where: Fragment): Promise<number> {
+  /** Matches counted up to `limit` + 1. */
+  async countUpTo(where: Fragment, limit: number): Promise<number> {
     const counted = await sql<{ n: number }>`${prepared}
-      select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${EXACT_COUNT + 1}) m`.execute(
+      select count(*)::int as n from (select 1 from search_engine.documents d where ${where} limit ${limit + 1}) m`.execute(
       this.db,
     );
     return Number(counted.rows[0]!.n);

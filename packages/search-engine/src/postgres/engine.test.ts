@@ -36,7 +36,7 @@ it('fails only the item PostgreSQL refuses when validation let it through, writi
   expect(found.hits.map((h) => h.document.name)).toEqual(['Fine bolt']);
 });
 
-it('counts exactly up to ten thousand matches, the same on every page', async () => {
+it('counts exactly up to a thousand matches, estimates above (within 10 %, never above the collection), and counts up to ten thousand exactly when asked', async () => {
   const t = randomUUID();
   // Other tenants' documents make the table large enough that a sample would be a guess.
   const others = randomUUID();
@@ -48,27 +48,41 @@ it('counts exactly up to ten thousand matches, the same on every page', async ()
     }
   }
   const text = { type: 'keyword' as const, query: 'bracket', identifiers: [] };
+  const near = (total: { total_estimate: number }) => {
+    expect(total.total_estimate).toBeGreaterThanOrEqual(2_700);
+    expect(total.total_estimate).toBeLessThanOrEqual(3_000);
+  };
+  // A keyword search reads its matches to rank them, up to ten thousand: it knows their number exactly.
   const first = await engine.search({ scope: own(t), text, filters: [], limit: 20, offset: 0 });
   const later = await engine.search({ scope: own(t), text, filters: [], limit: 20, offset: 500 });
-  expect(first.total_estimate).toBe(3_000);
-  expect(first.total_is_estimate).toBe(false);
+  expect(first).toMatchObject({ total_estimate: 3_000, total_is_estimate: false });
   expect(later.total_estimate).toBe(first.total_estimate);
-  const natural = await engine.search({ scope: own(t), text: { ...text, type: 'natural_language', query: 'a bracket for me' }, filters: [], limit: 20, offset: 0 });
-  expect(natural.total_estimate).toBe(3_000);
-  const sorted = await engine.search({ scope: own(t), text, filters: [], sort: { field: 'n', direction: 'desc' }, limit: 20, offset: 0 });
-  expect(sorted.total_estimate).toBe(3_000);
-  const few = await engine.search({
-    scope: own(t),
-    text,
-    filters: [{ field: 'n', op: 'lt', value: 700 }],
-    limit: 20,
-    offset: 0,
-  });
-  expect(few.total_estimate).toBe(700);
-  const listed = await engine.search({ scope: own(t), filters: [{ field: 'n', op: 'gte', value: 2_001 }], limit: 5, offset: 0 });
-  expect(listed.total_estimate).toBe(999);
+  // The others count up to a thousand and estimate above, the same on every page.
+  const naturally = { ...text, type: 'natural_language' as const, query: 'a bracket for me' };
+  const natural = await engine.search({ scope: own(t), text: naturally, filters: [], limit: 20, offset: 0 });
+  expect(natural.total_is_estimate).toBe(true);
+  near(natural);
+  expect((await engine.search({ scope: own(t), text: naturally, filters: [], limit: 20, offset: 200 })).total_estimate).toBe(natural.total_estimate);
+  const sort = { field: 'n', direction: 'desc' as const };
+  const sorted = await engine.search({ scope: own(t), text, filters: [], sort, limit: 20, offset: 0 });
+  expect(sorted.total_is_estimate).toBe(true);
+  near(sorted);
   const all = await engine.search({ scope: own(t), filters: [], limit: 5, offset: 0 });
-  expect(all).toMatchObject({ total_estimate: 3_000, total_is_estimate: false });
+  expect(all.total_is_estimate).toBe(true);
+  near(all);
+  // Up to a thousand, exact.
+  const few = await engine.search({ scope: own(t), text, filters: [{ field: 'n', op: 'lt', value: 700 }], limit: 20, offset: 0 });
+  expect(few).toMatchObject({ total_estimate: 700, total_is_estimate: false });
+  const listed = await engine.search({ scope: own(t), filters: [{ field: 'n', op: 'gte', value: 2_001 }], limit: 5, offset: 0 });
+  expect(listed).toMatchObject({ total_estimate: 999, total_is_estimate: false });
+  // Asked for, exact up to ten thousand.
+  for (const query of [
+    { scope: own(t), text: naturally, filters: [], limit: 20, offset: 0 },
+    { scope: own(t), text, filters: [], sort, limit: 20, offset: 0 },
+    { scope: own(t), filters: [], limit: 5, offset: 0 },
+  ]) {
+    expect(await engine.search({ ...query, exact_total: true })).toMatchObject({ total_estimate: 3_000, total_is_estimate: false });
+  }
 });
 
 it('keeps staging and removed rows out of the search indexes but remembers their versions', async () => {

@@ -30,11 +30,11 @@ export class IdentifierSearch {
       const match = sql`${where} and d.identifiers && ${textArray([...identifiers, ...bases])}::text[]`;
       const score = sql`case when ${exact} then 1.0 else ${sql.lit(EDITION_BASE_SCORE)} end`;
       const order = query.sort ? sql`${sortOrder(query.sort)}, score desc, ${NAME_ORDER}` : sql`score desc, ${NAME_ORDER}`;
-      return this.listing.listed(match, order, page, query.scope, score);
+      return this.listing.listed(match, order, page, query, score);
     }
     // Every hit scores 1.0, so ties go by name, then record_id: an order the data decides, not the ids a load
     // happened to draw (record_id order changed from one load of the same data to the next).
     const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
-    return this.listing.listed(sql`${where} and ${exact}`, order, page, query.scope);
+    return this.listing.listed(sql`${where} and ${exact}`, order, page, query);
   }
 }

@@ -1,6 +1,6 @@
 import { prepared, sql, type Kysely } from '@trove/db';
-import type { SearchQuery, SearchResult, SearchScope } from '../port';
-import { exactly, type Totals } from './counting';
+import type { SearchQuery, SearchResult } from '../port';
+import { countLimit, exactly, type Totals } from './counting';
 import { NAME_ORDER, sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
 
@@ -21,7 +21,7 @@ export class Listing {
   /** A query without text: its filters' matches, scored 1.0, in the sort asked for, then by name. */
   async filtered(query: SearchQuery, page: Page): Promise<SearchResult> {
     const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
-    return this.listed(whereClause(query.scope, query.filters), order, page, query.scope);
+    return this.listed(whereClause(query.scope, query.filters), order, page, query);
   }
 
   /**
@@ -29,7 +29,13 @@ export class Listing {
    * SORTED_WHOLE matches are collected and sorted whole, since walking an order index while filtering for a few
    * matches strung out along it can read most of the collection; more matches than that are dense enough for the walk.
    */
-  async listed(where: Fragment, order: Fragment, page: Page, scope: SearchScope, score: Fragment = sql`1.0`): Promise<SearchResult> {
+  async listed(
+    where: Fragment,
+    order: Fragment,
+    page: Page,
+    { scope, exact_total }: Pick<SearchQuery, 'scope' | 'exact_total'>,
+    score: Fragment = sql`1.0`,
+  ): Promise<SearchResult> {
     // One statement for the common case: up to SORTED_WHOLE matches, counted, sorted whole and paged.
     const whole = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`${prepared}
       with m as materialized (select d.ctid as row from search_engine.documents d where ${where} limit ${SORTED_WHOLE + 1})
@@ -47,7 +53,7 @@ export class Listing {
       sql<DocumentRow & { score: number }>`${prepared}
         select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      this.totals.count(where, scope),
+      this.totals.count(where, scope, countLimit(exact_total)),
     ]);
     return { hits: found.rows.map(toHit), ...total, fuzzy: false };
   }

@@ -1,7 +1,7 @@
 import { prepared, sql, type Kysely } from '@trove/db';
 import { queryWords, STOP_WORDS } from '../classify';
 import type { SearchHit, SearchQuery, SearchResult } from '../port';
-import { EXACT_COUNT, exactly, type Total, type Totals } from './counting';
+import { countLimit, EXACT_COUNT, exactly, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
 
@@ -151,7 +151,7 @@ export class Ranking {
           select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${matches}
           order by ${sortOrder(query.sort)}, score desc, d.name_key collate "C", d.record_id
           limit ${page.limit} offset ${page.offset}`.execute(this.db),
-        this.totals.count(matches, scope),
+        this.totals.count(matches, scope, countLimit(query.exact_total)),
       ]);
       return { hits: found.rows.map(toHit), ...total, fuzzy: false };
     }
@@ -167,12 +167,13 @@ export class Ranking {
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
     // the matches, and cheap when they are.
-    const counting = this.totals.countUpTo(matches);
+    const limit = countLimit(query.exact_total);
+    const counting = this.totals.countUpTo(matches, limit);
     counting.catch(() => undefined);
     const total = async (matched: number | undefined): Promise<Total> => {
       if (matched !== undefined) return exactly(matched);
       const n = await counting;
-      return n <= EXACT_COUNT ? exactly(n) : this.totals.estimate(matches, n, scope);
+      return n <= limit ? exactly(n) : this.totals.estimate(matches, n, scope);
     };
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.

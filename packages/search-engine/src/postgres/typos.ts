@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { prepared, sql, type Kysely } from '@trove/db';
 import type { IndexChange, SearchQuery, SearchResult, SearchScope } from '../port';
 import { oneTypoAway, typoBudget, typoDistance, withinTypos } from '../typos';
-import { exactly, type Totals } from './counting';
+import { countLimit, exactly, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { CANDIDATES, searchText, type QueryTerm } from './ranking';
 import { DOCUMENT_COLUMNS, textArray, toHit, type DocumentRow, type Page } from './rows';
@@ -130,7 +130,7 @@ export class Typos {
           select ${DOCUMENT_COLUMNS}, top.score from top
           join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
           order by top.score desc, d.record_id`;
-    const [found, total] = await Promise.all([rows.execute(this.db), this.totals.count(similar, query.scope)]);
+    const [found, total] = await Promise.all([rows.execute(this.db), this.totals.count(similar, query.scope, countLimit(query.exact_total))]);
     return { hits: found.rows.map(toHit), ...total, fuzzy: total.total_estimate > 0 };
   }
 }

@@ -11,7 +11,10 @@ export function internalPublicRoutes(router: Router, search: SearchService): voi
     // Neither query nor filters browses the public index (by name): the Open API's `q` defaults to empty, and its
     // collection schema samples records this way.
     const scope = { kind: 'public' as const, collection: body.collection };
-    send(res, await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format }));
+    send(
+      res,
+      await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format, exact_total: body.exact_total }),
+    );
   });
 
   serve(router, PUBLIC_AGGREGATE, ({ body }) => {

@@ -28,7 +28,10 @@ export function searchRoutes(router: Router, search: SearchService, monthlyCap: 
     }
     await monthlyCap.check(identityOf(req));
     const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
-    send(res, await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format }));
+    send(
+      res,
+      await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format, exact_total: body.exact_total }),
+    );
   };
   handle(router, SEARCH, requireScope('search'), privateSearch);
   handle(router, PORTAL_SEARCH, requirePortalUser(), privateSearch);
