@@ -67,6 +67,18 @@ describe('access log', () => {
     expect(JSON.stringify(line)).not.toContain('abc');
   });
 
+  it('logs the probes and the scrape (/health, /health/ready, /metrics) at debug, not info', async () => {
+    const { logger, accessLines } = capture();
+    const app = serviceApp(logger);
+    for (const path of ['/health', '/health/ready', '/metrics']) expect((await request(app).get(path)).status).toBe(200);
+    await settled();
+    expect(accessLines().map((l) => [l.level, l.route])).toEqual([
+      [20, '/health'],
+      [20, '/health/ready'],
+      [20, '/metrics'],
+    ]);
+  });
+
   it('logs a call over an in-memory connection (another service of the process) at debug, not info', async () => {
     const { logger, accessLines } = capture();
     const app = serviceApp(logger);

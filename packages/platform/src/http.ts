@@ -257,6 +257,12 @@ export function setAccessLog(app: express.Express, enabled: boolean): void {
 const takenUp = new WeakSet<Request>();
 
 /**
+ * The probes' and scrapers' paths (after the versioned aliases): an orchestrator asks them every few seconds of every
+ * pod, so their lines are at debug, where they do not bury the requests of people.
+ */
+const PROBE_PATHS = new Set(['/health', '/health/ready', '/metrics']);
+
+/**
  * The access log line of a request once its answer is done (or its client gone): method, route pattern (the path only
  * when no route matched; never the query string), status, duration, request id and tenant; no header and no body.
  */
@@ -298,7 +304,7 @@ export function createServiceApp(opts: ServiceAppOptions): express.Express {
     // One info line per user request in a process: the first app to take a request up logs it at info; a service
     // handed the same request in process (the gateway's), or called by another service of the process over an
     // in-memory connection, logs it at debug (docs/observability.md, "Access log").
-    const level = takenUp.has(req) || isInProcessConnection(req.socket) ? 'debug' : 'info';
+    const level = takenUp.has(req) || isInProcessConnection(req.socket) || PROBE_PATHS.has(req.path) ? 'debug' : 'info';
     takenUp.add(req);
     let route: string | undefined;
     res.on('finish', () => {
