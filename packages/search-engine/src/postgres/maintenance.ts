@@ -7,24 +7,25 @@ import { sql, type Kysely } from '@trove/db';
  * collections included: they may never reach a threshold counted in tens of thousands).
  *
  * After writes, once they pause for QUIET_MS (or at the latest MAX_DELAY_MS after the first of them, under a steady
- * stream), one pass in the background:
+ * stream: on PGlite a pass holds the one connection, so passes in the middle of a bulk load slow it down), one pass in
+ * the background:
  * - ANALYZE of the columns plans estimate from, when the rows written since the last reach autovacuum's own threshold
  *   (50 + 10 % of the table) or the table was never analysed;
  * - the GIN indexes' pending lists merged (`gin_clean_pending_list`), so that no lookup scans a list of entries written
  *   since: the merge is what the next insert past `gin_pending_list_limit`, or a vacuum, would do, done now;
- * - VACUUM where no autovacuum will (PGlite; a server with `autovacuum` off), when the rows written since the last
- *   reach autovacuum's threshold (50 + 20 % of the table). An upsert leaves a dead row and index entries behind, and a
- *   table left to them grows and slows every search. Rows written, not dead rows, are counted because PGlite keeps no
- *   table statistics (`pg_stat_user_tables` stays at zero there); inserts count too, as autovacuum vacuums after
- *   inserts (for the visibility map index-only scans read).
+ * - VACUUM where no autovacuum will (PGlite; a server with `autovacuum` off), when the rows replaced or removed since
+ *   the last reach autovacuum's threshold (50 + 20 % of the table). An update leaves a dead row and index entries
+ *   behind, and a table left to them grows and slows every search. The writes count them (a new version of a record, a
+ *   removal, a generation swap's rows), because PGlite keeps no table statistics (`pg_stat_user_tables` stays at zero
+ *   there). Rows only inserted need no vacuum.
  * Each statement skips a table another maintenance holds (SKIP_LOCKED) rather than wait: another search process, or
  * autovacuum, is doing the work.
  */
 
 /** How long writes must pause before a pass. */
 const QUIET_MS = 500;
-/** A pass at the latest this long after the first write it covers, however steady the writes. */
-const MAX_DELAY_MS = 5_000;
+/** A pass at the latest this long after the first write it covers, however steady the writes (autovacuum naps 60 s). */
+const MAX_DELAY_MS = 30_000;
 /** autovacuum's defaults (autovacuum_analyze_threshold, _scale_factor; autovacuum_vacuum_threshold, _scale_factor). */
 const ANALYZE_BASE = 50;
 const ANALYZE_FRACTION = 0.1;
@@ -35,7 +36,7 @@ const TABLE = 'search_engine.documents';
 
 export class Maintenance {
   private writtenSinceAnalyze = 0;
-  private writtenSinceVacuum = 0;
+  private replacedSinceVacuum = 0;
   /** Whether anything was written since the last pass (the pending lists and dead rows may have grown). */
   private dirty = false;
   private firstPendingAt?: number;
@@ -50,11 +51,14 @@ export class Maintenance {
     private readonly kind: 'postgres' | 'pglite',
   ) {}
 
-  /** `count` rows were written (inserted, updated or deleted): a pass follows once writes pause. */
-  noteWrites(count: number): void {
-    if (count <= 0 || this.closed) return;
-    this.writtenSinceAnalyze += count;
-    this.writtenSinceVacuum += count;
+  /**
+   * `written` rows were written (inserted, updated or deleted), `replaced` of them leaving a dead row behind (updated or
+   * deleted): a pass follows once writes pause.
+   */
+  noteWrites(written: number, replaced: number): void {
+    if (written <= 0 || this.closed) return;
+    this.writtenSinceAnalyze += written;
+    this.replacedSinceVacuum += replaced;
     this.dirty = true;
     const now = Date.now();
     this.firstPendingAt ??= now;
@@ -120,8 +124,8 @@ export class Maintenance {
       );
     }
     const reclaim = this.kind === 'pglite' || !table.autovacuum;
-    if (reclaim && this.writtenSinceVacuum >= VACUUM_BASE + VACUUM_FRACTION * Math.max(table.rows, 0)) {
-      this.writtenSinceVacuum = 0;
+    if (reclaim && this.replacedSinceVacuum >= VACUUM_BASE + VACUUM_FRACTION * Math.max(table.rows, 0)) {
+      this.replacedSinceVacuum = 0;
       // A vacuum merges the pending lists too.
       await sql`vacuum (skip_locked) search_engine.documents`.execute(this.db);
       return;

@@ -57,13 +57,14 @@ export class Writes {
         }
       });
     }
-    this.maintenance.noteWrites(valid.length);
+    // A record's later version (or its removal) replaces the row of the one before: a dead row for the vacuum.
+    this.maintenance.noteWrites(valid.length, valid.filter((c) => c.op === 'remove' || c.document.version > 1).length);
     return outcomes;
   }
 
   async swapGeneration(tenant_id: string, collection: string, generation: number): Promise<void> {
     const changed = await this.db.transaction().execute((trx) => swapActiveGeneration(trx, tenant_id, collection, generation));
-    this.maintenance.noteWrites(changed);
+    this.maintenance.noteWrites(changed, changed);
   }
 }
 
