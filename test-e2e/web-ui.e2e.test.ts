@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { GATEWAY_WEB } from '@trove/contracts';
+import { eventually } from '@trove/testing';
 import { useTrove } from './support/system';
 
 jest.setTimeout(180_000);
@@ -38,6 +39,8 @@ describe('the web UI, in a browser', () => {
   let userDataDir: string;
   let context: BrowserContext;
   let page: Page;
+  /** The portal sign-in the page sends (it keeps its token in memory only), for the test's own API calls. */
+  let signedIn: string | undefined;
   const problems: string[] = [];
   const shot = async (name: string) => {
     const path = join(SCREENSHOTS, `${name}.png`);
@@ -71,6 +74,10 @@ describe('the web UI, in a browser', () => {
       }
     });
     context.on('weberror', (error) => problems.push(`page error: ${error.error().message}`));
+    context.on('request', (request) => {
+      const authorization = request.headers().authorization;
+      if (authorization && request.url().includes('/api/v1/portal/')) signedIn = authorization;
+    });
     page = context.pages()[0] ?? (await context.newPage());
   });
 
@@ -164,6 +171,13 @@ describe('the web UI, in a browser', () => {
   });
 
   it('finds a record in the search playground as the person types, with the request to copy', async () => {
+    // An upload is complete once its records are stored; they are indexed a moment later, after the 20,000 of the
+    // upload before (docs/behaviour/ingestion.md). The playground searches once per query typed, so the test types
+    // once they are searchable.
+    await eventually(async () => {
+      const found = await trove.api('POST', '/api/v1/portal/search/fasteners', { headers: { authorization: signedIn! }, body: { query: 'hex bolt' } });
+      expect(found.body.metadata.total_estimate).toBe(3);
+    }, 120_000);
     await page.getByRole('link', { name: 'Search it' }).click();
     await heading('Search playground');
     await page.getByLabel('Query').pressSequentially('hex bolt', { delay: 30 });

@@ -23,7 +23,7 @@ import { sql, type Kysely } from '@trove/db';
  */
 
 /** How long writes must pause before a pass. */
-const QUIET_MS = 500;
+const QUIET_MS = 2_000;
 /** A pass at the latest this long after the first write it covers, however steady the writes (autovacuum naps 60 s). */
 const MAX_DELAY_MS = 30_000;
 /** autovacuum's defaults (autovacuum_analyze_threshold, _scale_factor; autovacuum_vacuum_threshold, _scale_factor). */
