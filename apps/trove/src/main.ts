@@ -26,6 +26,13 @@ async function main(): Promise<number> {
   // The client commands and the `trove` program are an ES module package: loaded with a real import().
   const cli = await import('@trove/cli');
   const load = async () => (server ??= await import('./server.js'));
+  /** The server commands for a command taking --target, once the target names services (a usage error otherwise). */
+  const loadFor = async (target: string) => {
+    const s = await load();
+    const problem = s.targetProblem(target);
+    if (problem) throw new cli.UsageError(`--target: ${problem}`);
+    return s.serverActions;
+  };
   const program = cli.createProgram({
     version: version(),
     io: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env },
@@ -37,18 +44,10 @@ async function main(): Promise<number> {
             // Before the services and what they load (http, express, pg), which its instrumentations patch as they
             // load; nothing of OpenTelemetry loads unless the OTEL_* variables ask for traces (docs/observability.md).
             startTracing(process.env, o.target === 'all' ? 'trove' : `trove-${o.target}`);
-            const s = await load();
-            const problem = s.targetProblem(o.target);
-            if (problem) throw new cli.UsageError(`--target: ${problem}`);
-            await s.serverActions.start(o);
+            await (await loadFor(o.target)).start(o);
             serving = true;
           },
-          migrate: async (o) => {
-            const s = await load();
-            const problem = s.targetProblem(o.target);
-            if (problem) throw new cli.UsageError(`--target: ${problem}`);
-            await s.serverActions.migrate(o);
-          },
+          migrate: async (o) => (await loadFor(o.target)).migrate(o),
           createTenant: async (o) => (await load()).serverActions.createTenant(o),
           setPlan: async (o) => (await load()).serverActions.setPlan(o),
           reencryptConnectors: async (o) => (await load()).serverActions.reencryptConnectors(o),

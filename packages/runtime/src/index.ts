@@ -1,2 +1,3 @@
 export * from './module';
 export * from './system';
+export * from './storage';

@@ -1,10 +1,6 @@
-import { createEventBus, type EventBus } from '@trove/bus';
-import { openDatabase, type Database } from '@trove/db';
 import type { Express } from 'express';
 import {
   SERVICE_NAMES,
-  currentTenant,
-  databaseUrl,
   defaultMetricsRegistry,
   listen,
   metricsOf,
@@ -18,6 +14,7 @@ import {
   type ServiceName,
 } from '@trove/platform';
 import { orderModules, serviceContext, type ServiceInstance, type ServiceModule } from './module';
+import { ProcessStorage } from './storage';
 
 export interface StartSystemOptions {
   config: Config;
@@ -31,11 +28,6 @@ export interface RunningSystem {
   /** Port of each service of the process that listens (see listensOnItsOwnPort); the others answer in process only. */
   ports: Record<string, number>;
   stop(): Promise<void>;
-}
-
-interface Shared {
-  database: Database;
-  bus: EventBus;
 }
 
 /**
@@ -57,7 +49,7 @@ export function listensOnItsOwnPort(name: ServiceName, inProcess: readonly Servi
  */
 export async function startSystem(opts: StartSystemOptions): Promise<RunningSystem> {
   const { config, logger } = opts;
-  const shared = new Map<string, Shared>();
+  const storage = new ProcessStorage(config, logger, true);
   const started: Array<{ name: ServiceName; server?: RunningServer; instance: ServiceInstance }> = [];
   const ports: Record<string, number> = {};
   const inProcess = opts.modules.map((m) => m.name);
@@ -66,34 +58,6 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
   const local = (service: ServiceName) => (inProcess.includes(service) ? () => apps.get(service) : undefined);
   // Every /metrics of the process serves the process's default metrics and every started service's (METRICS_ENABLED).
   const metrics: ProcessMetrics = { enabled: config.METRICS_ENABLED, registries: config.METRICS_ENABLED ? [defaultMetricsRegistry()] : [] };
-
-  const sharedFor = async (url: string | undefined): Promise<Shared> => {
-    const key = url ?? `pglite:${config.DATA_DIR}`;
-    let s = shared.get(key);
-    if (!s) {
-      if (!url) logger.warn({ dataDir: config.DATA_DIR }, 'EMBEDDED MODE: PGlite database, embedded event log; not for production');
-      const database = await openDatabase({
-        url,
-        dataDir: config.DATA_DIR,
-        poolSize: config.DATABASE_POOL_SIZE,
-        preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
-        onError: (err) => logger.error({ err }, 'database connection error'),
-        shareKey: currentTenant,
-      });
-      const bus = await createEventBus({
-        database,
-        logger,
-        kafkaBrokers: config.KAFKA_BROKERS,
-        kafkaClientId: config.KAFKA_CLIENT_ID,
-        eventRetentionMs: config.EVENT_RETENTION_HOURS * 3_600_000,
-      });
-      await bus.start();
-      logger.info({ bus: bus.kind, database: database.kind }, 'storage and event bus ready');
-      s = { database, bus };
-      shared.set(key, s);
-    }
-    return s;
-  };
 
   const stop = async () => {
     // Module by module in reverse dependency order: each drains its HTTP and then stops its background work while
@@ -104,17 +68,13 @@ export async function startSystem(opts: StartSystemOptions): Promise<RunningSyst
       apps.delete(s.name);
     }
     started.length = 0;
-    for (const s of shared.values()) {
-      await s.bus.close().catch((err) => logger.error({ err }, 'event bus close failed'));
-      await s.database.close().catch((err) => logger.error({ err }, 'database close failed'));
-    }
-    shared.clear();
+    await storage.close();
   };
 
   try {
     for (const module of orderModules(opts.modules)) {
       const log = logger.child({ service: module.name });
-      const { database, bus } = await sharedFor(databaseUrl(config, module.name));
+      const { database, bus } = await storage.of(module.name);
       const ctx = serviceContext(module.name, { config, logger: log, database, bus, local });
       const instance = await module.init(ctx);
       apps.set(module.name, instance.app);
