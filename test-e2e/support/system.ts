@@ -40,6 +40,13 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/** Sets PORT and each service's `<NAME>_PORT` in `env` to distinct free ports. */
+async function assignPorts(env: Record<string, string>, services: readonly string[]): Promise<void> {
+  const ports = await freePorts(1 + services.length);
+  env.PORT = String(ports[0]);
+  services.forEach((s, i) => (env[`${s.toUpperCase()}_PORT`] = String(ports[i + 1])));
+}
+
 export interface Trove {
   baseUrl: string;
   dataDir: string;
@@ -67,6 +74,27 @@ export interface StartOptions {
 /** How often a start is tried again when a port picked for it was taken before the system bound it. */
 const START_ATTEMPTS = 3;
 
+class PortTaken extends Error {}
+
+/**
+ * `start()`, tried again (on other ports: each try picks its own) when a port found free was taken before a process
+ * bound it (by another test's process, or as the local port of an outgoing connection).
+ */
+async function onFreePorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** The error of a start that ended before it was ready: PortTaken when a port was in use. */
+function startFailed(message: string, output: string): Error {
+  return output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+}
+
 /**
  * Starts the whole system as the README's first command does (`--target=all`, embedded PGlite and event log, nothing
  * set but PORT and DATA_DIR), or the services of `target`, on free ports, and resolves once the gateway (or, without
@@ -76,16 +104,8 @@ const START_ATTEMPTS = 3;
  */
 export async function startTrove(opts: StartOptions = {}): Promise<Trove> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'trove-e2e-'));
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(dataDir, opts);
-    } catch (err) {
-      if (!(err instanceof PortTaken) || attempt >= START_ATTEMPTS) throw err;
-    }
-  }
+  return onFreePorts(() => startOnce(dataDir, opts));
 }
-
-class PortTaken extends Error {}
 
 async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   const env: Record<string, string> = {
@@ -98,9 +118,7 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   delete env.KAFKA_BROKERS;
   const target = opts.target ?? 'all';
   const services = target === 'all' ? [] : target.split(',').filter((s) => s !== 'gateway');
-  const ports = await freePorts(1 + services.length);
-  env.PORT = String(ports[0]);
-  services.forEach((s, i) => (env[`${s.toUpperCase()}_PORT`] = String(ports[i + 1])));
+  await assignPorts(env, services);
   if (target !== 'all') {
     // The processes of a system running apart share these; the launcher refuses to start without them.
     env.INTERNAL_TOKEN_SECRET ??= randomBytes(32).toString('hex');
@@ -124,8 +142,7 @@ async function startOnce(dataDir: string, opts: StartOptions): Promise<Trove> {
   let ready = false;
   while (!ready && Date.now() < deadline) {
     if (child.exitCode !== null) {
-      const message = `Trove exited with ${child.exitCode} during start:\n${output}`;
-      throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+      throw startFailed(`Trove exited with ${child.exitCode} during start:\n${output}`, output);
     }
     try {
       const statuses = await Promise.all(
@@ -205,9 +222,7 @@ export async function startApart(opts: { databaseUrl: string; env?: Record<strin
     REDIS_KEY_PREFIX: `e2e-${randomBytes(6).toString('hex')}:`,
   };
   delete env.KAFKA_BROKERS;
-  const ports = await freePorts(1 + SERVICES.length);
-  env.PORT = String(ports[0]);
-  SERVICES.forEach((s, i) => (env[`${s.toUpperCase()}_PORT`] = String(ports[i + 1])));
+  await assignPorts(env, SERVICES);
   Object.assign(env, opts.env ?? {});
 
   let output = '';
@@ -232,7 +247,7 @@ export async function startApart(opts: { databaseUrl: string; env?: Record<strin
     const dead = children.find((c) => c.child.exitCode !== null);
     if (dead) {
       await stop();
-      throw new Error(`${dead.target} exited with ${dead.child.exitCode} during start:\n${output}`);
+      throw startFailed(`${dead.target} exited with ${dead.child.exitCode} during start:\n${output}`, output);
     }
     const statuses = await Promise.all(
       urls.map(async (url) => {
@@ -289,16 +304,7 @@ export function listeningPorts(pid: number): number[] {
 async function startApartOnTestDatabase(env?: Record<string, string>): Promise<ApartSystem> {
   const database = await createTestDatabase();
   try {
-    let system: ApartSystem;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        system = await startApart({ databaseUrl: database.url, env });
-        break;
-      } catch (err) {
-        // A port found free can be taken before a process binds it (see startTrove): tried again on other ports.
-        if (!String(err).includes('EADDRINUSE') || attempt >= START_ATTEMPTS) throw err;
-      }
-    }
+    const system = await onFreePorts(() => startApart({ databaseUrl: database.url, env }));
     return {
       ...system,
       async stop() {

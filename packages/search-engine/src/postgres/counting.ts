@@ -9,13 +9,11 @@ import type { Fragment } from './rows';
  * estimate from a table sample, capped at the scope's documents, with total_is_estimate (see estimate()).
  */
 
-/** The most matches any count reads (a keyword search's matches are read up to it anyway, to rank them). */
-export const EXACT_COUNT = EXACT_TOTAL_MAX;
-
 /** Matches counted exactly for a search: COUNTED_EXACTLY, or EXACT_TOTAL_MAX when it asks for an exact total. */
 export function countLimit(exactTotal: boolean | undefined): number {
   return exactTotal ? EXACT_TOTAL_MAX : COUNTED_EXACTLY;
 }
+
 const SAMPLE_PAGES = 500;
 /** Scopes whose document counts are kept (documentsIn()); the oldest goes first. */
 const SCOPE_SIZES_KEPT = 1_000;

@@ -37,8 +37,7 @@ const TABLE = 'search_engine.documents';
 export class Maintenance {
   private writtenSinceAnalyze = 0;
   private replacedSinceVacuum = 0;
-  /** Whether anything was written since the last pass (the pending lists and dead rows may have grown). */
-  private dirty = false;
+  /** When the first write since the last pass began was noted; unset when no write awaits a pass. */
   private firstPendingAt?: number;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -59,7 +58,6 @@ export class Maintenance {
     if (written <= 0 || this.closed) return;
     this.writtenSinceAnalyze += written;
     this.replacedSinceVacuum += replaced;
-    this.dirty = true;
     const now = Date.now();
     this.firstPendingAt ??= now;
     clearTimeout(this.timer);
@@ -69,16 +67,11 @@ export class Maintenance {
     this.timer.unref();
   }
 
-  /** Once the pass under way (if any) has finished; a pass still waiting for writes to pause is left waiting. */
-  async settled(): Promise<void> {
-    await this.running;
-  }
-
   /** Runs the pending pass now (if writes were noted) and waits for it. */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     await this.running;
-    if (this.dirty) this.start();
+    if (this.firstPendingAt !== undefined) this.start();
     await this.running;
   }
 
@@ -98,7 +91,6 @@ export class Maintenance {
       return;
     }
     this.firstPendingAt = undefined;
-    this.dirty = false;
     this.running = this.pass()
       .catch(() => undefined)
       .finally(() => {

@@ -1,7 +1,7 @@
 import { prepared, sql, type Kysely } from '@trove/db';
 import { queryWords, STOP_WORDS } from '../classify';
-import type { SearchHit, SearchQuery, SearchResult } from '../port';
-import { countLimit, EXACT_COUNT, exactly, type Total, type Totals } from './counting';
+import { EXACT_TOTAL_MAX, type SearchHit, type SearchQuery, type SearchResult } from '../port';
+import { countLimit, exactly, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
 
@@ -163,7 +163,7 @@ export class Ranking {
         tsText,
         matchText(terms, 'every', 'name'),
       );
-      return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, EXACT_COUNT + 1, scope)), fuzzy: false };
+      return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, EXACT_TOTAL_MAX + 1, scope)), fuzzy: false };
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
     // the matches, and cheap when they are.
@@ -184,7 +184,7 @@ export class Ranking {
 
   /**
    * A keyword query's page, in one statement that reads each match once (as the floor of ranking every match does,
-   * without ranking every one): up to EXACT_COUNT + 1 matches, with what orders them cheaply (the name tier, and
+   * without ranking every one): up to EXACT_TOTAL_MAX + 1 matches, with what orders them cheaply (the name tier, and
    * whether the name holds every word), so their number is the exact total when there are no more. The first `bound`
    * of them in that order get the prior (ts_rank_cd and more, read again by row address), the best POOL by prior are
    * scored in full (relevance()), and the page is hydrated. When more match (a word most documents hold), the
@@ -203,11 +203,11 @@ export class Ranking {
         select d.ctid as row, d.name_key,
           (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
             + (d.tsv @@ ${nameText}::tsquery)::int as tier
-        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${EXACT_COUNT + 1}
+        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${EXACT_TOTAL_MAX + 1}
       ),
       exactly as materialized (
         select d.ctid as row, d.name_key, 3 as tier from search_engine.documents d
-        where (select count(*) from m) > ${EXACT_COUNT}
+        where (select count(*) from m) > ${EXACT_TOTAL_MAX}
           and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       c as (
@@ -229,7 +229,7 @@ export class Ranking {
     const matched = Number(found.rows[0]?.matched ?? 0);
     return {
       hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
-      matched: matched <= EXACT_COUNT ? matched : undefined,
+      matched: matched <= EXACT_TOTAL_MAX ? matched : undefined,
     };
   }
 

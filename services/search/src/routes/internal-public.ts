@@ -1,7 +1,7 @@
 import { PUBLIC_AGGREGATE, PUBLIC_COLLECTIONS, PUBLIC_SEARCH } from '@trove/contracts';
 import { handle, parseInput, serve, type Router } from '@trove/platform';
 import type { SearchService } from '../search-service';
-import { filtersOf, send } from './search';
+import { bodyOptions, filtersOf, send } from './search';
 
 export function internalPublicRoutes(router: Router, search: SearchService): void {
   // PUBLIC_SEARCH is registered by hand: its answer may be JSON text the response cache holds, sent as it is.
@@ -11,10 +11,7 @@ export function internalPublicRoutes(router: Router, search: SearchService): voi
     // Neither query nor filters browses the public index (by name): the Open API's `q` defaults to empty, and its
     // collection schema samples records this way.
     const scope = { kind: 'public' as const, collection: body.collection };
-    send(
-      res,
-      await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format, exact_total: body.exact_total }),
-    );
+    send(res, await search.search({ scope, filters, ...bodyOptions(body) }));
   });
 
   serve(router, PUBLIC_AGGREGATE, ({ body }) => {

@@ -2,10 +2,19 @@ import type { RequestHandler, Response } from 'express';
 import { PORTAL_SEARCH, SEARCH, SEARCH_BY_QUERY, type FilterValue } from '@trove/contracts';
 import { ERRORS, handle, identityOf, parseInput, requestFilters, requirePortalUser, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { MonthlyCap } from '../monthly-cap';
-import type { Rendered, SearchService } from '../search-service';
+import type { Rendered, SearchRequest, SearchService } from '../search-service';
 
 /** Engine filters from a search's or aggregation's filter object; a filter that cannot apply is a 422 naming it. */
 export const filtersOf = (raw: Record<string, FilterValue>) => requestFilters(raw, 'body', { recordType: true });
+
+/**
+ * What a search body (private search's, or the public index's) asks for beyond its scope and filters; nothing else of
+ * it (its raw filters, its collection) goes into the request, whose fields are the response cache's key.
+ */
+export function bodyOptions(body: Pick<SearchRequest, 'query' | 'sort' | 'limit' | 'offset' | 'format' | 'exact_total'>) {
+  const { query, sort, limit, offset, format, exact_total } = body;
+  return { query, sort, limit, offset, format, exact_total };
+}
 
 export function send(res: Response, rendered: Rendered): void {
   if (rendered.kind === 'json') res.json(rendered.body);
@@ -28,10 +37,7 @@ export function searchRoutes(router: Router, search: SearchService, monthlyCap: 
     }
     await monthlyCap.check(identityOf(req));
     const scope = { kind: 'private' as const, tenant_id: tenantOf(req), collection };
-    send(
-      res,
-      await search.search({ scope, query: body.query, filters, sort: body.sort, limit: body.limit, offset: body.offset, format: body.format, exact_total: body.exact_total }),
-    );
+    send(res, await search.search({ scope, filters, ...bodyOptions(body) }));
   };
   handle(router, SEARCH, requireScope('search'), privateSearch);
   handle(router, PORTAL_SEARCH, requirePortalUser(), privateSearch);
