@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@trove/testing';
-import { bearer, listeningPorts, useTrove } from './support/system';
+import { TOPOLOGY, bearer, listeningPorts, useTrove } from './support/system';
 
 jest.setTimeout(120_000);
 
@@ -110,7 +110,14 @@ describe('health through the gateway', () => {
   });
 });
 
-describe('the whole system in one process', () => {
+/**
+ * What a process of some or all services has of its own (the ports it opens, its /metrics, its readiness), checked in
+ * the one-process run of the suite; the run with every service apart (TOPOLOGY) leaves it to that one rather than start
+ * two more systems beside its own.
+ */
+const inTheOneProcessRun = TOPOLOGY === 'apart' ? describe.skip : describe;
+
+inTheOneProcessRun('the whole system in one process', () => {
   // What only one process has (the ports it opens, one /metrics for every service), whatever topology the suite runs.
   const trove = useTrove({ apart: false });
   const api = trove.api;
@@ -139,7 +146,7 @@ describe('the whole system in one process', () => {
   });
 });
 
-describe('services started apart', () => {
+inTheOneProcessRun('services started apart', () => {
   const apart = useTrove({ target: 'auth,records,ingestion,search,open,billing,connector,mcp' });
 
   it('each answers /health, /health/ready (its own dependencies) and /metrics on its own port, and nothing listens on PORT', async () => {
