@@ -7,7 +7,9 @@
  * - keyword: `ts_rank_cd` top page of `tsv @@ to_tsquery(every word, the last as a prefix)`;
  * - natural-language: the same over any of the question's content words (what the engine matches them with);
  * - identifier: `identifiers @> ARRAY[$1]`, the page in no particular order;
- * - filtered: keyword plus `data @> {material}`, `{in_stock}`, `{size}`, `{rohs}` and a numeric price range.
+ * - filtered: keyword plus `data @> {material}`, `{in_stock}`, `{size}`, `{rohs}` and a numeric price range;
+ * - aggregate: one `GROUP BY GROUPING SETS ((field), ())` over the same values held in plain typed columns (material,
+ *   brand, size, standard, in_stock, price, length_mm): the groups and the totals with their stats in one scan.
  *
  * Every match is ranked: this is what a design that ranks a bounded candidate set (the engine's) is measured against.
  */
@@ -27,6 +29,7 @@ const CREATE = `
     description text,
     data jsonb not null,
     identifiers text[] not null,
+    material text, brand text, size text, standard text, in_stock boolean, price numeric, length_mm numeric,
     tsv tsvector generated always as (
       setweight(to_tsvector('simple', name), 'A')
       || setweight(to_tsvector('simple', coalesce(description, '')), 'B')
@@ -76,8 +79,11 @@ export async function loadFloor(url: string, records: CatalogueRecord[], tenant:
         while (next < chunks.length) {
           const chunk = chunks[next++]!;
           await c.query(
-            `insert into ${FLOOR_TABLE} (id, tenant_id, collection, record_type, name, description, data, identifiers)
-             select id, tenant_id, collection, record_type, name, description, data, identifiers
+            `insert into ${FLOOR_TABLE} (id, tenant_id, collection, record_type, name, description, data, identifiers,
+               material, brand, size, standard, in_stock, price, length_mm)
+             select id, tenant_id, collection, record_type, name, description, data, identifiers,
+               data ->> 'material', data ->> 'brand', data ->> 'size', data ->> 'standard', (data ->> 'in_stock')::boolean,
+               (data ->> 'price')::numeric, (data ->> 'length_mm')::numeric
              from jsonb_to_recordset($1::jsonb) as r(id uuid, tenant_id text, collection text, record_type text, name text,
                description text, data jsonb, identifiers text[])`,
             [chunk],
@@ -158,6 +164,36 @@ export function floorFiltered(tenant: string, collection: string, query: string,
     } else throw new Error(`the floor has no ${f.op} filter`);
   }
   return ranked(tenant, collection, keywordTsquery(query), limit, offset, extra, values);
+}
+
+/** The floor's typed columns, by the catalogue field they hold. */
+const COLUMNS = new Set(['material', 'brand', 'size', 'standard', 'in_stock', 'price', 'length_mm']);
+
+function column(field: string): string {
+  if (!COLUMNS.has(field)) throw new Error(`the floor has no column for ${field}`);
+  return field;
+}
+
+/**
+ * An aggregation on the typed columns: equality and numeric ranges as plain comparisons, the group and the totals
+ * (count, and min, max and avg of each stats field) in one scan.
+ */
+export function floorAggregate(tenant: string, collection: string, filters: Filter[], groupBy: string | undefined, stats: string[]): FloorQuery {
+  const where = ['tenant_id = $1', 'collection = $2'];
+  const values: unknown[] = [tenant, collection];
+  for (const f of filters) {
+    values.push(f.value);
+    const operator = { eq: '=', gte: '>=', lte: '<=', gt: '>', lt: '<' }[f.op as 'eq'];
+    if (!operator) throw new Error(`the floor has no ${f.op} filter`);
+    where.push(`${column(f.field)} ${operator} $${values.length}`);
+  }
+  const aggregates = ['count(*) as n', ...stats.flatMap((f) => [`min(${column(f)})`, `max(${column(f)})`, `avg(${column(f)})`])];
+  const group = groupBy ? column(groupBy) : undefined;
+  return {
+    text: `select ${group ? `${group} as value, ` : ''}${aggregates.join(', ')} from ${FLOOR_TABLE} where ${where.join(' and ')}
+           ${group ? `group by grouping sets ((${group}), ())` : ''}`,
+    values,
+  };
 }
 
 /** A pool of `size` connections to the floor's database, for its passes. */

@@ -18,13 +18,18 @@ export class HttpClient {
 
   /** A POST of `body`, JSON unless `headers` name another content-type (a multipart upload's, say). */
   post(path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<Reply> {
+    return this.send('POST', path, body, headers);
+  }
+
+  /** A request of any method; `body` JSON unless `headers` name another content-type (empty for a GET). */
+  send(method: string, path: string, body: string | Buffer = '', headers: Record<string, string> = {}): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
           agent: this.agent,
           host: this.url.hostname,
           port: this.url.port,
-          method: 'POST',
+          method,
           path,
           headers: { 'content-type': 'application/json', ...headers, 'content-length': Buffer.byteLength(body) },
         },

@@ -20,7 +20,7 @@ import { classifyQuery, PostgresSearchEngine, type AggregateQuery, type Filter, 
 import { BRANDS, KINDS, MATERIALS, SIZES, STANDARDS, catalogue, mulberry32, type CatalogueRecord } from './catalogue';
 import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op, type ThroughputResult } from './load';
 import { benchArgs } from './args';
-import { floorFiltered, floorIdentifierQuery, floorKeyword, floorNatural, floorPool, loadFloor, type FloorQuery } from './floor';
+import { floorAggregate, floorFiltered, floorIdentifierQuery, floorKeyword, floorNatural, floorPool, loadFloor, type FloorQuery } from './floor';
 import { startSystem } from './system';
 
 const COLLECTION = 'catalogue';
@@ -262,7 +262,8 @@ function engineOp(engine: SearchEngine, tenant: string, spec: Spec, checks: Chec
 
 /** The spec as the plain-table floor sends it (floor.ts), or undefined for a kind it has no query for. */
 function floorQueryOf(kind: Kind, tenant: string, spec: Spec): FloorQuery | undefined {
-  if (spec.op !== 'search' || spec.query === undefined) return undefined;
+  if (spec.op === 'aggregate') return floorAggregate(tenant, COLLECTION, spec.filters, spec.group_by, spec.stats);
+  if (spec.query === undefined) return undefined;
   switch (kind) {
     case 'keyword':
       return floorKeyword(tenant, COLLECTION, spec.query, spec.limit, spec.offset);
@@ -595,16 +596,24 @@ async function main() {
       const f = cell(`${kind}, floor`)!.latency!;
       console.log(`- ${kind} p50 within 1 ms of the floor's: ${verdict(t.p50 - f.p50 <= 1)} (${f1(t.p50)} vs ${f1(f.p50)} ms, +${f1(t.p50 - f.p50)} ms)`);
     }
+    // Keyword against a floor that ranks every match: a top-k ranking should beat it by 2× at least.
+    const P50_BOUND = { keyword: 0.5, 'natural-language': 1.15, filtered: 1.0 } as const;
     for (const kind of ['keyword', 'natural-language', 'filtered'] as const) {
       const t = cell(`${kind}, uncached`)!.latency!;
       const f = cell(`${kind}, floor`)!.latency!;
-      console.log(`- ${kind} p50 at most 1.15× the floor's: ${verdict(t.p50 <= 1.15 * f.p50)} (${f1(t.p50)} vs ${f1(f.p50)} ms, ${ratio(t.p50, f.p50)})`);
+      const bound = P50_BOUND[kind];
+      console.log(`- ${kind} p50 at most ${bound}× the floor's: ${verdict(t.p50 <= bound * f.p50)} (${f1(t.p50)} vs ${f1(f.p50)} ms, ${ratio(t.p50, f.p50)})`);
       console.log(`- ${kind} p99 below the floor's: ${verdict(t.p99 < f.p99)} (${f1(t.p99)} vs ${f1(f.p99)} ms, ${ratio(t.p99, f.p99)})`);
+    }
+    {
+      const t = cell('aggregate, uncached')!.latency!;
+      const f = cell('aggregate, floor')!.latency!;
+      console.log(`- aggregate p50 at most 2× the floor's GROUP BY on typed columns: ${verdict(t.p50 <= 2 * f.p50)} (${f1(t.p50)} vs ${f1(f.p50)} ms, ${ratio(t.p50, f.p50)})`);
     }
     {
       const t = cell('keyword, uncached')!.throughput!;
       const f = cell('keyword, floor')!.throughput!;
-      console.log(`- keyword req/s at ${concurrency} connections at least 0.8× the floor's: ${verdict(t.rps >= 0.8 * f.rps)} (${t.rps.toFixed(0)} vs ${f.rps.toFixed(0)}, ${ratio(t.rps, f.rps)})`);
+      console.log(`- keyword req/s at ${concurrency} connections at least 1.0× the floor's: ${verdict(t.rps >= f.rps)} (${t.rps.toFixed(0)} vs ${f.rps.toFixed(0)}, ${ratio(t.rps, f.rps)})`);
       const o = cell('keyword, Open API uncached')!.latency!;
       const p = cell('keyword, uncached')!.latency!;
       console.log(`- Open API p50 at most 2 ms above private keyword search: ${verdict(o.p50 - p.p50 <= 2)} (${f1(o.p50)} vs ${f1(p.p50)} ms, +${f1(o.p50 - p.p50)} ms)`);

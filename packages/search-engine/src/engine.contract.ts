@@ -966,6 +966,59 @@ function testAggregation(s: ContractSuite): void {
         missing: { count: 0, min: null, max: null, avg: null },
       });
     });
+
+    it('answers alike for every shape of value: long texts, arrays, nested values and objects', async () => {
+      const t = tenant();
+      const long = `A note of more than sixty-four characters, ${'long '.repeat(20)}`;
+      await s.index(
+        doc(t, { collection_data: { note: long, tags: ['red', 'blue', 'red'], size: 'M8', deep: [['x']], spec: { a: 1 }, price: 5 } }),
+        doc(t, { collection_data: { note: long, tags: 'red', size: 'M8', deep: 'x', spec: 'plain', price: 7 } }),
+        doc(t, { collection_data: { note: 'short', tags: ['green'], size: 'M10', price: 'n/a' } }),
+      );
+      const group = async (group_by: string, filters: Filter[] = []) =>
+        (await s.engine.aggregate({ scope: own(t), filters, group_by, stats: ['price'] }));
+      expect((await group('note')).groups).toEqual([
+        { value: long, count: 2 },
+        { value: 'short', count: 1 },
+      ]);
+      expect((await group('tags')).groups).toEqual([
+        { value: 'red', count: 2 },
+        { value: 'blue', count: 1 },
+        { value: 'green', count: 1 },
+      ]);
+      expect((await group('deep')).groups).toEqual([{ value: 'x', count: 1 }]);
+      expect((await group('spec')).groups).toEqual([{ value: 'plain', count: 1 }]);
+      const onLong = await group('size', [{ field: 'note', op: 'eq', value: long }]);
+      expect(onLong.total).toBe(2);
+      expect(onLong.groups).toEqual([{ value: 'M8', count: 2 }]);
+      expect(onLong.stats).toEqual({ price: { count: 2, min: 5, max: 7, avg: 6 } });
+      const onTag = await group('size', [{ field: 'tags', op: 'eq', value: 'red' }]);
+      expect(onTag.groups).toEqual([{ value: 'M8', count: 2 }]);
+      expect((await group('size', [{ field: 'deep', op: 'eq', value: 'x' }])).total).toBe(1);
+      expect((await group('size', [{ field: 'spec', op: 'eq', value: 'plain' }])).total).toBe(1);
+    });
+
+    it('follows every write: a new version, a removal, an archived record and a swap', async () => {
+      const t = tenant();
+      const bolt = doc(t, { collection_data: { material: 'steel', price: 10 } });
+      const nut = doc(t, { collection_data: { material: 'steel', price: 20 } });
+      await s.index(bolt, nut);
+      const byMaterial = async () => {
+        const r = await s.engine.aggregate({ scope: own(t), filters: [], group_by: 'material', stats: ['price'] });
+        return { total: r.total, groups: r.groups, max: r.stats.price?.max };
+      };
+      expect(await byMaterial()).toEqual({ total: 2, groups: [{ value: 'steel', count: 2 }], max: 20 });
+      await s.index({ ...bolt, version: 2, collection_data: { material: 'brass', price: 30 } });
+      expect(await byMaterial()).toEqual({ total: 2, groups: [{ value: 'brass', count: 1 }, { value: 'steel', count: 1 }], max: 30 });
+      await s.index({ ...nut, version: 2, status: 'archived' });
+      expect(await byMaterial()).toEqual({ total: 1, groups: [{ value: 'brass', count: 1 }], max: 30 });
+      await s.engine.apply([{ op: 'remove', tenant_id: t, record_id: bolt.record_id, version: 3 }]);
+      expect(await byMaterial()).toEqual({ total: 0, groups: [], max: null });
+      await s.engine.apply([upsert(doc(t, { generation: 2, collection_data: { material: 'zinc', price: 1 } }), 1)]);
+      expect((await byMaterial()).total).toBe(0);
+      await s.engine.swapGeneration(t, 'parts', 2);
+      expect(await byMaterial()).toEqual({ total: 1, groups: [{ value: 'zinc', count: 1 }], max: 1 });
+    });
   });
 }
 

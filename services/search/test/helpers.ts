@@ -50,8 +50,9 @@ export async function startSystem(config: Record<string, string> = {}): Promise<
 }
 
 /**
- * Holds the engine's documents table from a connection of its own until `release`: in `share` mode writers to it
- * wait, searches may still read; in `access exclusive` mode searches wait too. `released` settles once the lock is
+ * Holds the engine's documents table, and the narrow copy of their values that aggregation reads, from a connection
+ * of its own until `release`: in `share` mode writers to them wait, searches may still read; in `access exclusive`
+ * mode searches and aggregations wait too. `released` settles once the lock is
  * gone.
  */
 export async function holdEngine(sys: System, mode: 'share' | 'access exclusive' = 'share'): Promise<{ release(): void; released: Promise<void> }> {
@@ -61,7 +62,7 @@ export async function holdEngine(sys: System, mode: 'share' | 'access exclusive'
   let locked!: () => void;
   const isLocked = new Promise<void>((r) => (locked = r));
   const held = holder.db.transaction().execute(async (trx) => {
-    await sql.raw(`lock table search_engine.documents in ${mode} mode`).execute(trx);
+    await sql.raw(`lock table search_engine.documents, search_engine.document_values in ${mode} mode`).execute(trx);
     locked();
     await releasing;
   });

@@ -1,59 +1,121 @@
 import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { sql, type Kysely } from '@trove/db';
-import type { AggregateQuery, AggregateResult, CollectionGroup, FieldStats, Filter, Scalar } from '../port';
+import type { AggregateQuery, AggregateResult, CollectionGroup, FieldStats, Filter, Scalar, SearchScope } from '../port';
 import { whereClause } from './filters';
 import type { Fragment } from './rows';
 
 /**
  * Aggregation in the PostgreSQL engine: a scope's matching documents counted, grouped by a field and summarised
  * (aggregate()), and the public index's collections counted across tenants (publicCollections()).
+ *
+ * Both read document_values (migrations.ts, version 5): each document's scope columns and the collection_data fields
+ * worth grouping and filtering, a few hundred bytes a row against the documents table's 1.5 KB, written beside every
+ * document (writes.ts). A query that touches a field the scope has ever held as a long string or
+ * a long or nested array (field_kinds) reads the documents table instead, since document_values leaves such values
+ * out; both answer the same.
  */
+
+/** Where an aggregation reads: the table (aliased `d`) and whether it holds every document in full. */
+interface Source {
+  table: Fragment;
+  full: boolean;
+  /** Fields some document of the scope holds as an array (or as a long value, which may be one): groups unnest them. */
+  arrays: Set<string>;
+}
+
+const FULL = sql`search_engine.documents d`;
+const VALUES = sql`search_engine.document_values d`;
 
 export class Aggregation {
   constructor(private readonly db: Kysely<any>) {}
 
-  /** The scope's matches counted, grouped by `group_by` and summarised over the `stats` fields (at most 5). */
+  /**
+   * The scope's matches counted, grouped by `group_by` and summarised over the `stats` fields (at most 5). A group
+   * field that holds one value a document (never an array in the scope) is grouped in the statement that counts and
+   * summarises: the totals are the sums over every group. Otherwise the groups unnest each document's values in a
+   * statement of their own, beside the totals'.
+   */
   async aggregate(query: AggregateQuery): Promise<AggregateResult> {
-    const where = whereClause(query.scope, query.filters);
     const fields = [...new Set(query.stats ?? [])].slice(0, 5);
-    const numeric = (field: string) =>
-      sql`case when jsonb_typeof(d.data -> ${field}) = 'number' then (d.data ->> ${field})::float8 end`;
-    const statColumns = fields.map(
-      (field, i) =>
-        sql`count(${numeric(field)}) as ${sql.raw(`c${i}`)}, min(${numeric(field)}) as ${sql.raw(`mn${i}`)},
-            max(${numeric(field)}) as ${sql.raw(`mx${i}`)}, avg(${numeric(field)}) as ${sql.raw(`av${i}`)}`,
+    const source = await this.source(query.scope, [
+      ...query.filters.filter((f) => f.on !== 'record_type').map((f) => f.field),
+      ...(query.group_by ? [query.group_by] : []),
+      ...fields,
+    ]);
+    // document_values has no index on the values: equality is tested row by row there (every row in scope is read).
+    const where = whereClause(query.scope, query.filters, source.full);
+    // Each stats field's numeric value read once a row (x0, x1, ...): a lateral subquery kept apart (offset 0), else
+    // the planner would read it again for each of the four aggregates.
+    const from =
+      fields.length === 0
+        ? source.table
+        : sql`${source.table} cross join lateral (select ${sql.join(
+            fields.map((field, i) => sql`${numberOf(source, field)} as ${sql.raw(`x${i}`)}`),
+          )} offset 0) x`;
+    const partials = fields.map(
+      (_, i) => sql.raw(`count(x${i}) as c${i}, min(x${i}) as mn${i}, max(x${i}) as mx${i}, sum(x${i}) as s${i}`),
     );
-    const totals = sql<Record<string, number | null>>`
-      select ${sql.join([sql`count(*) as total`, ...statColumns])} from search_engine.documents d where ${where}`.execute(
-      this.db,
-    );
-    const groups = query.group_by ? this.groups(where, query.group_by) : Promise.resolve([]);
-    const [row, grouped] = await Promise.all([totals.then((r) => r.rows[0]!), groups]);
+    const value = query.group_by ? groupValue(source, query.group_by) : undefined;
+    let totals: Record<string, unknown>;
+    let groups: Array<{ value: Scalar; count: number }> = [];
+    if (value) {
+      const overAll = fields.map(
+        (_, i) => sql.raw(`sum(c${i}) over () as c${i}, min(mn${i}) over () as mn${i}, max(mx${i}) over () as mx${i}, sum(s${i}) over () as s${i}`),
+      );
+      const { rows } = await sql<Record<string, unknown> & { value: Scalar | null; n: number }>`
+        select ${sql.join([sql`g.value, g.n, sum(g.n) over () as total`, ...overAll])}
+        from (select ${sql.join([sql`${value} as value, count(*) as n`, ...partials])}
+              from ${from} where ${where} group by 1) g
+        order by coalesce(jsonb_typeof(g.value) in ('string', 'number', 'boolean'), false) desc, g.n desc, g.value
+        limit ${AGGREGATE_GROUP_LIMIT}`.execute(this.db);
+      totals = rows[0] ?? { total: 0 };
+      groups = rows.filter((r) => isScalar(r.value)).map((r) => ({ value: r.value as Scalar, count: Number(r.n) }));
+    } else {
+      const counted = sql<Record<string, unknown>>`
+        select ${sql.join([sql`count(*) as total`, ...partials])} from ${from} where ${where}`.execute(this.db);
+      const grouped = query.group_by ? this.unnestedGroups(source, where, query.group_by) : Promise.resolve([]);
+      [totals, groups] = await Promise.all([counted.then((r) => r.rows[0]!), grouped]);
+    }
     const stats: Record<string, FieldStats> = {};
     fields.forEach((field, i) => {
-      const count = Number(row[`c${i}`] ?? 0);
+      const count = Number(totals[`c${i}`] ?? 0);
       stats[field] = {
         count,
-        min: count ? Number(row[`mn${i}`]) : null,
-        max: count ? Number(row[`mx${i}`]) : null,
-        avg: count ? Number(row[`av${i}`]) : null,
+        min: count ? Number(totals[`mn${i}`]) : null,
+        max: count ? Number(totals[`mx${i}`]) : null,
+        avg: count ? Number(totals[`s${i}`]) / count : null,
       };
     });
-    return { total: Number(row.total), groups: grouped, stats };
+    return { total: Number(totals.total ?? 0), groups, stats };
   }
 
-  /** The AGGREGATE_GROUP_LIMIT most frequent values of `field` among the matches, ties by value. */
-  private async groups(where: Fragment, field: string): Promise<Array<{ value: Scalar; count: number }>> {
-    // A document counts once per distinct value; an array counts once per distinct element.
-    const values =
-      field === 'record_type' || field === 'collection'
-        ? sql`select to_jsonb(${sql.ref(`d.${field}`)}) as value`
-        : sql`select distinct e.value from jsonb_array_elements(
-            case when jsonb_typeof(d.data -> ${field}) = 'array' then d.data -> ${field}
-            else jsonb_build_array(d.data -> ${field}) end) e(value)`;
+  /** Reads document_values unless one of `fields` has been long somewhere in the scope; which fields were arrays. */
+  private async source(scope: SearchScope, fields: string[]): Promise<Source> {
+    const names = [...new Set(fields)];
+    if (names.length === 0) return { table: VALUES, full: false, arrays: new Set() };
+    const where =
+      scope.kind === 'private'
+        ? sql`k.tenant_id = ${scope.tenant_id} and k.collection = ${scope.collection}`
+        : scope.collection === undefined
+          ? sql`true`
+          : sql`k.collection = ${scope.collection}`;
+    const { rows } = await sql<{ field: string; kind: string }>`
+      select distinct k.field, k.kind from search_engine.field_kinds k
+      where ${where} and k.field = any(${names}::text[])`.execute(this.db);
+    const full = rows.some((r) => r.kind === 'long');
+    return { table: full ? FULL : VALUES, full, arrays: new Set(rows.map((r) => r.field)) };
+  }
+
+  /**
+   * The AGGREGATE_GROUP_LIMIT most frequent values of an array field among the matches, ties by value: a document
+   * counts once per distinct value, an array once per distinct element.
+   */
+  private async unnestedGroups(source: Source, where: Fragment, field: string): Promise<Array<{ value: Scalar; count: number }>> {
     const result = await sql<{ value: Scalar; count: number }>`
       select v.value, count(*)::int as count
-      from search_engine.documents d cross join lateral (${values}) v
+      from ${source.table} cross join lateral (select distinct e.value from jsonb_array_elements(
+        case when jsonb_typeof(d.data -> ${field}) = 'array' then d.data -> ${field}
+        else jsonb_build_array(d.data -> ${field}) end) e(value)) v
       where ${where} and jsonb_typeof(v.value) in ('string', 'number', 'boolean')
       group by v.value order by count(*) desc, v.value limit ${AGGREGATE_GROUP_LIMIT}`.execute(this.db);
     return result.rows.map((r) => ({ value: r.value, count: Number(r.count) }));
@@ -61,11 +123,12 @@ export class Aggregation {
 
   /** The public index's largest collections among the documents matching `filters`, with their record types. */
   async publicCollections(filters: Filter[]): Promise<CollectionGroup[]> {
-    const where = whereClause({ kind: 'public' }, filters);
+    const source = await this.source({ kind: 'public' }, filters.filter((f) => f.on !== 'record_type').map((f) => f.field));
+    const where = whereClause({ kind: 'public' }, filters, source.full);
     const result = await sql<{ collection: string; total: number; record_type: string; n: number }>`
       with pairs as (
         select d.collection, d.record_type, count(*)::int as n
-        from search_engine.documents d where ${where} group by d.collection, d.record_type),
+        from ${source.table} where ${where} group by d.collection, d.record_type),
       top as (
         select collection, sum(n)::int as total from pairs group by collection
         order by total desc, collection collate "C" limit ${AGGREGATE_GROUP_LIMIT})
@@ -83,4 +146,21 @@ export class Aggregation {
     }
     return groups;
   }
+}
+
+/** A stats field's value as a number, or null where it holds anything else (document_values' nums holds numbers only). */
+function numberOf(source: Source, field: string): Fragment {
+  return source.full
+    ? sql`case when jsonb_typeof(d.data -> ${field}) = 'number' then (d.data ->> ${field})::float8 end`
+    : sql`(d.nums ->> ${field})::float8`;
+}
+
+/** The group field's one value a document, or undefined for a field some document of the scope holds as an array. */
+function groupValue(source: Source, field: string): Fragment | undefined {
+  if (field === 'record_type' || field === 'collection') return sql`to_jsonb(${sql.ref(`d.${field}`)})`;
+  return source.arrays.has(field) ? undefined : sql`d.data -> ${field}`;
+}
+
+function isScalar(value: unknown): value is Scalar {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }

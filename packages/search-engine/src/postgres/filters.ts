@@ -88,8 +88,9 @@ export function filterCondition(filter: Filter, indexed = true): Fragment {
 }
 
 /**
- * The scope and the filters. `filtersIndexed` false: equality filters in the form tested row by row (equalsAny), for
- * text queries, whose candidates come from the text index.
+ * The scope and the filters, over the documents table or document_values (aggregation.ts), which share these columns.
+ * `filtersIndexed` false: equality filters in the form tested row by row (equalsAny), for text queries, whose
+ * candidates come from the text index, and for document_values, which has no index on the values.
  */
 export function whereClause(scope: SearchScope, filters: Filter[], filtersIndexed = true): Fragment {
   return sql.join([scopeCondition(scope), ...filters.map((f) => filterCondition(f, filtersIndexed))], sql` and `);

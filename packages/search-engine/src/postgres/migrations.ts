@@ -104,4 +104,67 @@ export const searchEngineMigrations: Migration[] = [
       alter table search_engine.documents add column vocabulary text;
     `,
   },
+  {
+    version: 5,
+    name: 'the values aggregation reads, narrow, written beside each document',
+    // Aggregation reads every document in scope: on the documents table that is every column of every row (about
+    // 1.5 KB a document). document_values holds what aggregation reads of each document (its scope columns and the
+    // collection_data fields worth grouping and filtering: numbers, booleans, strings of at most 64 characters and
+    // arrays of at most 32 of them), a few hundred bytes; the engine writes it in the statements that write
+    // documents (writes.ts); nums holds the numbers among them again, so statistics read them without testing
+    // each value's type. field_kinds names each field a scope has ever held in a shape document_values leaves
+    // out or that asks for more work ('long': a longer string, a longer or nested array; 'array'): aggregation over
+    // a long field reads the documents table, and groups of a field never an array skip unnesting. Kinds are never
+    // removed (a field once long stays on the slower path, which answers the same). The functions below fill both
+    // for documents written before this version (writes.ts decides the same in JavaScript: valueKind), then go.
+    up: `
+      create table search_engine.document_values (
+        tenant_id text not null,
+        record_id text not null,
+        collection text not null,
+        generation integer not null,
+        status text,
+        searchable boolean not null,
+        visibility text,
+        record_type text,
+        data jsonb not null,
+        nums jsonb not null,
+        primary key (tenant_id, record_id)
+      );
+      create index document_values_scope on search_engine.document_values (tenant_id, collection) where searchable;
+      create index document_values_public on search_engine.document_values (collection)
+        where searchable and visibility = 'public';
+      create table search_engine.field_kinds (
+        tenant_id text not null,
+        collection text not null,
+        field text not null,
+        kind text not null,
+        primary key (tenant_id, collection, field, kind)
+      );
+      create function search_engine.value_kind(value jsonb) returns text language sql immutable as $fn$
+        select case
+          when jsonb_typeof(value) in ('number', 'boolean') then 'short'
+          when jsonb_typeof(value) = 'string' then case when length(value #>> '{}') <= 64 then 'short' else 'long' end
+          when jsonb_typeof(value) = 'array' then case
+            when jsonb_array_length(value) <= 32 and not exists (
+              select 1 from jsonb_array_elements(value) e
+              where jsonb_typeof(e) in ('object', 'array') or (jsonb_typeof(e) = 'string' and length(e #>> '{}') > 64))
+            then 'array' else 'long' end
+          else 'none' end
+      $fn$;
+      insert into search_engine.document_values
+          (tenant_id, record_id, collection, generation, status, searchable, visibility, record_type, data, nums)
+        select d.tenant_id, d.record_id, d.collection, d.generation, d.status, d.searchable, d.visibility, d.record_type,
+          (select coalesce(jsonb_object_agg(f.key, f.value), '{}') from jsonb_each(coalesce(d.data, '{}')) f
+           where search_engine.value_kind(f.value) in ('short', 'array')),
+          (select coalesce(jsonb_object_agg(f.key, f.value), '{}') from jsonb_each(coalesce(d.data, '{}')) f
+           where jsonb_typeof(f.value) = 'number')
+        from search_engine.documents d where not d.removed;
+      insert into search_engine.field_kinds (tenant_id, collection, field, kind)
+        select distinct d.tenant_id, d.collection, f.key, search_engine.value_kind(f.value)
+        from search_engine.documents d cross join lateral jsonb_each(coalesce(d.data, '{}')) f
+        where not d.removed and search_engine.value_kind(f.value) in ('long', 'array');
+      drop function search_engine.value_kind(jsonb);
+    `,
+  },
 ];

@@ -5,6 +5,7 @@ import type { Maintenance } from './maintenance';
 import type { ApplyOutcome, IndexChange, IndexDocument } from '../port';
 import { searchText } from './ranking';
 import { isVocabularyWord } from '../typos';
+import type { Fragment } from './rows';
 
 /**
  * The PostgreSQL engine's write side: how a batch of index changes is validated and written (one statement per kind of
@@ -140,31 +141,55 @@ async function writeChanges(trx: Transaction<any>, changes: IndexChange[]): Prom
     const rows = upserts.map(({ document }) => documentRow(cleanJson(document)));
     // A version not newer than the stored one (tombstones included) changes nothing; a generation below the active
     // one never becomes searchable again, so it is not stored at all.
+    // The document and, beside it, what aggregation reads of it (document_values), for every row the insert wrote.
     await sql`
-      insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable, collection,
-        generation, record_type, name, description, description_llm, data, source_type, status, visibility,
-        updated_at, vocabulary, identifiers, name_key, tsv)
-      select x.tenant_id, x.record_id, x.version, false, x.status = 'active' and x.generation = c.active_generation,
-        x.collection, x.generation, x.record_type, x.name, x.description, x.description_llm, x.data, x.source_type,
-        x.status, x.visibility, x.updated_at, x.vocabulary,
-        array(select jsonb_array_elements_text(x.identifiers)), x.name_key,
-        setweight(to_tsvector('simple', x.name_text), 'A') || setweight(to_tsvector('simple', x.body_text), 'B') || setweight(to_tsvector('simple', x.data_text), 'C')
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint,
-          collection text, generation integer, record_type text, name text, description text, description_llm text,
-          data jsonb, source_type text, status text, visibility text, updated_at text, vocabulary text, identifiers jsonb,
-          name_key text, name_text text, body_text text, data_text text)
-        join search_engine.collections c on c.tenant_id = x.tenant_id and c.collection = x.collection
-      where x.generation >= c.active_generation
+      with x as materialized (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text,
+          version bigint, collection text, generation integer, record_type text, name text, description text,
+          description_llm text, data jsonb, source_type text, status text, visibility text, updated_at text,
+          vocabulary text, identifiers jsonb, name_key text, name_text text, body_text text, data_text text,
+          "values" jsonb, nums jsonb)),
+      written as (
+        insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable, collection,
+          generation, record_type, name, description, description_llm, data, source_type, status, visibility,
+          updated_at, vocabulary, identifiers, name_key, tsv)
+        select x.tenant_id, x.record_id, x.version, false, x.status = 'active' and x.generation = c.active_generation,
+          x.collection, x.generation, x.record_type, x.name, x.description, x.description_llm, x.data, x.source_type,
+          x.status, x.visibility, x.updated_at, x.vocabulary,
+          array(select jsonb_array_elements_text(x.identifiers)), x.name_key,
+          setweight(to_tsvector('simple', x.name_text), 'A') || setweight(to_tsvector('simple', x.body_text), 'B') || setweight(to_tsvector('simple', x.data_text), 'C')
+        from x join search_engine.collections c on c.tenant_id = x.tenant_id and c.collection = x.collection
+        where x.generation >= c.active_generation
+        order by x.tenant_id, x.record_id
+        on conflict (tenant_id, record_id) do update set
+          version = excluded.version, removed = false, searchable = excluded.searchable,
+          collection = excluded.collection, generation = excluded.generation, record_type = excluded.record_type,
+          name = excluded.name, description = excluded.description, description_llm = excluded.description_llm,
+          data = excluded.data, source_type = excluded.source_type, status = excluded.status,
+          visibility = excluded.visibility, updated_at = excluded.updated_at, vocabulary = excluded.vocabulary,
+          identifiers = excluded.identifiers,
+          name_key = excluded.name_key, tsv = excluded.tsv
+        where d.version < excluded.version
+        returning d.tenant_id, d.record_id, d.searchable)
+      insert into search_engine.document_values as v (tenant_id, record_id, collection, generation, status, searchable,
+        visibility, record_type, data, nums)
+      select x.tenant_id, x.record_id, x.collection, x.generation, x.status, w.searchable, x.visibility,
+        x.record_type, x."values", x.nums
+      from written w join x on x.tenant_id = w.tenant_id and x.record_id = w.record_id
       order by x.tenant_id, x.record_id
       on conflict (tenant_id, record_id) do update set
-        version = excluded.version, removed = false, searchable = excluded.searchable,
-        collection = excluded.collection, generation = excluded.generation, record_type = excluded.record_type,
-        name = excluded.name, description = excluded.description, description_llm = excluded.description_llm,
-        data = excluded.data, source_type = excluded.source_type, status = excluded.status,
-        visibility = excluded.visibility, updated_at = excluded.updated_at, vocabulary = excluded.vocabulary,
-        identifiers = excluded.identifiers,
-        name_key = excluded.name_key, tsv = excluded.tsv
-      where d.version < excluded.version`.execute(trx);
+        collection = excluded.collection, generation = excluded.generation, status = excluded.status,
+        searchable = excluded.searchable, visibility = excluded.visibility, record_type = excluded.record_type,
+        data = excluded.data, nums = excluded.nums`.execute(trx);
+    const kinds = fieldKindRows(upserts.map((c) => c.document));
+    if (kinds.length > 0) {
+      await sql`
+        insert into search_engine.field_kinds (tenant_id, collection, field, kind)
+        select x.tenant_id, x.collection, x.field, x.kind
+        from jsonb_to_recordset(${JSON.stringify(kinds)}::jsonb) as x(tenant_id text, collection text, field text, kind text)
+        order by 1, 2, 3, 4
+        on conflict do nothing`.execute(trx);
+    }
     const words = vocabularyRows(rows);
     if (words.length > 0) {
       // In one order, so concurrent batches sharing words never wait on each other in a cycle.
@@ -181,15 +206,19 @@ async function writeChanges(trx: Transaction<any>, changes: IndexChange[]): Prom
     const rows = removes.map(({ tenant_id, record_id, version }) => ({ tenant_id, record_id, version }));
     // The tombstone keeps the version, so a late delivery of an older upsert cannot bring the record back.
     await sql`
-      insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable)
-      select x.tenant_id, x.record_id, x.version, true, false
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint)
-      order by x.tenant_id, x.record_id
-      on conflict (tenant_id, record_id) do update set
-        version = excluded.version, removed = true, searchable = false, record_type = null, name = null,
-        description = null, description_llm = null, data = null, source_type = null, status = null,
-        visibility = null, updated_at = null, vocabulary = null, identifiers = '{}', name_key = null, tsv = null
-      where d.version <= excluded.version and not d.removed`.execute(trx);
+      with gone as (
+        insert into search_engine.documents as d (tenant_id, record_id, version, removed, searchable)
+        select x.tenant_id, x.record_id, x.version, true, false
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id text, record_id text, version bigint)
+        order by x.tenant_id, x.record_id
+        on conflict (tenant_id, record_id) do update set
+          version = excluded.version, removed = true, searchable = false, record_type = null, name = null,
+          description = null, description_llm = null, data = null, source_type = null, status = null,
+          visibility = null, updated_at = null, vocabulary = null, identifiers = '{}', name_key = null, tsv = null
+        where d.version <= excluded.version and not d.removed
+        returning d.tenant_id, d.record_id)
+      delete from search_engine.document_values v using gone g
+      where v.tenant_id = g.tenant_id and v.record_id = g.record_id`.execute(trx);
   }
 }
 
@@ -216,20 +245,24 @@ async function swapActiveGeneration(
  * Answers how many rows changed.
  */
 async function activate(trx: Transaction<any>, tenant_id: string, collection: string, generation: number): Promise<number> {
-  const statements = [
+  // The same three statements on document_values (which holds no tombstones), whose rows follow their documents'.
+  const statements = (table: Fragment, live: Fragment) => [
     sql`
-      delete from search_engine.documents
+      delete from ${table}
       where tenant_id = ${tenant_id} and collection = ${collection} and generation < ${generation}`,
     sql`
-      update search_engine.documents set searchable = (status = 'active')
+      update ${table} set searchable = (status = 'active')
       where tenant_id = ${tenant_id} and collection = ${collection} and generation = ${generation}
-        and not removed and searchable <> (status = 'active')`,
+        and ${live} and searchable <> (status = 'active')`,
     sql`
-      update search_engine.documents set searchable = false
+      update ${table} set searchable = false
       where tenant_id = ${tenant_id} and collection = ${collection} and generation > ${generation} and searchable`,
   ];
   let changed = 0;
-  for (const statement of statements) changed += Number((await statement.execute(trx)).numAffectedRows ?? 0);
+  for (const statement of statements(sql`search_engine.documents`, sql`not removed`)) {
+    changed += Number((await statement.execute(trx)).numAffectedRows ?? 0);
+  }
+  for (const statement of statements(sql`search_engine.document_values`, sql`true`)) await statement.execute(trx);
   return changed;
 }
 
@@ -261,7 +294,55 @@ function documentRow(document: IndexDocument) {
     // record of a collection shares ("film", "collection", "gross") and which would match them all.
     body_text: searchText(description.slice(0, MAX_DESCRIPTION_TEXT)),
     data_text: searchText(dataText(document.collection_data)),
+    ...shortValues(document.collection_data),
   };
+}
+
+/** The longest string (in characters) and array that document_values holds; anything longer is a 'long' field. */
+const SHORT_TEXT = 64;
+const SHORT_ARRAY = 32;
+
+/**
+ * How document_values holds a collection_data value: 'short' (a number, a boolean, a string of at most SHORT_TEXT
+ * characters), 'array' (at most SHORT_ARRAY of those or nulls), 'long' (left out: a longer string, a longer or nested
+ * array) or 'none' (left out: an object or null, which no filter matches and no group counts). Migration 5 decides
+ * the same in SQL for the documents written before it.
+ */
+function valueKind(value: unknown): 'short' | 'array' | 'long' | 'none' {
+  const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'boolean' || (typeof v === 'string' && [...v].length <= SHORT_TEXT);
+  if (typeof value === 'string') return scalar(value) ? 'short' : 'long';
+  if (typeof value === 'number' || typeof value === 'boolean') return 'short';
+  if (Array.isArray(value)) return value.length <= SHORT_ARRAY && value.every((v) => v === null || scalar(v)) ? 'array' : 'long';
+  return 'none';
+}
+
+/** The collection_data fields document_values holds (`values`), and the numbers among them (`nums`). */
+function shortValues(data: Record<string, unknown>): { values: Record<string, unknown>; nums: Record<string, number> } {
+  const values: Record<string, unknown> = {};
+  const nums: Record<string, number> = {};
+  for (const [field, value] of Object.entries(data ?? {})) {
+    const kind = valueKind(value);
+    if (kind === 'short' || kind === 'array') values[field] = value;
+    if (typeof value === 'number') nums[field] = value;
+  }
+  return { values, nums };
+}
+
+/** The batch's fields held as arrays or long values, per collection (field_kinds; see aggregation.ts). */
+function fieldKindRows(documents: IndexDocument[]): Array<{ tenant_id: string; collection: string; field: string; kind: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ tenant_id: string; collection: string; field: string; kind: string }> = [];
+  for (const d of documents) {
+    for (const [field, value] of Object.entries(d.collection_data ?? {})) {
+      const kind = valueKind(value);
+      if (kind !== 'array' && kind !== 'long') continue;
+      const key = JSON.stringify([d.tenant_id, d.collection, field, kind]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ tenant_id: d.tenant_id, collection: d.collection, field, kind });
+    }
+  }
+  return out;
 }
 
 /** The distinct words of a batch's documents that typo tolerance may expand a query word to (see typos.ts). */
