@@ -42,7 +42,7 @@ describe('the Open API through the gateway, without a key', () => {
     const res = await api('GET', '/open/v1/search?q=open%20gate%20valve');
     expect(res.status).toBe(200);
     expect(names(res)).toEqual(['Open gate valve A', 'Open gate valve B']);
-    expect(res.body.metadata).toEqual({ search_mode: 'fulltext', processing_time_ms: expect.any(Number), total_estimate: 2, cache_hit: expect.any(Boolean) });
+    expect(res.body.metadata).toEqual({ search_mode: 'fulltext', processing_time_ms: expect.any(Number), total_estimate: 2, total_is_estimate: false, cache_hit: expect.any(Boolean) });
     expectRateHeaders(res, '30');
 
     const post = await api('POST', '/open/v1/search/open-e2e', { body: { query: 'gate valve', filters: { size_min: 10 } } });

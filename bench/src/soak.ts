@@ -77,7 +77,8 @@ async function main() {
         else seen[Math.floor(Math.random() * seen.length)] = r.record_id;
       }
     };
-    const worker = async (kind: Kind, seed: number, send: (rnd: () => number) => Promise<Reply | undefined>) => {
+    /** Sends one request after another (at most one every `everyMs`), timing each answer. */
+    const worker = async (kind: Kind, seed: number, send: (rnd: () => number) => Promise<Reply | undefined>, everyMs = 0) => {
       const rnd = mulberry32(seed);
       while (performance.now() < deadline) {
         const t0 = performance.now();
@@ -87,6 +88,8 @@ async function main() {
           continue;
         }
         samples.push({ kind, at: (t0 - started) / 1000, ms: performance.now() - t0, status: reply.status });
+        const wait = t0 + everyMs - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
     };
     const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
@@ -115,12 +118,12 @@ async function main() {
         return client.post(`/api/v1/search/${COLLECTION}`, JSON.stringify(body), auth);
       }),
       // Paced within the Open API's allowance of OPEN_SEARCH_LIMIT_PER_MINUTE (60) per client address.
-      worker('open search', 5, async (rnd) => {
-        const paced = new Promise((r) => setTimeout(r, OPEN_SEARCH_EVERY_MS));
-        const reply = await client.send('GET', `/open/v1/search?q=${encodeURIComponent(`${pick(rnd, BRANDS)} ${pick(rnd, KINDS)}`)}&collection=${COLLECTION}`);
-        await paced;
-        return reply;
-      }),
+      worker(
+        'open search',
+        5,
+        (rnd) => client.send('GET', `/open/v1/search?q=${encodeURIComponent(`${pick(rnd, BRANDS)} ${pick(rnd, KINDS)}`)}&collection=${COLLECTION}`),
+        OPEN_SEARCH_EVERY_MS,
+      ),
       worker('patch', 6, async (rnd) => {
         const id = seen.length > 0 ? pick(rnd, seen) : undefined;
         if (!id) return undefined;

@@ -116,6 +116,10 @@ export const TROVE_SEARCH_TOOL = mcpTool({
       .max(MAX_OFFSET, { error: `offset must be at most ${MAX_OFFSET}` })
       .default(0)
       .describe('Results to skip, for paging (default 0)'),
+    exact_total: z
+      .boolean()
+      .optional()
+      .describe('Count the matches exactly up to 10,000 (default: exact up to 1,000, estimated above, and the answer says which)'),
     format: answerFormat('a compact table', 'the results as JSON'),
   }),
   annotations: { readOnlyHint: true },

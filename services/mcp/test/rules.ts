@@ -113,7 +113,8 @@ export function mcpRules(start: () => Promise<McpHarness>, newTenant: () => stri
 
     it('trove_search finds records as a markdown table with the total, and as json on request', async () => {
       const text = textOf(await call('trove_search', { collection: 'fasteners', query: 'hex bolt' }));
-      expect(text).toContain('of about 1');
+      expect(text).toContain('Results 1-1 of 1 (');
+      expect(textOf(await call('trove_search', { collection: 'fasteners', query: 'hex bolt', exact_total: true }))).toContain('Results 1-1 of 1 (');
       expect(text).toContain('| 1 | Hex bolt M8x40 stainless steel |');
       expect(text).toContain(boltId);
       expect(text).not.toContain('x'.repeat(100));

@@ -37,6 +37,7 @@ export class OpenService {
         search_mode: answer.metadata.search_mode === 'error' ? 'error' : 'fulltext',
         processing_time_ms: Math.round((performance.now() - started) * 100) / 100,
         total_estimate: Math.max(req.offset + results.length, answer.metadata.total_estimate - hidden),
+        total_is_estimate: answer.metadata.total_is_estimate,
         cache_hit: answer.metadata.cache_hit,
         ...collectionFacts(req.collection, answer.metadata.collection_exists),
       },

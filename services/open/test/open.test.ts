@@ -49,7 +49,7 @@ describe('search', () => {
     }
     expect(res.body.results[0]).toMatchObject({ collection: 'valves', record_type: 'product', source_type: 'api', description_llm: expect.any(String) });
     expect(res.body.pagination).toEqual({ offset: 0, limit: 10, has_more: false });
-    expect(res.body.metadata).toEqual({ search_mode: 'fulltext', processing_time_ms: expect.any(Number), total_estimate: 3, cache_hit: false });
+    expect(res.body.metadata).toEqual({ search_mode: 'fulltext', processing_time_ms: expect.any(Number), total_estimate: 3, total_is_estimate: false, cache_hit: false });
   });
 
   it('says when a collection searched has no public record, and when it has some but none matched', async () => {

@@ -63,7 +63,10 @@ export const openSearchAnswer = z.object({
   metadata: z.object({
     search_mode: z.enum(['fulltext', 'error']),
     processing_time_ms: z.number(),
+    /** Exact up to 1,000 matches (10,000 with exact_total); above, possibly estimated, as private search's. */
     total_estimate: z.number().int(),
+    /** True when total_estimate is an estimate; false when it is the exact count. */
+    total_is_estimate: z.boolean(),
     cache_hit: z.boolean(),
     /** Only on an answer that found nothing in a named collection; see emptyAnswerFields. */
     ...emptyAnswerFields,

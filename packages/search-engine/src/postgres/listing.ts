@@ -49,11 +49,14 @@ export class Listing {
       const hits = whole.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number }));
       return { hits, ...exactly(counted), fuzzy: false };
     }
+    // More than SORTED_WHOLE matches: more than COUNTED_EXACTLY too, so the total is an estimate unless the search
+    // asks for an exact one (counted again, further).
+    const limit = countLimit(exact_total);
     const [found, total] = await Promise.all([
       sql<DocumentRow & { score: number }>`${prepared}
         select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      this.totals.count(where, scope, countLimit(exact_total)),
+      limit > SORTED_WHOLE ? this.totals.count(where, scope, limit) : this.totals.estimate(where, counted, scope),
     ]);
     return { hits: found.rows.map(toHit), ...total, fuzzy: false };
   }

@@ -1,6 +1,6 @@
 import { prepared, sql, type Kysely } from '@trove/db';
 import { queryWords, STOP_WORDS } from '../classify';
-import { EXACT_TOTAL_MAX, type SearchHit, type SearchQuery, type SearchResult } from '../port';
+import { type SearchHit, type SearchQuery, type SearchResult } from '../port';
 import { countLimit, exactly, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
@@ -158,12 +158,11 @@ export class Ranking {
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
     const ranked = { where, score, prior: prior(terms, text, type === 'keyword'), key: searchText(text), page, bound };
     if (type === 'keyword') {
-      const found = await this.keywordMatches(
-        { ...ranked, bound: Math.max(KEYWORD_CANDIDATES, page.offset + page.limit) },
-        tsText,
-        matchText(terms, 'every', 'name'),
-      );
-      return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, EXACT_TOTAL_MAX + 1, scope)), fuzzy: false };
+      const bound = Math.max(KEYWORD_CANDIDATES, page.offset + page.limit);
+      // The matches read: as many as the total is counted exactly (countLimit()), and at least the candidates.
+      const read = Math.max(countLimit(query.exact_total), bound);
+      const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read);
+      return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope)), fuzzy: false };
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
     // the matches, and cheap when they are.
@@ -184,8 +183,9 @@ export class Ranking {
 
   /**
    * A keyword query's page, in one statement that reads each match once (as the floor of ranking every match does,
-   * without ranking every one): up to EXACT_TOTAL_MAX + 1 matches, with what orders them cheaply (the name tier, and
-   * whether the name holds every word), so their number is the exact total when there are no more. The first `bound`
+   * without ranking every one): up to `read` + 1 matches (as many as the total is counted exactly, COUNTED_EXACTLY or
+   * EXACT_TOTAL_MAX when asked: counting.ts), with what orders them cheaply (the name tier, and whether the name holds every word),
+   * so their number is the exact total when there are no more. The first `bound`
    * of them in that order get the prior (ts_rank_cd and more, read again by row address), the best POOL by prior are
    * scored in full (relevance()), and the page is hydrated. When more match (a word most documents hold), the
    * documents whose name is the query are added, since the matches read may not hold them, and `matched` is
@@ -195,6 +195,7 @@ export class Ranking {
     ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
     tsText: string,
     nameText: string,
+    read: number,
   ): Promise<{ hits: SearchHit[]; matched?: number }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
@@ -203,11 +204,11 @@ export class Ranking {
         select d.ctid as row, d.name_key,
           (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
             + (d.tsv @@ ${nameText}::tsquery)::int as tier
-        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${EXACT_TOTAL_MAX + 1}
+        from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${read + 1}
       ),
       exactly as materialized (
         select d.ctid as row, d.name_key, 3 as tier from search_engine.documents d
-        where (select count(*) from m) > ${EXACT_TOTAL_MAX}
+        where (select count(*) from m) > ${read}
           and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       c as (
@@ -229,7 +230,7 @@ export class Ranking {
     const matched = Number(found.rows[0]?.matched ?? 0);
     return {
       hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
-      matched: matched <= EXACT_TOTAL_MAX ? matched : undefined,
+      matched: matched <= read ? matched : undefined,
     };
   }
 

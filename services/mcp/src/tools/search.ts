@@ -21,6 +21,7 @@ export function registerSearch(server: McpServer, backend: Backend, logger: Logg
       filters: args.filters ?? {},
       limit: args.limit,
       offset: args.offset,
+      ...(args.exact_total === undefined ? {} : { exact_total: args.exact_total }),
       format: 'json',
     });
     if (answer.results.length === 0 && args.offset === 0) await checkCollectionCase(backend, args.collection);
@@ -38,13 +39,13 @@ function searchMarkdown(args: Args, answer: SearchAnswer): string {
   if (results.length === 0) {
     lines.push(
       pagination.offset > 0
-        ? `No results at offset ${pagination.offset} (about ${metadata.total_estimate} in total).`
+        ? `No results at offset ${pagination.offset} (${metadata.total_is_estimate ? 'about ' : ''}${metadata.total_estimate} in total).`
         : `No records in collection "${args.collection}" match. Try fewer filters or other words; trove_schema shows the fields and sample values.`,
     );
     return lines.join('\n');
   }
   const first = pagination.offset + 1;
-  lines.push(`Results ${first}-${pagination.offset + results.length} of about ${metadata.total_estimate} (search mode: ${metadata.search_mode}).`, '');
+  lines.push(`Results ${first}-${pagination.offset + results.length} of ${metadata.total_is_estimate ? 'about ' : ''}${metadata.total_estimate} (search mode: ${metadata.search_mode}).`, '');
   lines.push(
     table(
       ['#', 'Name', 'Score', 'Type', 'Key data', 'Record ID'],
