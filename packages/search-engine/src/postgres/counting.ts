@@ -15,6 +15,9 @@ export function countLimit(exactTotal: boolean | undefined): number {
 }
 
 const SAMPLE_PAGES = 500;
+/** Matches a sample should hold for an estimate within about 10 % (see estimate()). */
+const SAMPLED_MATCHES = 100;
+const MAX_SAMPLE_PAGES = 8_000;
 /** Scopes whose document counts are kept (documentsIn()); the oldest goes first. */
 const SCOPE_SIZES_KEPT = 1_000;
 
@@ -53,15 +56,28 @@ export class Totals {
    * exactly: a sample scaled up can overshoot, and an estimate must never promise more records than could match.
    */
   async estimate(where: Fragment, atLeast: number, scope: SearchScope): Promise<Total> {
-    const percent = Math.min(100, Math.max(0.01, (100 * SAMPLE_PAGES) / (await this.tablePages())));
-    const [sampled, inScope] = await Promise.all([
-      sql<{ n: number }>`
-        select count(*)::int as n from search_engine.documents d tablesample system (${percent}) repeatable (7)
-        where ${where}`.execute(this.db),
-      this.documentsIn(scope),
-    ]);
-    const scaled = Math.max(atLeast, Math.round((Number(sampled.rows[0]!.n) * 100) / percent));
-    return { total_estimate: Math.min(inScope, scaled), total_is_estimate: true };
+    const pages = await this.tablePages();
+    // The share of the scope's documents in the sample that match, times the scope's documents: pages of a fixed
+    // sample may hold more or less of one collection than its share of the table, which scaling the matches by the
+    // sampled fraction of the table would carry into every estimate.
+    const sample = async (percent: number) => {
+      const { rows } = await sql<{ n: number; s: number }>`
+        select count(*) filter (where ${where})::int as n, count(*)::int as s
+        from search_engine.documents d tablesample system (${percent}) repeatable (7)
+        where ${scopeCondition(scope)}`.execute(this.db);
+      return { n: Number(rows[0]!.n), s: Number(rows[0]!.s) };
+    };
+    const inScope = await this.documentsIn(scope);
+    let percent = Math.min(100, Math.max(0.01, (100 * SAMPLE_PAGES) / pages));
+    let sampled = await sample(percent);
+    // Sparse matches: a sample holding few of them says little (with n sampled, the estimate is off by about
+    // 1 / sqrt(n)), so it is taken again, larger, to hold about SAMPLED_MATCHES (at most MAX_SAMPLE_PAGES pages).
+    if (sampled.n < SAMPLED_MATCHES && percent < 100) {
+      const larger = Math.min(100, (100 * MAX_SAMPLE_PAGES) / pages, percent * (SAMPLED_MATCHES / Math.max(sampled.n, 10)));
+      if (larger > percent) [percent, sampled] = [larger, await sample(larger)];
+    }
+    const share = sampled.s > 0 ? (sampled.n / sampled.s) * inScope : (sampled.n * 100) / percent;
+    return { total_estimate: Math.min(inScope, Math.max(atLeast, Math.round(share))), total_is_estimate: true };
   }
 
   /**
