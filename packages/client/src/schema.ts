@@ -1899,6 +1899,8 @@ export interface components {
              * @default 0
              */
             offset: number;
+            /** @description Count the matches exactly up to 10,000 (default: exact up to 1,000, estimated above, and the answer says which) */
+            exact_total?: boolean;
             /**
              * @description markdown (default): a compact table; json: the results as JSON
              * @default markdown
@@ -12852,6 +12854,7 @@ export interface operations {
                             search_mode: "fulltext" | "error";
                             processing_time_ms: number;
                             total_estimate: number;
+                            total_is_estimate: boolean;
                             cache_hit: boolean;
                             collection_exists?: boolean;
                             hint?: string;
@@ -12977,6 +12980,7 @@ export interface operations {
                             search_mode: "fulltext" | "error";
                             processing_time_ms: number;
                             total_estimate: number;
+                            total_is_estimate: boolean;
                             cache_hit: boolean;
                             collection_exists?: boolean;
                             hint?: string;
@@ -13101,6 +13105,7 @@ export interface operations {
                             search_mode: "fulltext" | "error";
                             processing_time_ms: number;
                             total_estimate: number;
+                            total_is_estimate: boolean;
                             cache_hit: boolean;
                             collection_exists?: boolean;
                             hint?: string;
@@ -13232,6 +13237,7 @@ export interface operations {
                             search_mode: "fulltext" | "error";
                             processing_time_ms: number;
                             total_estimate: number;
+                            total_is_estimate: boolean;
                             cache_hit: boolean;
                             collection_exists?: boolean;
                             hint?: string;
