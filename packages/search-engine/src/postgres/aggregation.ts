@@ -1,7 +1,7 @@
 import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { sql, type Kysely } from '@trove/db';
 import type { AggregateQuery, AggregateResult, CollectionGroup, FieldStats, Filter, Scalar, SearchScope } from '../port';
-import { whereClause } from './filters';
+import { collectionCondition, whereClause } from './filters';
 import type { Fragment } from './rows';
 
 /**
@@ -15,16 +15,17 @@ import type { Fragment } from './rows';
  * out; both answer the same.
  */
 
-/** Where an aggregation reads: the table (aliased `d`) and whether it holds every document in full. */
+/** Where an aggregation reads: the documents in full, or document_values (see tableOf()). */
 interface Source {
-  table: Fragment;
   full: boolean;
   /** Fields some document of the scope holds as an array (or as a long value, which may be one): groups unnest them. */
   arrays: Set<string>;
 }
 
-const FULL = sql`search_engine.documents d`;
-const VALUES = sql`search_engine.document_values d`;
+/** The table a source reads, aliased `d`. */
+function tableOf(source: Source): Fragment {
+  return source.full ? sql`search_engine.documents d` : sql`search_engine.document_values d`;
+}
 
 export class Aggregation {
   constructor(private readonly db: Kysely<any>) {}
@@ -48,8 +49,8 @@ export class Aggregation {
     // the planner would read it again for each of the four aggregates.
     const from =
       fields.length === 0
-        ? source.table
-        : sql`${source.table} cross join lateral (select ${sql.join(
+        ? tableOf(source)
+        : sql`${tableOf(source)} cross join lateral (select ${sql.join(
             fields.map((field, i) => sql`${numberOf(source, field)} as ${sql.raw(`x${i}`)}`),
           )} offset 0) x`;
     const partials = fields.map(
@@ -92,18 +93,12 @@ export class Aggregation {
   /** Reads document_values unless one of `fields` has been long somewhere in the scope; which fields were arrays. */
   private async source(scope: SearchScope, fields: string[]): Promise<Source> {
     const names = [...new Set(fields)];
-    if (names.length === 0) return { table: VALUES, full: false, arrays: new Set() };
-    const where =
-      scope.kind === 'private'
-        ? sql`k.tenant_id = ${scope.tenant_id} and k.collection = ${scope.collection}`
-        : scope.collection === undefined
-          ? sql`true`
-          : sql`k.collection = ${scope.collection}`;
+    if (names.length === 0) return { full: false, arrays: new Set() };
     const { rows } = await sql<{ field: string; kind: string }>`
       select distinct k.field, k.kind from search_engine.field_kinds k
-      where ${where} and k.field = any(${names}::text[])`.execute(this.db);
+      where ${collectionCondition(scope, 'k')} and k.field = any(${names}::text[])`.execute(this.db);
     const full = rows.some((r) => r.kind === 'long');
-    return { table: full ? FULL : VALUES, full, arrays: new Set(rows.map((r) => r.field)) };
+    return { full, arrays: new Set(rows.map((r) => r.field)) };
   }
 
   /**
@@ -113,7 +108,7 @@ export class Aggregation {
   private async unnestedGroups(source: Source, where: Fragment, field: string): Promise<Array<{ value: Scalar; count: number }>> {
     const result = await sql<{ value: Scalar; count: number }>`
       select v.value, count(*)::int as count
-      from ${source.table} cross join lateral (select distinct e.value from jsonb_array_elements(
+      from ${tableOf(source)} cross join lateral (select distinct e.value from jsonb_array_elements(
         case when jsonb_typeof(d.data -> ${field}) = 'array' then d.data -> ${field}
         else jsonb_build_array(d.data -> ${field}) end) e(value)) v
       where ${where} and jsonb_typeof(v.value) in ('string', 'number', 'boolean')
@@ -128,7 +123,7 @@ export class Aggregation {
     const result = await sql<{ collection: string; total: number; record_type: string; n: number }>`
       with pairs as (
         select d.collection, d.record_type, count(*)::int as n
-        from ${source.table} where ${where} group by d.collection, d.record_type),
+        from ${tableOf(source)} where ${where} group by d.collection, d.record_type),
       top as (
         select collection, sum(n)::int as total from pairs group by collection
         order by total desc, collection collate "C" limit ${AGGREGATE_GROUP_LIMIT})

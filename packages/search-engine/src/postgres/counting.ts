@@ -67,7 +67,8 @@ export class Totals {
         where ${scopeCondition(scope)}`.execute(this.db);
       return { n: Number(rows[0]!.n), s: Number(rows[0]!.s) };
     };
-    const inScope = await this.documentsIn(scope);
+    const counting = this.documentsIn(scope);
+    counting.catch(() => undefined);
     let percent = Math.min(100, Math.max(0.01, (100 * SAMPLE_PAGES) / pages));
     let sampled = await sample(percent);
     // Sparse matches: a sample holding few of them says little (with n sampled, the estimate is off by about
@@ -76,6 +77,7 @@ export class Totals {
       const larger = Math.min(100, (100 * MAX_SAMPLE_PAGES) / pages, percent * (SAMPLED_MATCHES / Math.max(sampled.n, 10)));
       if (larger > percent) [percent, sampled] = [larger, await sample(larger)];
     }
+    const inScope = await counting;
     const share = sampled.s > 0 ? (sampled.n / sampled.s) * inScope : (sampled.n * 100) / percent;
     return { total_estimate: Math.min(inScope, Math.max(atLeast, Math.round(share))), total_is_estimate: true };
   }

@@ -17,6 +17,17 @@ export function scopeCondition(scope: SearchScope): Fragment {
     : sql`d.searchable and d.visibility = 'public' and d.collection = ${scope.collection}`;
 }
 
+/**
+ * A scope over a table kept per collection (the vocabulary, field_kinds) aliased `alias`: the tenant's collection, or
+ * the collection (or every one) across tenants for the public index, since such tables do not say what is public.
+ */
+export function collectionCondition(scope: SearchScope, alias: string): Fragment {
+  if (scope.kind === 'private') {
+    return sql`${sql.ref(`${alias}.tenant_id`)} = ${scope.tenant_id} and ${sql.ref(`${alias}.collection`)} = ${scope.collection}`;
+  }
+  return scope.collection === undefined ? sql`true` : sql`${sql.ref(`${alias}.collection`)} = ${scope.collection}`;
+}
+
 const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 
 /**

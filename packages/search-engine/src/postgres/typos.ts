@@ -3,7 +3,7 @@ import { prepared, sql, type Kysely } from '@trove/db';
 import type { IndexChange, SearchQuery, SearchResult, SearchScope } from '../port';
 import { oneTypoAway, typoBudget, typoDistance, withinTypos } from '../typos';
 import { countLimit, exactly, type Totals } from './counting';
-import { sortOrder, whereClause } from './filters';
+import { collectionCondition, sortOrder, whereClause } from './filters';
 import { CANDIDATES, searchText, type QueryTerm } from './ranking';
 import { DOCUMENT_COLUMNS, textArray, toHit, type DocumentRow, type Page } from './rows';
 
@@ -86,12 +86,7 @@ export class Typos {
   private async lookUpNearWords(scope: SearchScope, words: string[]): Promise<string[]> {
     const variants = [...new Set(words.flatMap((w) => oneTypoAway(w)))];
     const long = words.filter((w) => w.length >= 9);
-    const inScope =
-      scope.kind === 'private'
-        ? sql`v.tenant_id = ${scope.tenant_id} and v.collection = ${scope.collection}`
-        : scope.collection === undefined
-          ? sql`true`
-          : sql`v.collection = ${scope.collection}`;
+    const inScope = collectionCondition(scope, 'v');
     const similar = long.length > 0 ? sql` or ${sql.join(long.map((w) => sql`v.word % ${w}`), sql` or `)}` : sql``;
     const lookup = sql<{ word: string }>`${prepared}
       select distinct v.word from search_engine.vocabulary v
