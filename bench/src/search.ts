@@ -11,17 +11,18 @@
  * cell); requests per second from `--concurrency` requests kept in flight for `--seconds`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '@trove/db';
 import { classifyQuery, PostgresSearchEngine, type AggregateQuery, type Filter, type SearchEngine, type SearchQuery } from '@trove/search-engine';
 import { BRANDS, KINDS, MATERIALS, SIZES, STANDARDS, catalogue, mulberry32, type CatalogueRecord } from './catalogue';
 import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op, type ThroughputResult } from './load';
 import { benchArgs } from './args';
-import { floorAggregate, floorFiltered, floorIdentifierQuery, floorKeyword, floorNatural, floorPool, loadFloor, type FloorQuery } from './floor';
-import { startSystem } from './system';
+import { FLOOR_TABLE, floorAggregate, floorFiltered, floorIdentifierQuery, floorKeyword, floorNatural, floorPool, loadFloor, type FloorQuery } from './floor';
+import { mb, procStatus } from './proc';
+import { startSystem, type RunningSystem } from './system';
 
 const COLLECTION = 'catalogue';
 const BATCH_SIZE = 10_000;
@@ -214,7 +215,14 @@ const newChecks = (): Checks => ({ sampled: 0, cacheHits: 0, zero: 0, fallback: 
 interface SearchAnswer {
   results?: unknown[];
   total?: number;
-  metadata?: { cache_hit: boolean; zero_result_fallback_used: boolean; query_type: string; processing_time_ms: number };
+  metadata?: {
+    cache_hit: boolean;
+    zero_result_fallback_used: boolean;
+    query_type: string;
+    processing_time_ms: number;
+    total_estimate: number;
+    total_is_estimate: boolean;
+  };
 }
 
 function gatewayOp(client: HttpClient, auth: Record<string, string>, spec: Spec, checks: Checks, sample: boolean): Op {
@@ -234,6 +242,77 @@ function gatewayOp(client: HttpClient, auth: Record<string, string>, spec: Spec,
       checks.serverMs.push(json.metadata.processing_time_ms);
     } else if (json.total === 0) checks.zero++;
   };
+}
+
+/**
+ * Disk and memory once the catalogue is loaded, in bytes: the database (the system's tables and indexes, without the
+ * floor's table) or the PGlite data folder, and the system processes' resident memory, now and at their peak.
+ * PostgreSQL's own memory is its configuration's (shared_buffers), not the records'. The scale curve (scale.ts) takes
+ * the growth between two sizes per record added.
+ */
+async function measureFootprint(system: RunningSystem, records: number): Promise<{ disk: number; rss: number; peak: number; notes: string }> {
+  let disk: number;
+  let engine = '';
+  if (system.dataDir) disk = folderBytes(system.dataDir);
+  else {
+    const db = new pg.Client({ connectionString: system.dbUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ total: string; floor: string; engine: string }>(
+        `select pg_database_size(current_database()) as total, pg_total_relation_size('${FLOOR_TABLE}') as floor,
+           (select sum(pg_total_relation_size(c.oid)) from pg_class c join pg_namespace n on n.oid = c.relnamespace
+            where n.nspname = 'search_engine' and c.relkind in ('r', 'm')) as engine`,
+      );
+      disk = Number(rows[0]!.total) - Number(rows[0]!.floor);
+      engine = `, of which the search engine's ${f1(Number(rows[0]!.engine) / records)}`;
+    } finally {
+      await db.end();
+    }
+  }
+  const rss = system.children.reduce((sum, c) => sum + procStatus(c.pid!, 'VmRSS'), 0);
+  const peak = system.children.reduce((sum, c) => sum + procStatus(c.pid!, 'VmHWM'), 0);
+  return {
+    disk,
+    rss,
+    peak,
+    notes: `disk ${mb(disk)} (${f1(disk / records)} bytes/record${engine}); system RSS ${mb(rss)} now (${f1(rss / records)} bytes/record), ${mb(peak)} at its peak`,
+  };
+}
+
+/** The bytes of every file under `dir`. */
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+/** Requests of each of keyword and filtered whose total is checked against an exact count (estimateAccuracy()). */
+const ESTIMATE_CHECKS = 60;
+
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
+
+/**
+ * How close estimated totals came: each request through the gateway as the bench sends it and again with
+ * `exact_total` (counted exactly up to 10,000). `counted`: requests asked; `estimated`: answers flagged
+ * total_is_estimate whose exact count is known; `errors`: their relative errors; `within`: those within 10 %.
+ */
+async function estimateAccuracy(client: HttpClient, auth: Record<string, string>, specs: Spec[]) {
+  const errors: number[] = [];
+  const total = async (path: string, body: string) => {
+    const reply = await client.post(path, body, auth);
+    if (reply.status !== 200) throw new Error(`${path} ${body} answered ${reply.status}: ${reply.body.toString().slice(0, 500)}`);
+    return (JSON.parse(reply.body.toString()) as SearchAnswer).metadata!;
+  };
+  for (const spec of specs) {
+    const { path, body } = httpOf(spec);
+    const sent = await total(path, body);
+    if (!sent.total_is_estimate) continue;
+    const exact = await total(path, JSON.stringify({ ...(JSON.parse(body) as object), exact_total: true }));
+    if (!exact.total_is_estimate) errors.push(sent.total_estimate / exact.total_estimate - 1);
+  }
+  return { counted: specs.length, estimated: errors.length, within: errors.filter((e) => Math.abs(e) <= 0.1).length, errors };
 }
 
 function engineOp(engine: SearchEngine, tenant: string, spec: Spec, checks: Checks, sample: boolean): Op {
@@ -432,6 +511,15 @@ async function main() {
     }
     await maintenance.end();
     maintained += `; searches began ${((performance.now() - t0) / 1000 - searchable).toFixed(1)} s after the load was searchable`;
+    // What the loaded records take (the floor's table left out), before the searches.
+    const footprint = await measureFootprint(system, recordCount);
+    rows.push({
+      measurement: 'footprint',
+      path: system.dataDir ? 'PGlite data folder; system processes' : 'PostgreSQL database; system processes',
+      rate: `${f1(footprint.disk / recordCount)} bytes/record`,
+      notes: footprint.notes,
+    });
+    console.error(`footprint: ${footprint.notes}`);
     floor = floorPool(system.dbUrl, concurrency);
 
     // 2. The engine floor: the same PostgreSQL database, the same engine class, in this process (not beside an
@@ -544,6 +632,13 @@ async function main() {
       }
     }
 
+    // The totals: each of the first ESTIMATE_CHECKS keyword and filtered requests again as sent and with exact_total.
+    const estimates = await estimateAccuracy(client, auth, [
+      ...Array.from({ length: ESTIMATE_CHECKS }, source('keyword', records, 7_300)),
+      ...Array.from({ length: ESTIMATE_CHECKS }, source('filtered', records, 7_301)),
+    ]);
+    console.error(`estimates: ${estimates.estimated} estimated, ${estimates.within} within 10 %`);
+
     // 3. The bare chain: express answering a fixed body of a cached keyword answer's size behind http-proxy-middleware.
     bare = fork(resolve(__dirname, 'bare-chain.js'), [String(bodyBytes)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const barePort = await new Promise<number>((res, rej) => {
@@ -618,6 +713,13 @@ async function main() {
       const p = cell('keyword, uncached')!.latency!;
       console.log(`- Open API p50 at most 2 ms above private keyword search: ${verdict(o.p50 - p.p50 <= 2)} (${f1(o.p50)} vs ${f1(p.p50)} ms, +${f1(o.p50 - p.p50)} ms)`);
     }
+    {
+      const { estimated, within, errors, counted } = estimates;
+      const range = errors.length ? `${pct(Math.min(...errors))} to ${pct(Math.max(...errors))}` : 'none';
+      console.log(
+        `- estimated totals within 10 % of the exact count: ${verdict(within === estimated)} (${within} of ${estimated} estimated totals of ${counted} keyword and filtered requests; from ${range})`,
+      );
+    }
     for (const c of cachedSearchRps) {
       console.log(
         `- cached ${c.kind} req/s at least 1.0× the bare chain's: ${verdict(c.rps >= bareThroughput.rps)} (${c.rps.toFixed(0)} vs ${bareThroughput.rps.toFixed(0)} req/s, ${ratio(c.rps, bareThroughput.rps)})`,
@@ -630,7 +732,18 @@ async function main() {
       [...results].map(([m, r]) => [m, { p50: r.latency?.p50, p99: r.latency?.p99, rps: r.throughput?.rps }]),
     ) as Record<string, { p50?: number; p99?: number; rps?: number }>;
     mine['ingest-to-searchable'] = { rps: recordCount / searchable };
-    if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ embedded: args.embedded, records: recordCount, results: mine }, null, 2));
+    if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(
+          {
+            embedded: args.embedded,
+            records: recordCount,
+            results: mine,
+            ingest: { searchable: recordCount / searchable, floor: floorRate },
+            footprint: { disk: footprint.disk, rss: footprint.rss, peak: footprint.peak },
+            estimates,
+          },
+          null,
+          2,
+        ),);
     if (process.env.BENCH_BASELINE) {
       const base = JSON.parse(readFileSync(process.env.BENCH_BASELINE, 'utf8')) as { embedded: boolean; results: typeof mine };
       const shape = (e: boolean) => (e ? 'embedded (PGlite)' : 'PostgreSQL server');

@@ -50,6 +50,8 @@ export interface RunningSystem {
   base: string;
   /** The fresh database every service (and the PostgreSQL search engine) uses; beside an embedded system, unused by it. */
   dbUrl: string;
+  /** The embedded system's PGlite data folder; undefined on the server. */
+  dataDir?: string;
   tenant: string;
   /** An admin-scoped key of the bench tenant. */
   key: string;
@@ -125,7 +127,7 @@ export async function startSystem(
     if (!keyRes.ok) throw new Error(`key creation answered ${keyRes.status}: ${await keyRes.text()}`);
     const key = ((await keyRes.json()) as { key: string }).key;
     const child = children[groups.findIndex((g) => /\b(all|ingestion)\b/.test(g))] ?? children[0]!;
-    return { child, children, base, dbUrl: dbUrl.toString(), tenant, key, stop };
+    return { child, children, base, dbUrl: dbUrl.toString(), dataDir, tenant, key, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,7 +1,7 @@
 import { prepared, sql, type Kysely } from '@trove/db';
 import { queryWords, STOP_WORDS } from '../classify';
 import { type SearchHit, type SearchQuery, type SearchResult } from '../port';
-import { countLimit, exactly, type Total, type Totals } from './counting';
+import { countLimit, exactly, SCAN_PAGES, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
 
@@ -162,7 +162,9 @@ export class Ranking {
       // The matches read: as many as the total is counted exactly (countLimit()), and at least the candidates.
       const read = Math.max(countLimit(query.exact_total), bound);
       const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read);
-      return { hits: found.hits, ...(found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope)), fuzzy: false };
+      // Estimated from the matches counted, the first countLimit() + 1 however many more this page read: one total on every page.
+      const total = found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope, found.pages.slice(0, countLimit(query.exact_total) + 1));
+      return { hits: found.hits, ...total, fuzzy: false };
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
     // the matches, and cheap when they are.
@@ -171,8 +173,8 @@ export class Ranking {
     counting.catch(() => undefined);
     const total = async (matched: number | undefined): Promise<Total> => {
       if (matched !== undefined) return exactly(matched);
-      const n = await counting;
-      return n <= limit ? exactly(n) : this.totals.estimate(matches, n, scope);
+      const { n, pages } = await counting;
+      return n <= limit ? exactly(n) : this.totals.estimate(matches, n, scope, pages);
     };
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
@@ -196,10 +198,10 @@ export class Ranking {
     tsText: string,
     nameText: string,
     read: number,
-  ): Promise<{ hits: SearchHit[]; matched?: number }> {
+  ): Promise<{ hits: SearchHit[]; matched?: number; pages: number[] }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
-    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number }>`${prepared}
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number; pages: number[] | null }>`${prepared}
       with m as materialized (
         select d.ctid as row, d.name_key,
           (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
@@ -222,7 +224,7 @@ export class Ranking {
         select d.ctid as row, d.name_key, d.record_id, ${score} as score from pool join search_engine.documents d on d.ctid = pool.row
         order by score desc, d.name_key collate "C", d.record_id limit ${page.limit} offset ${page.offset}
       )
-      select m.matched, p.* from (select count(*)::int as matched from m) m
+      select m.matched, m.pages, p.* from (select count(*)::int as matched, ${SCAN_PAGES} as pages from m) m
       left join lateral (
         select ${DOCUMENT_COLUMNS}, top.score, top.name_key from top join search_engine.documents d on d.ctid = top.row
       ) p on true
@@ -231,6 +233,7 @@ export class Ranking {
     return {
       hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
       matched: matched <= read ? matched : undefined,
+      pages: found.rows[0]?.pages ?? [],
     };
   }
 
