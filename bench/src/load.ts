@@ -71,6 +71,9 @@ export interface ThroughputResult {
 }
 
 /** Nearest-rank percentile of sorted values. */
+/** A latency in milliseconds as the bench tables print it: two decimals below 10, one above, a dash for none. */
+export const f1 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;

@@ -51,7 +51,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { BRANDS, KINDS, SIZES, catalogue, csvHeader, csvLine } from './catalogue';
-import { HttpClient, percentile, type Reply } from './load';
+import { f1, HttpClient, percentile, type Reply } from './load';
 import { benchArgs } from './args';
 import { PROCESS_PER_SERVICE, startSystem } from './system';
 
@@ -266,7 +266,6 @@ async function setPlan(base: string, dbUrl: string, tenant: string, key: string)
   }
 }
 
-const f1 = (v: number) => (Number.isNaN(v) ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {

@@ -15,6 +15,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchArgs } from './args';
+import { f1 } from './load';
+import { mb } from './proc';
 
 /** What search.ts writes to BENCH_JSON. */
 interface Run {
@@ -27,9 +29,7 @@ interface Run {
 
 const WORKLOADS = ['keyword', 'natural-language', 'identifier (EAN/SKU)', 'identifier (standard)', 'filtered', 'aggregate'] as const;
 
-const f1 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 const x = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
-const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 
 function main() {
   const { largest, requests, seconds } = benchArgs({ largest: 1_000_000, requests: 300, seconds: 5 });

@@ -18,7 +18,7 @@ import pg from 'pg';
 import { openDatabase } from '@trove/db';
 import { classifyQuery, PostgresSearchEngine, type AggregateQuery, type Filter, type SearchEngine, type SearchQuery } from '@trove/search-engine';
 import { BRANDS, KINDS, MATERIALS, SIZES, STANDARDS, catalogue, mulberry32, type CatalogueRecord } from './catalogue';
-import { HttpClient, latencyPass, throughputPass, type LatencyResult, type Op, type ThroughputResult } from './load';
+import { f1, HttpClient, latencyPass, throughputPass, type LatencyResult, type Op, type ThroughputResult } from './load';
 import { benchArgs } from './args';
 import { FLOOR_TABLE, floorAggregate, floorFiltered, floorIdentifierQuery, floorKeyword, floorNatural, floorPool, loadFloor, type FloorQuery } from './floor';
 import { mb, procStatus } from './proc';
@@ -394,7 +394,6 @@ interface Row {
   notes: string;
 }
 
-const f1 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '—' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
 
 /** A throughput pass's figures for the requests served: `shed` of its `n` were answered 503 and are left out. */
