@@ -36,10 +36,42 @@ const QUARTILE_SLACK = 0.06;
 const LEAST_COVERED = 2 / 3;
 
 /**
- * The table pages of the matches a count read, in the order it read them: `array_agg` over the CTE it read them into
- * (aliased `m`, with the row address as `row`), which keeps the order of the scan that filled it.
+ * What an estimate needs of the scan that counted a search's matches past its limit (see estimate()), summarised in
+ * the statement that counted them (scanned()) rather than sent row by row.
  */
-export const SCAN_PAGES = sql`array_agg((m.row::text::point)[0]::int)`;
+export interface Scan {
+  /** Whether it read its matches in table order (their pages never went back), as a bitmap heap scan does. */
+  ordered: boolean;
+  /** The last page it read (the count may have stopped partway through it). */
+  last: number;
+  /** The matches on the pages before the last. */
+  seen: number;
+  /** The pages of those at a quarter, a half and three quarters of them in scan order (none when there are none). */
+  quartiles: number[];
+}
+
+/**
+ * The summary of a count's scan (a Scan, as an int array for toScan()) when `count` is past `past`, else null: read
+ * from the CTE the matches were read into (aliased `m`, with the row address as `row`), whose order is the scan's,
+ * over its first `cap` rows (the count an estimate starts from). A scalar subquery in a CASE runs only when the
+ * branch is taken, so a search whose total is exact pays nothing for it.
+ */
+export function scanned(count: Fragment, past: number, cap = past + 1): Fragment {
+  return sql`case when ${count} > ${past} then (
+    with s as (select p, lag(p) over () as prev from (select (m.row::text::point)[0]::int as p from m limit ${cap}) x),
+      a as (select bool_and(prev is null or p >= prev) as ordered, max(p) as last from s)
+    select array[a.ordered::int, a.last, count(s.p)::int]
+      || coalesce(percentile_disc(array[0.25, 0.5, 0.75]) within group (order by s.p), '{}'::int[])
+    from a left join s on s.p < a.last group by a.ordered, a.last
+  ) end`;
+}
+
+/** The Scan of a scanned() column. */
+export function toScan(summary: number[] | null | undefined): Scan | undefined {
+  if (!summary) return undefined;
+  const [ordered, last, seen, ...quartiles] = summary.map(Number);
+  return { ordered: ordered === 1, last: last!, seen: seen!, quartiles };
+}
 
 /** Where a scope's documents lie in the table: how many on the pages before each bucket of `width` pages. */
 interface Layout {
@@ -64,53 +96,51 @@ export class Totals {
 
   /** Exact up to `limit` matches (countLimit()), estimated above (never beyond the documents of `scope`). */
   async count(where: Fragment, scope: SearchScope, limit: number): Promise<Total> {
-    const { n, pages } = await this.countUpTo(where, limit);
-    return n <= limit ? exactly(n) : this.estimate(where, n, scope, pages);
+    const { n, scan } = await this.countUpTo(where, limit);
+    return n <= limit ? exactly(n) : this.estimate(where, n, scope, scan);
   }
 
-  /** Matches counted up to `limit` + 1, with the table pages they were read from (SCAN_PAGES). */
-  async countUpTo(where: Fragment, limit: number): Promise<{ n: number; pages: number[] }> {
-    const counted = await sql<{ n: number; pages: number[] | null }>`${prepared}
-      select count(*)::int as n, ${SCAN_PAGES} as pages
-      from (select d.ctid as row from search_engine.documents d where ${where} limit ${limit + 1}) m`.execute(this.db);
-    return { n: Number(counted.rows[0]!.n), pages: counted.rows[0]!.pages ?? [] };
+  /** Matches counted up to `limit` + 1, with the summary of the scan that read them when there were more (scanned()). */
+  async countUpTo(where: Fragment, limit: number): Promise<{ n: number; scan?: Scan }> {
+    const counted = await sql<{ n: number; scan: number[] | null }>`${prepared}
+      with m as materialized (select d.ctid as row from search_engine.documents d where ${where} limit ${limit + 1})
+      select c.n, ${scanned(sql`c.n`, limit)} as scan from (select count(*)::int as n from m) c`.execute(this.db);
+    return { n: Number(counted.rows[0]!.n), scan: toScan(counted.rows[0]!.scan) };
   }
 
   /**
-   * The matches of a search that counted `atLeast` of them and found more (`scanned`: the pages it read them from, in
-   * the order it read them). A count that read its matches in table order (a bitmap scan visits pages in order)
-   * found every match on the pages before its last: when they lay evenly there and that was most of the scope
-   * (evenly()), the rest of the scope holds them as densely; else what lies beyond is estimated from a sample and
-   * added. Matches read in any other order (an index walked in name order) say nothing of the rest, and the whole is
-   * estimated from a sample (sampled()). All of it is repeatable, so paging through one result set reports one
-   * total. Never below what was already counted, and never above the number of searchable documents in `scope` (the
-   * tenant's collection, or the public index), counted exactly: an estimate scaled up can overshoot, and it must never
-   * promise more records than could match.
+   * The matches of a search that counted `atLeast` of them and found more, from the scan that counted them (Scan)
+   * when it read them in table order (fromScan()). Matches read in any other order (an index walked in name order)
+   * say nothing of the rest, and the whole is estimated from a sample (sampled()). All of it is repeatable, so paging
+   * through one result set reports one total. Never below what was already counted, and never above the number of
+   * searchable documents in `scope` (the tenant's collection, or the public index), counted exactly: an estimate
+   * scaled up can overshoot, and it must never promise more records than could match.
    */
-  async estimate(where: Fragment, atLeast: number, scope: SearchScope, scanned: number[] = []): Promise<Total> {
+  async estimate(where: Fragment, atLeast: number, scope: SearchScope, scan?: Scan): Promise<Total> {
     const counting = this.documentsIn(scope);
     counting.catch(() => undefined);
-    const n = scanned.length;
-    let estimate: number;
-    if (n >= 100 && scanned.every((page, i) => i === 0 || page >= scanned[i - 1]!)) {
-      // The count may have stopped partway through the last page it read: what it saw is the pages before that one.
-      const last = scanned[n - 1]!;
-      const seen = scanned.filter((page) => page < last);
-      const layout = await this.layout(scope, counting);
-      const before = covered(layout, last - 1);
-      const beyond = (await counting) * (1 - before);
-      const fromLast = sql`d.ctid >= ${`(${last},0)`}::tid`;
-      if (seen.length >= 100 && evenly(layout, seen, before)) estimate = seen.length / before;
-      else if (beyond < 1) estimate = seen.length;
-      // The pages from the last on, counted when no more than a sample would read (a range of the table's pages).
-      else if ((await this.tablePages()) - last <= SAMPLE_PAGES) {
-        const rest = sql`${where} and ${fromLast}`;
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from search_engine.documents d where ${rest}`.execute(this.db);
-        estimate = seen.length + Number(rows[0]!.n);
-      } else estimate = seen.length + (await this.sampled(where, scope, beyond, fromLast));
-    } else estimate = await this.sampled(where, scope, await counting);
+    const estimate = scan?.ordered ? await this.fromScan(where, scope, scan, counting) : await this.sampled(where, scope, await counting);
     const inScope = await counting;
     return { total_estimate: Math.min(inScope, Math.max(atLeast, Math.round(estimate))), total_is_estimate: true };
+  }
+
+  /**
+   * The matches of a scan that read them in table order (a bitmap scan visits pages in order): it found every match
+   * on the pages before its last. When they lay evenly there and that was most of the scope (evenly()), the rest of
+   * the scope holds them as densely; else what lies beyond is counted (a short range of pages) or estimated from a
+   * sample, and added.
+   */
+  private async fromScan(where: Fragment, scope: SearchScope, { last, seen, quartiles }: Scan, counting: Promise<number>): Promise<number> {
+    const layout = await this.layout(scope, counting);
+    const before = covered(layout, last - 1);
+    if (seen >= 100 && evenly(layout, quartiles, before)) return seen / before;
+    const beyond = (await counting) * (1 - before);
+    if (beyond < 1) return seen;
+    const fromLast = sql`d.ctid >= ${`(${last},0)`}::tid`;
+    if ((await this.tablePages()) - last > SAMPLE_PAGES) return seen + (await this.sampled(where, scope, beyond, fromLast));
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from search_engine.documents d where ${where} and ${fromLast}`.execute(this.db);
+    return seen + Number(rows[0]!.n);
   }
 
   /**
@@ -219,14 +249,13 @@ function covered(layout: Layout, page: number): number {
 }
 
 /**
- * Whether the matches a count read in table order (their pages, the last `before` of the scope in) stand for the rest
- * of the scope: the count read at least LEAST_COVERED of it, and the matches lay evenly over what it read (their
- * quarters came at about a quarter, a half and three quarters of it). Then the rest holds them as densely, and
- * counting or sampling it (an estimate from a sample costs a keyword search 5-10 ms at 100,000 records when matches
- * are sparse) adds little.
+ * Whether the matches a count read in table order (the `quartiles` of their pages, the last `before` of the scope in)
+ * stand for the rest of the scope: the count read at least LEAST_COVERED of it, and the matches lay evenly over what
+ * it read (their quarters came at about a quarter, a half and three quarters of it). Then the rest holds them as
+ * densely, and counting or sampling it (an estimate from a sample costs a keyword search 5-10 ms at 100,000 records
+ * when matches are sparse) adds little.
  */
-function evenly(layout: Layout, pages: number[], before: number): boolean {
-  if (before < LEAST_COVERED) return false;
-  const n = pages.length;
-  return [1, 2, 3].every((q) => Math.abs(covered(layout, pages[Math.ceil((q * n) / 4) - 1]!) / before - q / 4) <= QUARTILE_SLACK);
+function evenly(layout: Layout, quartiles: number[], before: number): boolean {
+  if (before < LEAST_COVERED || quartiles.length < 3) return false;
+  return quartiles.every((page, i) => Math.abs(covered(layout, page) / before - (i + 1) / 4) <= QUARTILE_SLACK);
 }

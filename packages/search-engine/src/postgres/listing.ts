@@ -1,6 +1,6 @@
 import { prepared, sql, type Kysely } from '@trove/db';
 import type { SearchQuery, SearchResult } from '../port';
-import { countLimit, exactly, SCAN_PAGES, type Totals } from './counting';
+import { countLimit, exactly, scanned, toScan, type Totals } from './counting';
 import { NAME_ORDER, sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
 
@@ -37,9 +37,9 @@ export class Listing {
     score: Fragment = sql`1.0`,
   ): Promise<SearchResult> {
     // One statement for the common case: up to SORTED_WHOLE matches, counted, sorted whole and paged.
-    const whole = await sql<Partial<DocumentRow> & { score: number | null; matched: number; pages: number[] | null }>`${prepared}
+    const whole = await sql<Partial<DocumentRow> & { score: number | null; matched: number; scan: number[] | null }>`${prepared}
       with m as materialized (select d.ctid as row from search_engine.documents d where ${where} limit ${SORTED_WHOLE + 1})
-      select c.matched, c.pages, p.* from (select count(*)::int as matched, ${SCAN_PAGES} as pages from m) c
+      select c.matched, ${scanned(sql`c.matched`, SORTED_WHOLE)} as scan, p.* from (select count(*)::int as matched from m) c
       left join lateral (
         select ${DOCUMENT_COLUMNS}, ${score} as score from m join search_engine.documents d on d.ctid = m.row
         where c.matched <= ${SORTED_WHOLE} order by ${order} limit ${page.limit} offset ${page.offset}
@@ -56,7 +56,7 @@ export class Listing {
       sql<DocumentRow & { score: number }>`${prepared}
         select ${DOCUMENT_COLUMNS}, ${score} as score from search_engine.documents d where ${where}
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      limit > SORTED_WHOLE ? this.totals.count(where, scope, limit) : this.totals.estimate(where, counted, scope, whole.rows[0]?.pages ?? []),
+      limit > SORTED_WHOLE ? this.totals.count(where, scope, limit) : this.totals.estimate(where, counted, scope, toScan(whole.rows[0]?.scan)),
     ]);
     return { hits: found.rows.map(toHit), ...total, fuzzy: false };
   }

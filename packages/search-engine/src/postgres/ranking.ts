@@ -1,7 +1,7 @@
 import { prepared, sql, type Kysely } from '@trove/db';
 import { queryWords, STOP_WORDS } from '../classify';
 import { type SearchHit, type SearchQuery, type SearchResult } from '../port';
-import { countLimit, exactly, SCAN_PAGES, type Total, type Totals } from './counting';
+import { countLimit, exactly, scanned, toScan, type Scan, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
 
@@ -161,9 +161,9 @@ export class Ranking {
       const bound = Math.max(KEYWORD_CANDIDATES, page.offset + page.limit);
       // The matches read: as many as the total is counted exactly (countLimit()), and at least the candidates.
       const read = Math.max(countLimit(query.exact_total), bound);
-      const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read);
+      const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read, countLimit(query.exact_total) + 1);
       // Estimated from the matches counted, the first countLimit() + 1 however many more this page read: one total on every page.
-      const total = found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope, found.pages.slice(0, countLimit(query.exact_total) + 1));
+      const total = found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope, found.scan);
       return { hits: found.hits, ...total, fuzzy: false };
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
@@ -173,8 +173,8 @@ export class Ranking {
     counting.catch(() => undefined);
     const total = async (matched: number | undefined): Promise<Total> => {
       if (matched !== undefined) return exactly(matched);
-      const { n, pages } = await counting;
-      return n <= limit ? exactly(n) : this.totals.estimate(matches, n, scope, pages);
+      const { n, scan } = await counting;
+      return n <= limit ? exactly(n) : this.totals.estimate(matches, n, scope, scan);
     };
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
@@ -191,17 +191,19 @@ export class Ranking {
    * of them in that order get the prior (ts_rank_cd and more, read again by row address), the best POOL by prior are
    * scored in full (relevance()), and the page is hydrated. When more match (a word most documents hold), the
    * documents whose name is the query are added, since the matches read may not hold them, and `matched` is
-   * undefined: the total is then estimated. Ties go by name, then record_id, as in candidates().
+   * undefined: the total is then estimated from the scan of the first `estimatedFrom` of them (`scan`, scanned()).
+   * Ties go by name, then record_id, as in candidates().
    */
   private async keywordMatches(
     ranked: { where: Fragment; score: Fragment; prior: Fragment; key: string; page: Page; bound: number },
     tsText: string,
     nameText: string,
     read: number,
-  ): Promise<{ hits: SearchHit[]; matched?: number; pages: number[] }> {
+    estimatedFrom: number,
+  ): Promise<{ hits: SearchHit[]; matched?: number; scan?: Scan }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
-    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number; pages: number[] | null }>`${prepared}
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number; scan: number[] | null }>`${prepared}
       with m as materialized (
         select d.ctid as row, d.name_key,
           (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
@@ -224,7 +226,7 @@ export class Ranking {
         select d.ctid as row, d.name_key, d.record_id, ${score} as score from pool join search_engine.documents d on d.ctid = pool.row
         order by score desc, d.name_key collate "C", d.record_id limit ${page.limit} offset ${page.offset}
       )
-      select m.matched, m.pages, p.* from (select count(*)::int as matched, ${SCAN_PAGES} as pages from m) m
+      select counted.matched, ${scanned(sql`counted.matched`, read, estimatedFrom)} as scan, p.* from (select count(*)::int as matched from m) counted
       left join lateral (
         select ${DOCUMENT_COLUMNS}, top.score, top.name_key from top join search_engine.documents d on d.ctid = top.row
       ) p on true
@@ -233,7 +235,7 @@ export class Ranking {
     return {
       hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
       matched: matched <= read ? matched : undefined,
-      pages: found.rows[0]?.pages ?? [],
+      scan: toScan(found.rows[0]?.scan),
     };
   }
 
