@@ -19,7 +19,9 @@ import { sql, type Kysely } from '@trove/db';
  *   removal, a generation swap's rows), because PGlite keeps no table statistics (`pg_stat_user_tables` stays at zero
  *   there). Rows only inserted need no vacuum.
  * Each statement skips a table another maintenance holds (SKIP_LOCKED) rather than wait: another search process, or
- * autovacuum, is doing the work.
+ * autovacuum, is doing the work. document_values (what aggregation reads, migrations.ts version 5) is written in the
+ * statements that write documents, row for row, so the counts of the documents table stand for it: it is analysed
+ * and vacuumed with it.
  */
 
 /** How long writes must pause before a pass. */
@@ -114,12 +116,14 @@ export class Maintenance {
       await sql`analyze (skip_locked) search_engine.documents (tenant_id, collection, searchable, visibility, generation, name_key, tsv, identifiers)`.execute(
         this.db,
       );
+      // Aggregation's plans (a group hashed or sorted, an index or a scan) follow its table's size and scope columns.
+      await sql`analyze (skip_locked) search_engine.document_values (tenant_id, collection, searchable, visibility, generation)`.execute(this.db);
     }
     const reclaim = this.kind === 'pglite' || !table.autovacuum;
     if (reclaim && this.replacedSinceVacuum >= VACUUM_BASE + VACUUM_FRACTION * Math.max(table.rows, 0)) {
       this.replacedSinceVacuum = 0;
       // A vacuum merges the pending lists too.
-      await sql`vacuum (skip_locked) search_engine.documents`.execute(this.db);
+      await sql`vacuum (skip_locked) search_engine.documents, search_engine.document_values`.execute(this.db);
       return;
     }
     await sql`
