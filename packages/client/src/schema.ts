@@ -1901,6 +1901,8 @@ export interface components {
             offset: number;
             /** @description Count the matches exactly up to 10,000 (default: exact up to 1,000, estimated above, and the answer says which) */
             exact_total?: boolean;
+            /** @description collection_data fields (or record_type) whose values to count over every match, not just this page, e.g. ["brand", "price"]: the top 20 values of each with counts, and min/max/average where the field holds numbers; at most 10 */
+            facets?: string[];
             /**
              * @description markdown (default): a compact table; json: the results as JSON
              * @default markdown
@@ -12109,11 +12111,28 @@ export interface operations {
                             vertical_data?: {
                                 [key: string]: unknown;
                             };
+                            highlights?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             offset: number;
                             limit: number;
                             has_more: boolean;
+                        };
+                        facets?: {
+                            [key: string]: {
+                                values: {
+                                    value: string | number | boolean;
+                                    count: number;
+                                }[];
+                                stats?: {
+                                    count: number;
+                                    min: number | null;
+                                    max: number | null;
+                                    avg: number | null;
+                                };
+                            };
                         };
                         metadata: {
                             /** @enum {string} */
@@ -12257,6 +12276,14 @@ export interface operations {
                     };
                     /** @default false */
                     exact_total?: boolean;
+                    highlight?: boolean | {
+                        /** @default <mark> */
+                        pre_tag?: string;
+                        /** @default </mark> */
+                        post_tag?: string;
+                    };
+                    facets?: string[];
+                    facet_limit?: number;
                 };
             };
         };
@@ -12290,11 +12317,28 @@ export interface operations {
                             vertical_data?: {
                                 [key: string]: unknown;
                             };
+                            highlights?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             offset: number;
                             limit: number;
                             has_more: boolean;
+                        };
+                        facets?: {
+                            [key: string]: {
+                                values: {
+                                    value: string | number | boolean;
+                                    count: number;
+                                }[];
+                                stats?: {
+                                    count: number;
+                                    min: number | null;
+                                    max: number | null;
+                                    avg: number | null;
+                                };
+                            };
                         };
                         metadata: {
                             /** @enum {string} */
@@ -12457,6 +12501,14 @@ export interface operations {
                     };
                     /** @default false */
                     exact_total?: boolean;
+                    highlight?: boolean | {
+                        /** @default <mark> */
+                        pre_tag?: string;
+                        /** @default </mark> */
+                        post_tag?: string;
+                    };
+                    facets?: string[];
+                    facet_limit?: number;
                 };
             };
         };
@@ -12490,11 +12542,28 @@ export interface operations {
                             vertical_data?: {
                                 [key: string]: unknown;
                             };
+                            highlights?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             offset: number;
                             limit: number;
                             has_more: boolean;
+                        };
+                        facets?: {
+                            [key: string]: {
+                                values: {
+                                    value: string | number | boolean;
+                                    count: number;
+                                }[];
+                                stats?: {
+                                    count: number;
+                                    min: number | null;
+                                    max: number | null;
+                                    avg: number | null;
+                                };
+                            };
                         };
                         metadata: {
                             /** @enum {string} */
@@ -12843,11 +12912,28 @@ export interface operations {
                             vertical_data?: {
                                 [key: string]: unknown;
                             };
+                            highlights?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             offset: number;
                             limit: number;
                             has_more: boolean;
+                        };
+                        facets?: {
+                            [key: string]: {
+                                values: {
+                                    value: string | number | boolean;
+                                    count: number;
+                                }[];
+                                stats?: {
+                                    count: number;
+                                    min: number | null;
+                                    max: number | null;
+                                    avg: number | null;
+                                };
+                            };
                         };
                         metadata: {
                             /** @enum {string} */
@@ -12936,6 +13022,14 @@ export interface operations {
                     limit?: number;
                     /** @default 0 */
                     offset?: number;
+                    highlight?: boolean | {
+                        /** @default <mark> */
+                        pre_tag?: string;
+                        /** @default </mark> */
+                        post_tag?: string;
+                    };
+                    facets?: string[];
+                    facet_limit?: number;
                     collection?: string;
                 };
             };
@@ -12969,11 +13063,28 @@ export interface operations {
                             vertical_data?: {
                                 [key: string]: unknown;
                             };
+                            highlights?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             offset: number;
                             limit: number;
                             has_more: boolean;
+                        };
+                        facets?: {
+                            [key: string]: {
+                                values: {
+                                    value: string | number | boolean;
+                                    count: number;
+                                }[];
+                                stats?: {
+                                    count: number;
+                                    min: number | null;
+                                    max: number | null;
+                                    avg: number | null;
+                                };
+                            };
                         };
                         metadata: {
                             /** @enum {string} */
@@ -13094,11 +13205,28 @@ export interface operations {
                             vertical_data?: {
                                 [key: string]: unknown;
                             };
+                            highlights?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             offset: number;
                             limit: number;
                             has_more: boolean;
+                        };
+                        facets?: {
+                            [key: string]: {
+                                values: {
+                                    value: string | number | boolean;
+                                    count: number;
+                                }[];
+                                stats?: {
+                                    count: number;
+                                    min: number | null;
+                                    max: number | null;
+                                    avg: number | null;
+                                };
+                            };
                         };
                         metadata: {
                             /** @enum {string} */
@@ -13194,6 +13322,14 @@ export interface operations {
                     limit?: number;
                     /** @default 0 */
                     offset?: number;
+                    highlight?: boolean | {
+                        /** @default <mark> */
+                        pre_tag?: string;
+                        /** @default </mark> */
+                        post_tag?: string;
+                    };
+                    facets?: string[];
+                    facet_limit?: number;
                 };
             };
         };
@@ -13226,11 +13362,28 @@ export interface operations {
                             vertical_data?: {
                                 [key: string]: unknown;
                             };
+                            highlights?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             offset: number;
                             limit: number;
                             has_more: boolean;
+                        };
+                        facets?: {
+                            [key: string]: {
+                                values: {
+                                    value: string | number | boolean;
+                                    count: number;
+                                }[];
+                                stats?: {
+                                    count: number;
+                                    min: number | null;
+                                    max: number | null;
+                                    avg: number | null;
+                                };
+                            };
                         };
                         metadata: {
                             /** @enum {string} */

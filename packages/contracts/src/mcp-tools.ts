@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { answerFormat, collection, filters, pageLimit, recordId, recordType, sameAs, toolInput } from './mcp-tool-input';
-import { AGGREGATE_GROUP_LIMIT, AGGREGATE_STATS_MAX, MAX_OFFSET, SEARCH_TEXT_MAX } from './search';
+import { AGGREGATE_GROUP_LIMIT, AGGREGATE_STATS_MAX, FACET_LIMIT_DEFAULT, FACETS_MAX, MAX_OFFSET, SEARCH_TEXT_MAX } from './search';
 
 /** MCP's tool annotations: hints to a client about what calling a tool does. */
 export interface McpToolAnnotations {
@@ -94,7 +94,8 @@ export const TROVE_SEARCH_TOOL = mcpTool({
     'Searches the records of one collection by text, identifier and/or filters on collection_data fields, best matches first. ' +
     'Give `query`, `filters`, or both. If query plus filters find nothing, the query is dropped and the filters alone are ' +
     'retried; the answer then says so. Returns a table with record ids (pass one to trove_lookup for the full record) ' +
-    'and the total count. Call trove_schema first to learn the field names and filter syntax.',
+    'and the total count; with `facets`, the values of those fields counted over every match. Call trove_schema first to ' +
+    'learn the field names and filter syntax.',
   inputSchema: toolInput({
     collection,
     query: searchText('query').describe(
@@ -120,6 +121,14 @@ export const TROVE_SEARCH_TOOL = mcpTool({
       .boolean()
       .optional()
       .describe('Count the matches exactly up to 10,000 (default: exact up to 1,000, estimated above, and the answer says which)'),
+    facets: z
+      .array(z.string({ error: 'facets must be field names' }).trim().min(1, { error: 'facet names must not be empty' }).max(200))
+      .max(FACETS_MAX, { error: `At most ${FACETS_MAX} facets are allowed` })
+      .optional()
+      .describe(
+        `collection_data fields (or record_type) whose values to count over every match, not just this page, e.g. ["brand", "price"]: ` +
+          `the top ${FACET_LIMIT_DEFAULT} values of each with counts, and min/max/average where the field holds numbers; at most ${FACETS_MAX}`,
+      ),
     format: answerFormat('a compact table', 'the results as JSON'),
   }),
   annotations: { readOnlyHint: true },

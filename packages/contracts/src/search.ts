@@ -22,6 +22,12 @@ export const searchResultItem = z.object({
   entity_type: z.string().optional(),
   vertical: z.string().optional(),
   vertical_data: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Only when the search asks for `highlight`: each field holding a match (`name`, `description`,
+   * `collection_data.<path>`, array elements by index) to its text, HTML-escaped, with the matched words between the
+   * tags; a long text is cut to a window around its first match (docs/behaviour/search.md, "Highlights").
+   */
+  highlights: z.record(z.string(), z.string()).optional(),
 });
 export type SearchResultItem = z.infer<typeof searchResultItem>;
 
@@ -42,10 +48,27 @@ export const emptyAnswerFields = {
   hint: z.string().optional(),
 };
 
+/** Numeric stats of one field over an aggregation's records: only numeric values count (all null when none). */
+const fieldStats = z.object({ count: z.number().int(), min: z.number().nullable(), max: z.number().nullable(), avg: z.number().nullable() });
+export type FieldStats = z.infer<typeof fieldStats>;
+
+/** One value of a field and how many records hold it (an aggregation's group, a facet's value). */
+const valueCount = z.object({ value: z.union([z.string(), z.number(), z.boolean()]), count: z.number().int() });
+
+/**
+ * One facet of a search's answer: the field's most frequent values over every match of the query and filters (not
+ * just the page), highest count first, ties by value, as POST /aggregate groups them; `stats` when the field holds
+ * numbers among the matches. A field no match holds answers no values.
+ */
+export const facetAnswer = z.object({ values: z.array(valueCount), stats: fieldStats.optional() });
+export type FacetAnswer = z.infer<typeof facetAnswer>;
+
 /** The JSON answer of a search (private search, and the public search other services call). */
 export const searchAnswer = z.object({
   results: z.array(searchResultItem),
   pagination: z.object({ offset: z.number().int(), limit: z.number().int(), has_more: z.boolean() }),
+  /** Only when the search asks for `facets`: one per field asked for, in the order asked. */
+  facets: z.record(z.string(), facetAnswer).optional(),
   metadata: z.object({
     search_mode: z.enum(['fulltext', 'identifier', 'filtered', 'error']),
     query_type: z.enum(['identifier', 'keyword', 'natural_language']),
@@ -66,15 +89,11 @@ export type SearchAnswer = z.infer<typeof searchAnswer>;
 export type Scalar = string | number | boolean;
 export type FilterValue = Scalar | Scalar[];
 
-/** Numeric stats of one field over an aggregation's records: only numeric values count (all null when none). */
-const fieldStats = z.object({ count: z.number().int(), min: z.number().nullable(), max: z.number().nullable(), avg: z.number().nullable() });
-export type FieldStats = z.infer<typeof fieldStats>;
-
 /** The answer of an aggregation: total, the largest groups (AGGREGATE_GROUP_LIMIT) (ties by value) and numeric stats per field. */
 export const aggregateAnswer = z.object({
   total: z.number().int(),
   /** Highest count first, ties by value; values as stored (string, number or boolean). */
-  groups: z.array(z.object({ value: z.union([z.string(), z.number(), z.boolean()]), count: z.number().int() })),
+  groups: z.array(valueCount),
   stats: z.record(z.string(), fieldStats),
 });
 export type AggregateAnswer = z.infer<typeof aggregateAnswer>;
@@ -108,6 +127,41 @@ export const searchText = z.string().max(SEARCH_TEXT_MAX).trim().min(1);
 /** A sort, group or stats field name. */
 export const searchField = z.string().trim().min(1).max(200);
 
+/** The most fields one search asks facets of, and the most values a facet answers (FACET_LIMIT_DEFAULT unless asked). */
+export const FACETS_MAX = 10;
+export const FACET_LIMIT_DEFAULT = 20;
+export const FACET_LIMIT_MAX = 100;
+/** The tags highlights wrap matches in unless the search names its own. */
+export const HIGHLIGHT_TAGS = { pre_tag: '<mark>', post_tag: '</mark>' } as const;
+const highlightTag = z.string().min(1).max(100);
+
+/**
+ * What a search may add to its answer when asked (docs/behaviour/search.md): highlighted matches in each result,
+ * and facets over every match. Private search, the Open API and MCP take them alike.
+ */
+export const searchExtras = {
+  /** true (the default tags, HIGHLIGHT_TAGS) or the tags to wrap each match in. */
+  highlight: z
+    .union([z.boolean(), z.strictObject({ pre_tag: highlightTag.default(HIGHLIGHT_TAGS.pre_tag), post_tag: highlightTag.default(HIGHLIGHT_TAGS.post_tag) })])
+    .optional(),
+  /** collection_data fields (or record_type, collection) to count the values of over every match; at most FACETS_MAX. */
+  facets: z.array(searchField).max(FACETS_MAX, { error: `At most ${FACETS_MAX} facets are allowed` }).optional(),
+  /** Values per facet: FACET_LIMIT_DEFAULT unless asked, at most FACET_LIMIT_MAX. */
+  facet_limit: z.int().min(1).max(FACET_LIMIT_MAX).optional(),
+};
+
+/** The tags a search's `highlight` asks for, or undefined when it asks for none. */
+export function highlightTags(highlight: z.output<typeof searchExtras.highlight>): { pre_tag: string; post_tag: string } | undefined {
+  if (highlight === undefined || highlight === false) return undefined;
+  return highlight === true ? { ...HIGHLIGHT_TAGS } : highlight;
+}
+
+/** The facets a search asks for, each field once in the order first asked, with the values each answers; or undefined. */
+export function facetsAsked(facets: string[] | undefined, limit: number | undefined): { fields: string[]; limit: number } | undefined {
+  if (!facets || facets.length === 0) return undefined;
+  return { fields: [...new Set(facets)], limit: limit ?? FACET_LIMIT_DEFAULT };
+}
+
 /** The body of private search (POST /search/{collection}); the collection is the path's. */
 export const searchRequest = z.strictObject({
   query: searchText.optional(),
@@ -118,7 +172,10 @@ export const searchRequest = z.strictObject({
   filters: searchFilters.default({}),
   /** Count the matches exactly up to 10,000 rather than 1,000 (total_estimate); costs more on a large result. */
   exact_total: z.boolean().default(false),
+  ...searchExtras,
 });
+
+export type SearchRequestBody = z.output<typeof searchRequest>;
 
 /** The body of private aggregation (POST /aggregate). */
 export const aggregateRequest = z.strictObject({

@@ -36,6 +36,8 @@ class ContractSuite {
       limit: q.limit ?? 20,
       offset: q.offset ?? 0,
       exact_total: q.exact_total,
+      highlight: q.highlight,
+      facets: q.facets,
     });
   }
 }
@@ -76,6 +78,8 @@ export function runAll(name: string, open: () => Promise<{ engine: SearchEngine;
     testFilters(s);
     testSorting(s);
     testAggregation(s);
+    testHighlights(s);
+    testFacets(s);
   });
 }
 
@@ -1018,6 +1022,126 @@ function testAggregation(s: ContractSuite): void {
       expect((await byMaterial()).total).toBe(0);
       await s.engine.swapGeneration(t, 'parts', 2);
       expect(await byMaterial()).toEqual({ total: 1, groups: [{ value: 'zinc', count: 1 }], max: 1 });
+    });
+  });
+}
+
+const MARK = { pre_tag: '<mark>', post_tag: '</mark>' };
+
+/** highlight: each field holding a match, escaped, with the matches tagged; long texts cut around the first match. */
+function testHighlights(s: ContractSuite): void {
+  describe('highlights', () => {
+    it('tags the words a keyword query matches in every searched field, the last word as a prefix, and leaves the rest out', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, {
+          name: 'Hex bolt M8',
+          description: 'A galvanised bolt for outdoor use',
+          description_llm: 'Hex bolt M8 is a product with hex and bolt in it.',
+          collection_data: { material: 'Steel bolts', finish: { coat: 'zinc-plated hex' }, tags: ['nut', 'hex head'], size: 8 },
+        }),
+      );
+      const [hit] = (await s.find(own(t), { text: 'hex bol', highlight: MARK })).hits;
+      expect(hit!.highlights).toEqual({
+        name: '<mark>Hex</mark> <mark>bolt</mark> M8',
+        description: 'A galvanised <mark>bolt</mark> for outdoor use',
+        'collection_data.material': 'Steel <mark>bolts</mark>',
+        'collection_data.finish.coat': 'zinc-plated <mark>hex</mark>',
+        'collection_data.tags.1': '<mark>hex</mark> head',
+      });
+      // Asked for nothing, given nothing.
+      expect((await s.find(own(t), { text: 'hex bol' })).hits[0]!.highlights).toBeUndefined();
+    });
+
+    it('tags words matched through a typo, any word of a sentence, and identifiers in their own spelling', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Washer', description: 'Galvanised steel', collection_data: { ean: 4006381333931, standard: 'DIN-125 A' } }),
+      );
+      expect((await s.find(own(t), { text: 'galvanized', highlight: MARK })).hits[0]!.highlights).toEqual({
+        description: '<mark>Galvanised</mark> steel',
+      });
+      expect((await s.find(own(t), { text: 'which washer is galvanised?', type: 'natural_language', highlight: MARK })).hits[0]!.highlights).toEqual({
+        name: '<mark>Washer</mark>',
+        description: '<mark>Galvanised</mark> steel',
+      });
+      expect((await s.find(own(t), { text: '4006381333931', highlight: MARK })).hits[0]!.highlights).toEqual({
+        'collection_data.ean': '<mark>4006381333931</mark>',
+      });
+      expect((await s.find(own(t), { text: 'din 125', highlight: MARK })).hits[0]!.highlights).toEqual({
+        'collection_data.standard': '<mark>DIN-125</mark> A',
+      });
+    });
+
+    it('escapes the text, so only the tags asked for are markup, and cuts a long text to a window around its first match', async () => {
+      const t = tenant();
+      const long = `${'Lorem ipsum dolor sit amet. '.repeat(20)}The flange nut holds. ${'Consectetur adipiscing elit. '.repeat(20)}`;
+      await s.index(doc(t, { name: '<img src=x onerror=alert(1)> "flange" & nut', description: long }));
+      const [hit] = (await s.find(own(t), { text: 'flange', highlight: { pre_tag: '[[', post_tag: ']]' } })).hits;
+      expect(hit!.highlights!.name).toBe('&lt;img src=x onerror=alert(1)&gt; &quot;[[flange]]&quot; &amp; nut');
+      const cut = hit!.highlights!.description!;
+      expect(cut).toMatch(/^….*\[\[flange\]\] nut holds\..*…$/);
+      expect(cut.length).toBeLessThan(260);
+      expect(cut).not.toContain('<');
+    });
+
+    it('answers an empty object for each hit of a search without text', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Hex bolt' }));
+      expect((await s.find(own(t), { highlight: MARK })).hits.map((h) => h.highlights)).toEqual([{}]);
+    });
+  });
+}
+
+/** facets: each field's values over every match (not just the page), as aggregate() groups them, and numeric stats. */
+function testFacets(s: ContractSuite): void {
+  describe('facets', () => {
+    it('counts each field over every match of the query and filters, ties by value, with stats for numbers', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Hex bolt 1', record_type: 'bolt', collection_data: { brand: 'Acme', price: 10, tags: ['zinc', 'm8', 'zinc'] } }),
+        doc(t, { name: 'Hex bolt 2', record_type: 'bolt', collection_data: { brand: 'Acme', price: 20, tags: ['m8'] } }),
+        doc(t, { name: 'Hex bolt 3', record_type: 'screw', collection_data: { brand: 'Bolton', price: 30, tags: 'm10' } }),
+        doc(t, { name: 'Hex bolt 4', record_type: 'bolt', collection_data: { brand: 'Zenith', price: 'n/a' } }),
+        doc(t, { name: 'Hex bolt 5', record_type: 'bolt', collection_data: { brand: 'Acme', price: 99, outlet: true } }),
+        doc(t, { name: 'Wing nut', record_type: 'nut', collection_data: { brand: 'Acme', price: 1 } }),
+      );
+      const found = await s.find(own(t), {
+        text: 'hex bolt',
+        filters: [{ field: 'price', op: 'lt', value: 50 }],
+        limit: 1,
+        facets: { fields: ['brand', 'price', 'tags', 'record_type', 'missing'], limit: 2 },
+      });
+      expect(found.total_estimate).toBe(3);
+      expect(found.hits).toHaveLength(1);
+      expect(found.facets).toEqual({
+        brand: { values: [{ value: 'Acme', count: 2 }, { value: 'Bolton', count: 1 }] },
+        price: { values: [{ value: 10, count: 1 }, { value: 20, count: 1 }], stats: { count: 3, min: 10, max: 30, avg: 20 } },
+        tags: { values: [{ value: 'm8', count: 2 }, { value: 'm10', count: 1 }] },
+        record_type: { values: [{ value: 'bolt', count: 2 }, { value: 'screw', count: 1 }] },
+        missing: { values: [] },
+      });
+      // The same matches aggregated (a filter that selects them) answer the same counts.
+      const aggregated = await s.engine.aggregate({ scope: own(t), filters: [{ field: 'price', op: 'lte', value: 30 }, { field: 'price', op: 'gte', value: 10 }], group_by: 'brand', stats: ['price'] });
+      expect(aggregated.groups.slice(0, 2)).toEqual(found.facets!.brand!.values);
+      expect(aggregated.stats.price).toEqual(found.facets!.price!.stats);
+    });
+
+    it('answers every facet empty when nothing matches, and facets of filters alone and of identifiers', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Washer A', collection_data: { ean: '4006381333931', size: 8 } }),
+        doc(t, { name: 'Washer B', collection_data: { size: 10 } }),
+      );
+      const facets = { fields: ['size'], limit: 20 };
+      expect((await s.find(own(t), { text: 'gearbox', facets })).facets).toEqual({ size: { values: [] } });
+      expect((await s.find(own(t), { facets })).facets).toEqual({
+        size: { values: [{ value: 8, count: 1 }, { value: 10, count: 1 }], stats: { count: 2, min: 8, max: 10, avg: 9 } },
+      });
+      expect((await s.find(own(t), { text: '4006381333931', facets })).facets).toEqual({
+        size: { values: [{ value: 8, count: 1 }], stats: { count: 1, min: 8, max: 8, avg: 8 } },
+      });
+      expect((await s.find(own(t), { text: 'washer' })).facets).toBeUndefined();
     });
   });
 }

@@ -51,8 +51,8 @@ const HAS_DIGIT = /\p{N}/u;
 const MEASUREMENT =
   /^\d+(?:[.,]\d+)?(?:mm|cm|dm|m|km|µm|um|nm|in|ft|mg|g|kg|t|lb|lbs|oz|ml|cl|dl|l|v|kv|mv|w|kw|mw|a|ma|mah|wh|kwh|hz|khz|mhz|ghz|kb|mb|gb|tb|pcs|pc|st|x|h|min|s|ms|nm|bar|psi|pa|kpa|mpa|°c|c|f|k|%)$/i;
 const GROUPED_DIGITS = /^\d[\d \t-]*\d$/;
-/** Characters that end a token in free text; identifiers keep their inner `-` `/` `.`. */
-const TOKEN_SPLIT = /[\s,;()[\]{}<>"'|!?*+=#&@~^`\\]+/u;
+/** A token of free text: what lies between the characters that end one (identifiers keep their inner `-` `/` `.`). */
+const TOKEN = /[^\s,;()[\]{}<>"'|!?*+=#&@~^`\\]+/gu;
 
 /** Uppercase, whitespace and separators removed; a GTIN with a valid check digit as its 14-digit form. */
 export function normaliseIdentifier(raw: string): string {
@@ -111,25 +111,51 @@ export function identifiersOf(document: Pick<IndexDocument, 'name' | 'collection
 }
 
 function identifiersInText(text: string): string[] {
+  return identifierSpans(text).flatMap((span) => span.forms);
+}
+
+/** A stretch of text holding an identifier: where it starts and ends (string offsets) and its normalised forms. */
+export interface IdentifierSpan {
+  start: number;
+  end: number;
+  forms: string[];
+}
+
+/**
+ * Where a text holds identifiers (its first MAX_SCAN_CHARS characters), with the forms a document is indexed under:
+ * a whole value that is a grouped GTIN, standards, then tokens that are GTINs or part numbers. Highlights
+ * (highlight.ts) find a query's identifiers in a result by it.
+ */
+export function identifierSpans(text: string): IdentifierSpan[] {
   const scanned = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
-  const forms: string[] = [];
+  const spans: IdentifierSpan[] = [];
   // Every kind of identifier holds a digit.
-  if (!HAS_DIGIT.test(scanned)) return forms;
+  if (!HAS_DIGIT.test(scanned)) return spans;
   // A whole short value may be a grouped GTIN ("4 006381 333931") that token splitting would break up.
-  if (scanned.length <= 40 && GROUPED_DIGITS.test(scanned.trim())) {
-    const gtin = gtin14(scanned.trim().replace(/[ \t-]+/g, ''));
-    if (gtin) forms.push(gtin);
+  const whole = scanned.trim();
+  if (scanned.length <= 40 && GROUPED_DIGITS.test(whole)) {
+    const gtin = gtin14(whole.replace(/[ \t-]+/g, ''));
+    const start = scanned.indexOf(whole);
+    if (gtin) spans.push({ start, end: start + whole.length, forms: [gtin] });
   }
-  if (STANDARD_HINT.test(scanned)) for (const match of scanned.matchAll(STANDARD_ANYWHERE)) forms.push(...standardForms(match, true));
-  for (const raw of scanned.split(TOKEN_SPLIT)) {
-    const token = raw.replace(/^[-/.:_]+|[-/.:_]+$/g, '');
+  if (STANDARD_HINT.test(scanned)) {
+    for (const match of scanned.matchAll(STANDARD_ANYWHERE)) {
+      spans.push({ start: match.index, end: match.index + match[0].length, forms: standardForms(match, true) });
+    }
+  }
+  for (const raw of scanned.matchAll(TOKEN)) {
+    // Separators at a token's ends are not part of it.
+    const lead = /^[-/.:_]*/.exec(raw[0])![0].length;
+    const token = raw[0].slice(lead).replace(/[-/.:_]+$/, '');
     if (token.length < 4) continue;
+    const start = raw.index + lead;
+    const span = (form: string) => spans.push({ start, end: start + token.length, forms: [form] });
     if (/^\d+$/.test(token)) {
       const gtin = gtin14(token);
-      if (gtin) forms.push(gtin);
-    } else if (isSku(token)) forms.push(normaliseIdentifier(token));
+      if (gtin) span(gtin);
+    } else if (isSku(token)) span(normaliseIdentifier(token));
   }
-  return forms;
+  return spans;
 }
 
 function isSku(token: string): boolean {

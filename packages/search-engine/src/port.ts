@@ -9,11 +9,11 @@
  * A record is searchable when its status is active and its generation is the collection's active generation.
  */
 
-import type { AggregateAnswer, Filter } from '@trove/contracts';
+import type { AggregateAnswer, FacetAnswer, Filter } from '@trove/contracts';
 
-// Filters and aggregate answers are the contract between search and its callers; the engine takes and gives them as
-// they are.
-export type { AggregateAnswer as AggregateResult, FieldStats, Filter, Scalar } from '@trove/contracts';
+// Filters, aggregate answers and facets are the contract between search and its callers; the engine takes and gives
+// them as they are.
+export type { AggregateAnswer as AggregateResult, FacetAnswer, FieldStats, Filter, Scalar } from '@trove/contracts';
 
 /** One record as the engine stores it: the fields a search result shows plus what filtering and scoping need. */
 export interface IndexDocument {
@@ -94,6 +94,13 @@ export interface SearchQuery {
    * scan of that many matches on a large result.
    */
   exact_total?: boolean;
+  /** Each hit's matches highlighted (SearchHit.highlights) between these tags: highlight.ts, the same in both engines. */
+  highlight?: { pre_tag: string; post_tag: string };
+  /**
+   * The values of these fields counted over every match (SearchResult.facets), the `limit` most frequent of each
+   * (ties by value), as aggregate() groups them, with numeric stats where the field holds numbers.
+   */
+  facets?: { fields: string[]; limit: number };
 }
 
 /** Matches a total is always counted exactly up to (Meilisearch's estimatedTotalHits and Elasticsearch's track_total_hits estimate above their own). */
@@ -105,6 +112,8 @@ export interface SearchHit {
   /** 0..1, higher is better; 1.0 for an exact identifier match. Filter-only hits score 1.0. */
   score: number;
   document: IndexDocument;
+  /** With SearchQuery.highlight: the fields holding a match, their text with each match tagged (highlight.ts). */
+  highlights?: Record<string, string>;
 }
 
 export interface SearchResult {
@@ -119,6 +128,8 @@ export interface SearchResult {
   total_is_estimate: boolean;
   /** True when the typo-tolerant fallback produced the hits. */
   fuzzy: boolean;
+  /** With SearchQuery.facets: one per field asked for, in that order, over the matches total_estimate counts. */
+  facets?: Record<string, FacetAnswer>;
 }
 
 export interface AggregateQuery {

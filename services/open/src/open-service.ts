@@ -33,6 +33,8 @@ export class OpenService {
       results,
       // Paging follows the index, so a page thinned by hidden records never ends the listing early.
       pagination: { offset: req.offset, limit: req.limit, has_more: req.offset + answer.results.length < answer.metadata.total_estimate },
+      // Over every match in the public index, as total_estimate is.
+      ...(answer.facets && { facets: answer.facets }),
       metadata: {
         search_mode: answer.metadata.search_mode === 'error' ? 'error' : 'fulltext',
         processing_time_ms: Math.round((performance.now() - started) * 100) / 100,

@@ -33,6 +33,10 @@ export interface SearchRequest {
   format: Format;
   /** Count the total exactly up to 10,000 matches rather than 1,000 (SearchQuery.exact_total). */
   exact_total?: boolean;
+  /** Highlight each result's matches between these tags (SearchQuery.highlight). */
+  highlight?: SearchQuery['highlight'];
+  /** Facets over every match (SearchQuery.facets). */
+  facets?: SearchQuery['facets'];
 }
 
 /** What a route sends: a JSON body, or plain text for the compact and yaml formats. */
@@ -180,6 +184,8 @@ export class SearchService {
       limit: req.limit,
       offset: req.offset,
       exact_total: req.exact_total,
+      highlight: req.highlight,
+      facets: req.facets,
     };
 
     let mode: SearchMode;
@@ -210,7 +216,7 @@ export class SearchService {
       return { value: errorBody(req, classified?.type), store: false };
     }
     const searched = performance.now();
-    const results = result.hits.map(({ score, document: d }) => {
+    const results = result.hits.map(({ score, document: d, highlights }) => {
       const item: SearchResultItem = {
         record_id: d.record_id,
         name: d.name,
@@ -222,6 +228,7 @@ export class SearchService {
         description: d.description,
         source_type: d.source_type,
         updated_at: d.updated_at,
+        ...(highlights && { highlights }),
       };
       // A collection first created through the older vocabulary answers its clients in both (docs/behaviour/older-vocabulary.md).
       return d.vocabulary === 'older' ? withBothNames(item) : item;
@@ -229,6 +236,8 @@ export class SearchService {
     const body: StoredAnswer = {
       results,
       pagination: { offset: req.offset, limit: req.limit, has_more: req.offset + results.length < result.total_estimate },
+      // Before metadata, which an answer's text must end with (withAnswerFieldsText()).
+      ...(result.facets && { facets: result.facets }),
       metadata: {
         search_mode: mode,
         query_type: classified?.type ?? 'keyword',

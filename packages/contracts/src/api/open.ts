@@ -11,6 +11,8 @@ import {
   aggregateAnswer,
   emptyAnswerFields,
   publicAggregateRequest,
+  facetAnswer,
+  searchExtras,
   searchField,
   searchFilters,
   searchResultItem,
@@ -33,6 +35,7 @@ const searchBodyFields = {
   sort: searchField.optional(),
   limit: z.int().min(1).max(PUBLIC_PAGE_MAX).default(PUBLIC_PAGE_DEFAULT),
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
+  ...searchExtras,
 };
 
 /** `q` of the GET searches: empty (the default) browses, else 1-SEARCH_TEXT_MAX characters after trimming. */
@@ -60,6 +63,8 @@ export const openSearchAnswer = z.object({
   results: z.array(openResultItem),
   /** Paging follows the index: has_more holds even when hidden records thinned the page. */
   pagination: z.object({ offset: z.number().int(), limit: z.number().int(), has_more: z.boolean() }),
+  /** Only when the search asks for `facets`, as private search's: over every public match of the query and filters. */
+  facets: z.record(z.string(), facetAnswer).optional(),
   metadata: z.object({
     search_mode: z.enum(['fulltext', 'error']),
     processing_time_ms: z.number(),

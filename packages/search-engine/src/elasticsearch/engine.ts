@@ -12,7 +12,18 @@ import type {
 } from '../port';
 import { heldStateOf, lookupsOf, outcomesOf, planBulk, reasonOf, type HeldState } from './bulk';
 import { documentMappings, generationMappings, indexesOf, indexTemplates, type Indexes } from './mappings';
-import { aggregateRequest, aggregateResult, collectionsRequest, collectionsResult, fuzzyQuery, modeOf, searchRequest, searchResult } from './queries';
+import { withHighlights } from '../highlight';
+import {
+  aggregateRequest,
+  aggregateResult,
+  collectionsRequest,
+  collectionsResult,
+  fuzzyQuery,
+  modeOf,
+  searchRequest,
+  searchResult,
+  type SearchMode,
+} from './queries';
 import { generationId, type StoredDocument } from './source';
 
 export interface ElasticsearchEngineOptions {
@@ -179,11 +190,20 @@ export class ElasticsearchEngine implements SearchEngine {
 
   async search(query: SearchQuery): Promise<SearchResult> {
     const mode = modeOf(query);
-    if (mode === 'nothing') return { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false };
-    const result = searchResult(await this.client.search<Partial<StoredDocument>>(searchRequest(query, this.indexes)), mode);
+    if (mode === 'nothing') {
+      const facets = query.facets && Object.fromEntries(query.facets.fields.map((field) => [field, { values: [] }]));
+      return { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false, ...(facets && { facets }) };
+    }
+    const found = await this.find(query, mode);
+    return { ...found, hits: withHighlights(found.hits, query) };
+  }
+
+  /** The page, total and facets of a listed or ranked search, or of its typo-tolerant fallback when it found nothing. */
+  private async find(query: SearchQuery, mode: SearchMode): Promise<SearchResult> {
+    const result = searchResult(await this.client.search<Partial<StoredDocument>>(searchRequest(query, this.indexes)), mode, query);
     if (mode !== 'ranked' || result.total_estimate > 0 || !query.text || !fuzzyQuery(query.text)) return result;
     const fuzzy = searchRequest(query, this.indexes, true);
-    return searchResult(await this.client.search<Partial<StoredDocument>>(fuzzy), 'fuzzy');
+    return searchResult(await this.client.search<Partial<StoredDocument>>(fuzzy), 'fuzzy', query);
   }
 
   async aggregate(query: AggregateQuery): Promise<AggregateResult> {

@@ -399,6 +399,40 @@ describe('aggregation', () => {
     });
   });
 
+  it("asks a search's facets in the search request and reads them as aggregation groups and stats, stats only where numbers are", () => {
+    const facets = { fields: ['brand', 'record_type'], limit: 3 };
+    const request = searchRequest(query({ text: { type: 'keyword', query: 'bolt', identifiers: [] }, facets }), indexes);
+    const order = [{ _count: 'desc' }, { _key: 'asc' }];
+    expect(request.aggs).toEqual({
+      facet_0: {
+        nested: { path: 'data' },
+        aggs: { field: { filter: { term: { 'data.k': 'brand' } }, aggs: { values: { terms: { field: 'data.j', size: 6, order } } } } },
+      },
+      facet_stats_0: {
+        nested: { path: 'data' },
+        aggs: { field: { filter: { term: { 'data.k': 'brand' } }, aggs: { values: { stats: { field: 'data.n' } } } } },
+      },
+      facet_1: { terms: { field: 'record_type', size: 6, order } },
+    });
+    expect(searchRequest(query(), indexes).aggs).toBeUndefined();
+    const buckets = [4, 1, 1, 2].map((doc_count, i) => ({ key: `"${'dcba'[i]}"`, doc_count }));
+    const result = searchResult(
+      {
+        ...aggregations({
+          facet_0: { doc_count: 8, field: { doc_count: 8, values: { buckets } } },
+          facet_stats_0: { doc_count: 8, field: { doc_count: 8, values: { count: 0, min: null, max: null, avg: null, sum: 0 } } },
+          facet_1: { buckets: [{ key: 'bolt', doc_count: 7 }] },
+        }),
+      } as estypes.SearchResponse<object>,
+      'ranked',
+      { facets },
+    );
+    expect(result.facets).toEqual({
+      brand: { values: [{ value: 'd', count: 4 }, { value: 'a', count: 2 }, { value: 'b', count: 1 }] },
+      record_type: { values: [{ value: 'bolt', count: 7 }] },
+    });
+  });
+
   it('orders tie values as jsonb does: strings, then numbers, then booleans', () => {
     expect([true, 'b', 10, 'a', 9, false].sort(compareScalars)).toEqual(['a', 'b', 9, 10, false, true]);
   });

@@ -4,6 +4,7 @@ import type {
   AggregateQuery,
   AggregateResult,
   CollectionGroup,
+  FacetAnswer,
   FieldStats,
   Filter,
   Scalar,
@@ -12,8 +13,9 @@ import type {
   SearchScope,
   Sort,
 } from '../port';
-import { queryWords, STOP_WORDS } from '../classify';
+import { queryWords } from '../classify';
 import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
+import { naturalWords, wordsOf } from '../terms';
 import { transpositions, typoBudget } from '../typos';
 import type { Indexes } from './mappings';
 import { equalForms, fromSource, generationId, INTERNAL_FIELDS, numericValue, type StoredDocument } from './source';
@@ -109,23 +111,6 @@ export function filterQuery(filter: Filter): Query {
     default:
       throw new Error(`Unknown filter operator ${String((filter as Filter).op)}`);
   }
-}
-
-const MAX_TERMS = 16;
-const MAX_TERM_LENGTH = 100;
-
-/** The words a query matches with: runs of letters and digits, as the PostgreSQL engine takes them. */
-export function wordsOf(text: string): string[] {
-  return queryWords(text)
-    .filter((w) => w.length <= MAX_TERM_LENGTH)
-    .slice(0, MAX_TERMS);
-}
-
-/** A sentence's distinct content words: stop words match nearly everything, so they count only when nothing else is left. */
-export function naturalWords(text: string): string[] {
-  const words = wordsOf(text);
-  const content = words.filter((w) => !STOP_WORDS.has(w));
-  return [...new Set(content.length > 0 ? content : words)];
 }
 
 /** The normalised identifiers an identifier query asks for; the query itself when the classifier found none. */
@@ -274,14 +259,37 @@ export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = fals
     // Scores are computed anyway when the first sort key is not the score.
     track_scores: text !== undefined,
     _source: { excludes: INTERNAL_FIELDS },
+    ...(query.facets && { aggs: facetAggregations(query.facets) }),
   };
+}
+
+/** A search's facets: each field's values and numeric stats over every match, as aggregateRequest asks for a group and stats. */
+function facetAggregations({ fields, limit }: NonNullable<SearchQuery['facets']>): Record<string, estypes.AggregationsAggregationContainer> {
+  const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
+  fields.forEach((field, i) => {
+    aggs[`facet_${i}`] = groupAggregation(field, limit);
+    // A record column holds text: no stats.
+    if (!GROUPABLE_COLUMNS.has(field)) aggs[`facet_stats_${i}`] = statsAggregation(field);
+  });
+  return aggs;
+}
+
+/** The facets of a search's answer (facetAggregations()), each field's values as aggregateResult reads a group. */
+function facetsOf({ fields, limit }: NonNullable<SearchQuery['facets']>, response: estypes.SearchResponse<unknown>): Record<string, FacetAnswer> {
+  const aggregations = (response.aggregations ?? {}) as Record<string, unknown>;
+  const facets: Record<string, FacetAnswer> = {};
+  fields.forEach((field, i) => {
+    const stats = statsOf(aggregations[`facet_stats_${i}`]);
+    facets[field] = { values: groupsOf(field, aggregations[`facet_${i}`], limit), ...(stats.count > 0 && { stats }) };
+  });
+  return facets;
 }
 
 /**
  * Listed hits score 1.0; ranked ones their normalised score; fuzzy ones half of it, as in the PostgreSQL engine, so a
  * guess never outranks what a real match would have scored.
  */
-export function searchResult(response: estypes.SearchResponse<Partial<StoredDocument>>, mode: SearchMode): SearchResult {
+export function searchResult(response: estypes.SearchResponse<Partial<StoredDocument>>, mode: SearchMode, query: Pick<SearchQuery, 'facets'> = {}): SearchResult {
   const total = response.hits.total;
   const total_estimate = typeof total === 'number' ? total : (total?.value ?? 0);
   const scoreOf = (score: number | null | undefined) =>
@@ -292,6 +300,7 @@ export function searchResult(response: estypes.SearchResponse<Partial<StoredDocu
     // track_total_hits counts exactly up to RESULT_WINDOW and answers relation `gte` beyond.
     total_is_estimate: typeof total === 'object' && total.relation === 'gte',
     fuzzy: mode === 'fuzzy' && total_estimate > 0,
+    ...(query.facets && { facets: facetsOf(query.facets, response) }),
   };
 }
 
@@ -305,13 +314,9 @@ function dataAggregation(field: string, inner: Record<string, estypes.Aggregatio
 export function aggregateRequest(query: AggregateQuery, indexes: Indexes): estypes.SearchRequest {
   const scope = scopeOf(query.scope, indexes);
   const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
-  if (query.group_by !== undefined) {
-    aggs.groups = GROUPABLE_COLUMNS.has(query.group_by)
-      ? terms(query.group_by)
-      : dataAggregation(query.group_by, { values: terms('data.j') });
-  }
+  if (query.group_by !== undefined) aggs.groups = groupAggregation(query.group_by, AGGREGATE_GROUP_LIMIT);
   (query.stats ?? []).forEach((field, i) => {
-    aggs[`stats_${i}`] = dataAggregation(field, { values: { stats: { field: 'data.n' } } });
+    aggs[`stats_${i}`] = statsAggregation(field);
   });
   return {
     index: scope.index,
@@ -323,9 +328,23 @@ export function aggregateRequest(query: AggregateQuery, indexes: Indexes): estyp
   };
 }
 
+/** The `limit` largest groups of a field's values: a record column's terms, or a collection_data field's. */
+function groupAggregation(field: string, limit: number): estypes.AggregationsAggregationContainer {
+  return GROUPABLE_COLUMNS.has(field) ? terms(field, undefined, limit) : dataAggregation(field, { values: terms('data.j', undefined, limit) });
+}
+
+/** A collection_data field's numeric stats. */
+function statsAggregation(field: string): estypes.AggregationsAggregationContainer {
+  return dataAggregation(field, { values: { stats: { field: 'data.n' } } });
+}
+
 /** More buckets than shown, so re-ordering ties by value rarely depends on which ties Elasticsearch cut. */
-function terms(field: string, inner?: Record<string, estypes.AggregationsAggregationContainer>): estypes.AggregationsAggregationContainer {
-  return { terms: { field, size: AGGREGATE_GROUP_LIMIT * 2, order: [{ _count: 'desc' }, { _key: 'asc' }] }, ...(inner && { aggs: inner }) };
+function terms(
+  field: string,
+  inner?: Record<string, estypes.AggregationsAggregationContainer>,
+  limit = AGGREGATE_GROUP_LIMIT,
+): estypes.AggregationsAggregationContainer {
+  return { terms: { field, size: limit * 2, order: [{ _count: 'desc' }, { _key: 'asc' }] }, ...(inner && { aggs: inner }) };
 }
 
 /** The public index grouped by collection, each with its record types: one request. */
@@ -389,26 +408,29 @@ function parseGroupValue(bucket: Bucket, isColumn: boolean): Scalar {
   return String(bucket.key);
 }
 
+/** A group aggregation's `limit` largest values (groupAggregation()), highest count first, ties by value. */
+function groupsOf(field: string, aggregation: unknown, limit: number): Array<{ value: Scalar; count: number }> {
+  const isColumn = GROUPABLE_COLUMNS.has(field);
+  return bucketsOf(aggregation)
+    .map((b) => ({ value: parseGroupValue(b, isColumn), count: b.doc_count }))
+    .sort((a, b) => b.count - a.count || compareScalars(a.value, b.value))
+    .slice(0, limit);
+}
+
+/** A stats aggregation's answer (statsAggregation()): all null when no value was a number. */
+function statsOf(aggregation: unknown): FieldStats {
+  const s = (aggregation as { field?: { values?: estypes.AggregationsStatsAggregate } } | undefined)?.field?.values;
+  const count = s?.count ?? 0;
+  return count === 0 || !s ? { count: 0, min: null, max: null, avg: null } : { count, min: s.min ?? null, max: s.max ?? null, avg: s.avg ?? null };
+}
+
 export function aggregateResult(query: AggregateQuery, response: estypes.SearchResponse): AggregateResult {
   const aggregations = (response.aggregations ?? {}) as Record<string, unknown>;
   const total = response.hits.total;
-  const isColumn = query.group_by !== undefined && GROUPABLE_COLUMNS.has(query.group_by);
-  const groups =
-    query.group_by === undefined
-      ? []
-      : bucketsOf(aggregations.groups)
-          .map((b) => ({ value: parseGroupValue(b, isColumn), count: b.doc_count }))
-          .sort((a, b) => b.count - a.count || compareScalars(a.value, b.value))
-          .slice(0, AGGREGATE_GROUP_LIMIT);
+  const groups = query.group_by === undefined ? [] : groupsOf(query.group_by, aggregations.groups, AGGREGATE_GROUP_LIMIT);
   const stats: Record<string, FieldStats> = {};
   (query.stats ?? []).forEach((field, i) => {
-    const node = aggregations[`stats_${i}`] as { field?: { values?: estypes.AggregationsStatsAggregate } } | undefined;
-    const s = node?.field?.values;
-    const count = s?.count ?? 0;
-    stats[field] =
-      count === 0 || !s
-        ? { count: 0, min: null, max: null, avg: null }
-        : { count, min: s.min ?? null, max: s.max ?? null, avg: s.avg ?? null };
+    stats[field] = statsOf(aggregations[`stats_${i}`]);
   });
   return { total: typeof total === 'number' ? total : (total?.value ?? 0), groups, stats };
 }

@@ -1,12 +1,13 @@
 import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { sql, type Kysely } from '@trove/db';
-import type { AggregateQuery, AggregateResult, CollectionGroup, FieldStats, Filter, Scalar, SearchScope } from '../port';
+import type { AggregateQuery, AggregateResult, CollectionGroup, FacetAnswer, FieldStats, Filter, Scalar, SearchScope } from '../port';
 import { collectionCondition, whereClause } from './filters';
 import type { Fragment } from './rows';
 
 /**
  * Aggregation in the PostgreSQL engine: a scope's matching documents counted, grouped by a field and summarised
- * (aggregate()), and the public index's collections counted across tenants (publicCollections()).
+ * (aggregate()), a search's facets (facets()), and the public index's collections counted across tenants
+ * (publicCollections()).
  *
  * Both read document_values (migrations.ts, version 5): each document's scope columns and the collection_data fields
  * worth grouping and filtering, a few hundred bytes a row against the documents table's 1.5 KB, written beside every
@@ -90,6 +91,43 @@ export class Aggregation {
     return { total: Number(totals.total ?? 0), groups, stats };
   }
 
+  /**
+   * A search's facets: for each field, its `limit` most frequent values among the documents matching `matches` (a
+   * search's condition, read on the documents table, since it may test the text), and numeric stats where it holds
+   * numbers, grouped and summarised as aggregate() does (a document counts once per distinct value, an array once per
+   * distinct element; ties by value; stats over the documents whose value is a number). One statement reads the
+   * matches once for every field.
+   */
+  async facets(matches: Fragment, fields: string[], limit: number): Promise<Record<string, FacetAnswer>> {
+    const values = fields.map((field, i) => sql`${facetValue(field)} as ${sql.raw(`v${i}`)}`);
+    const pairs = fields.map((_, i) => sql.raw(`(${i}, m.v${i})`));
+    const { rows } = await sql<{ i: number; value: Scalar | null; n: number; mn: number | null; mx: number | null; sm: number | null }>`
+      with m as materialized (select ${sql.join(values)} from search_engine.documents d where ${matches}),
+      v as (select f.i, f.value from m cross join lateral (values ${sql.join(pairs)}) f(i, value)),
+      g as (
+        select v.i, e.value, count(*)::int as n, row_number() over (partition by v.i order by count(*) desc, e.value) as r
+        from v cross join lateral (select distinct x.value from jsonb_array_elements(
+          case when jsonb_typeof(v.value) = 'array' then v.value else jsonb_build_array(v.value) end) x(value)) e
+        where jsonb_typeof(e.value) in ('string', 'number', 'boolean')
+        group by v.i, e.value),
+      s as (
+        select v.i, count(x.n)::int as n, min(x.n) as mn, max(x.n) as mx, sum(x.n) as sm
+        from v cross join lateral (select case when jsonb_typeof(v.value) = 'number' then (v.value #>> '{}')::float8 end as n) x
+        group by v.i)
+      select * from (
+        select g.i, g.value, g.n, null::float8 as mn, null::float8 as mx, null::float8 as sm from g where g.r <= ${limit}
+        union all select s.i, null, s.n, s.mn, s.mx, s.sm from s where s.n > 0
+      ) f order by f.i, f.value is null, f.n desc, f.value`.execute(this.db);
+    const facets: Record<string, FacetAnswer> = Object.fromEntries(fields.map((field) => [field, { values: [] }]));
+    for (const row of rows) {
+      const facet = facets[fields[Number(row.i)]!]!;
+      const n = Number(row.n);
+      if (row.value !== null) facet.values.push({ value: row.value, count: n });
+      else facet.stats = { count: n, min: Number(row.mn), max: Number(row.mx), avg: Number(row.sm) / n };
+    }
+    return facets;
+  }
+
   /** Reads document_values unless one of `fields` has been long somewhere in the scope; which fields were arrays. */
   private async source(scope: SearchScope, fields: string[]): Promise<Source> {
     const names = [...new Set(fields)];
@@ -148,6 +186,11 @@ function numberOf(source: Source, field: string): Fragment {
   return source.full
     ? sql`case when jsonb_typeof(d.data -> ${field}) = 'number' then (d.data ->> ${field})::float8 end`
     : sql`(d.nums ->> ${field})::float8`;
+}
+
+/** A facet field's value a document: a collection_data field's, or record_type's or collection's as jsonb. */
+function facetValue(field: string): Fragment {
+  return field === 'record_type' || field === 'collection' ? sql`to_jsonb(${sql.ref(`d.${field}`)})` : sql`d.data -> ${field}`;
 }
 
 /** The group field's one value a document, or undefined for a field some document of the scope holds as an array. */

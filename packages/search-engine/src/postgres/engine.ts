@@ -1,4 +1,4 @@
-import { migrate, type Database } from '@trove/db';
+import { migrate, sql, type Database } from '@trove/db';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -10,6 +10,7 @@ import type {
   SearchQuery,
   SearchResult,
 } from '../port';
+import { withHighlights } from '../highlight';
 import { Aggregation } from './aggregation';
 import { Totals } from './counting';
 import { IdentifierSearch } from './identifiers';
@@ -17,6 +18,7 @@ import { Listing } from './listing';
 import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
 import { queryTerms, Ranking } from './ranking';
+import type { Found } from './rows';
 import { Typos } from './typos';
 import { Writes } from './writes';
 
@@ -77,11 +79,22 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /**
+   * The page and total (find()), with highlights (highlight.ts) and facets over the same matches (aggregation.ts)
+   * when the query asks for them.
+   */
+  async search(query: SearchQuery): Promise<SearchResult> {
+    const { matches, ...found } = await this.find(query);
+    const asked = query.facets;
+    const facets = asked && (await this.aggregation.facets(found.total_estimate > 0 ? matches : sql`false`, asked.fields, asked.limit));
+    return { ...found, hits: withHighlights(found.hits, query), ...(facets && { facets }) };
+  }
+
+  /**
    * Filters only: listed by name (listing.ts). Identifiers: exact matches (identifiers.ts). Keyword and natural
    * language: the query's words expanded to their near words (typos.ts), then matched and ranked (ranking.ts); when
    * that matches nothing, the typo-tolerant fallback on names (typos.ts).
    */
-  async search(query: SearchQuery): Promise<SearchResult> {
+  private async find(query: SearchQuery): Promise<Found> {
     const page = { limit: query.limit, offset: query.offset };
     const text = query.text;
     if (!text || !text.query.trim()) return this.listing.filtered(query, page);

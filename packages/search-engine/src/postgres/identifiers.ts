@@ -1,9 +1,9 @@
 import { sql } from '@trove/db';
 import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
-import type { SearchQuery, SearchResult } from '../port';
+import type { SearchQuery } from '../port';
 import { NAME_ORDER, sortOrder, whereClause } from './filters';
 import type { Listing } from './listing';
-import { textArray, type Page } from './rows';
+import { textArray, type Found, type Page } from './rows';
 
 /**
  * Identifier queries in the PostgreSQL engine: exact matches on the normalised identifiers (see ../identifiers.ts) that
@@ -18,7 +18,7 @@ const EDITION_BASE_SCORE = 0.9;
 export class IdentifierSearch {
   constructor(private readonly listing: Listing) {}
 
-  async search(query: SearchQuery, text: NonNullable<SearchQuery['text']>, page: Page): Promise<SearchResult> {
+  async search(query: SearchQuery, text: NonNullable<SearchQuery['text']>, page: Page): Promise<Found> {
     const where = whereClause(query.scope, query.filters);
     const identifiers = text.identifiers.length
       ? text.identifiers.map(normaliseIdentifier)

@@ -1,8 +1,8 @@
 import { prepared, sql, type Kysely } from '@trove/db';
-import type { SearchQuery, SearchResult } from '../port';
+import type { SearchQuery } from '../port';
 import { countLimit, exactly, scanned, toScan, type Totals } from './counting';
 import { NAME_ORDER, sortOrder, whereClause } from './filters';
-import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
+import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Found, type Fragment, type Page } from './rows';
 
 /**
  * Results listed in one order rather than ranked: a query of filters only (every searchable document matching them,
@@ -19,7 +19,7 @@ export class Listing {
   ) {}
 
   /** A query without text: its filters' matches, scored 1.0, in the sort asked for, then by name. */
-  async filtered(query: SearchQuery, page: Page): Promise<SearchResult> {
+  async filtered(query: SearchQuery, page: Page): Promise<Found> {
     const order = query.sort ? sql`${sortOrder(query.sort)}, ${NAME_ORDER}` : NAME_ORDER;
     return this.listed(whereClause(query.scope, query.filters), order, page, query);
   }
@@ -35,7 +35,7 @@ export class Listing {
     page: Page,
     { scope, exact_total }: Pick<SearchQuery, 'scope' | 'exact_total'>,
     score: Fragment = sql`1.0`,
-  ): Promise<SearchResult> {
+  ): Promise<Found> {
     // One statement for the common case: up to SORTED_WHOLE matches, counted, sorted whole and paged.
     const whole = await sql<Partial<DocumentRow> & { score: number | null; matched: number; scan: number[] | null }>`${prepared}
       with m as materialized (select d.ctid as row from search_engine.documents d where ${where} limit ${SORTED_WHOLE + 1})
@@ -47,7 +47,7 @@ export class Listing {
     const counted = Number(whole.rows[0]?.matched ?? 0);
     if (counted <= SORTED_WHOLE) {
       const hits = whole.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number }));
-      return { hits, ...exactly(counted), fuzzy: false };
+      return { hits, ...exactly(counted), fuzzy: false, matches: where };
     }
     // More than SORTED_WHOLE matches: more than COUNTED_EXACTLY too, so the total is an estimate unless the search
     // asks for an exact one (counted again, further).
@@ -58,6 +58,6 @@ export class Listing {
         order by ${order} limit ${page.limit} offset ${page.offset}`.execute(this.db),
       limit > SORTED_WHOLE ? this.totals.count(where, scope, limit) : this.totals.estimate(where, counted, scope, toScan(whole.rows[0]?.scan)),
     ]);
-    return { hits: found.rows.map(toHit), ...total, fuzzy: false };
+    return { hits: found.rows.map(toHit), ...total, fuzzy: false, matches: where };
   }
 }

@@ -1,9 +1,10 @@
 import { prepared, sql, type Kysely } from '@trove/db';
-import { queryWords, STOP_WORDS } from '../classify';
-import { type SearchHit, type SearchQuery, type SearchResult } from '../port';
+import { queryWords } from '../classify';
+import { type SearchHit, type SearchQuery } from '../port';
+import { matchWords } from '../terms';
 import { countLimit, exactly, scanned, toScan, type Scan, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
-import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Fragment, type Page } from './rows';
+import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Found, type Fragment, type Page } from './rows';
 
 /**
  * Full-text search in the PostgreSQL engine: which documents a keyword or natural-language query matches, and how they
@@ -34,9 +35,6 @@ export function searchText(text: string): string {
   return queryWords(text).join(' ');
 }
 
-const MAX_TERMS = 16;
-const MAX_TERM_LENGTH = 100;
-
 /** One word of a query: matched as a prefix (a keyword query's last word), and through its near words (typos). */
 export interface QueryTerm {
   word: string;
@@ -45,19 +43,11 @@ export interface QueryTerm {
 }
 
 /**
- * The words a query matches with, or none when it has no letters or digits. keyword: every word, the last as a prefix.
- * any: the distinct words, stop words dropped unless they are all there is (they match nearly everything and carry no
- * ranking signal).
+ * The words a query matches with (terms.ts), or none when it has no letters or digits. keyword: every word, the last
+ * as a prefix. any: the distinct words, stop words dropped unless they are all there is.
  */
 export function queryTerms(query: string, mode: 'keyword' | 'any'): QueryTerm[] {
-  let words = queryWords(query)
-    .filter((t) => t.length <= MAX_TERM_LENGTH)
-    .slice(0, MAX_TERMS);
-  if (mode === 'any') {
-    const content = words.filter((t) => !STOP_WORDS.has(t));
-    words = [...new Set(content.length > 0 ? content : words)];
-  }
-  return words.map((word, i) => ({ word, prefix: mode === 'keyword' && i === words.length - 1, typos: [] }));
+  return matchWords(query, mode).map((w) => ({ ...w, typos: [] }));
 }
 
 /**
@@ -138,7 +128,7 @@ export class Ranking {
     type: 'keyword' | 'natural_language',
     query: SearchQuery,
     page: Page,
-  ): Promise<SearchResult> {
+  ): Promise<Found> {
     const where = whereClause(query.scope, query.filters, false);
     const text = query.text!.query;
     const score = relevance(terms, text);
@@ -153,7 +143,7 @@ export class Ranking {
           limit ${page.limit} offset ${page.offset}`.execute(this.db),
         this.totals.count(matches, scope, countLimit(query.exact_total)),
       ]);
-      return { hits: found.rows.map(toHit), ...total, fuzzy: false };
+      return { hits: found.rows.map(toHit), ...total, fuzzy: false, matches };
     }
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
     const ranked = { where, score, prior: prior(terms, text, type === 'keyword'), key: searchText(text), page, bound };
@@ -164,7 +154,7 @@ export class Ranking {
       const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read, countLimit(query.exact_total) + 1);
       // Estimated from the matches counted, the first countLimit() + 1 however many more this page read: one total on every page.
       const total = found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope, found.scan);
-      return { hits: found.hits, ...total, fuzzy: false };
+      return { hits: found.hits, ...total, fuzzy: false, matches };
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
     // the matches, and cheap when they are.
@@ -180,7 +170,7 @@ export class Ranking {
     // the first `bound` documents holding any term might hold only one.
     const every = matchText(terms, 'every');
     const found = await this.candidates(ranked, tsText, matchText(terms, 'any', 'name'), every !== tsText ? [every] : []);
-    return { hits: found.hits, ...(await total(found.matched)), fuzzy: false };
+    return { hits: found.hits, ...(await total(found.matched)), fuzzy: false, matches };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { IndexDocument, SearchHit } from '../port';
+import type { IndexDocument, SearchHit, SearchResult } from '../port';
 
 /**
  * What every read of the PostgreSQL engine shares: the SQL fragment, the page asked for, and the row a hit is read
@@ -7,6 +7,9 @@ import type { IndexDocument, SearchHit } from '../port';
  */
 
 export type Fragment = RawBuilder<unknown>;
+
+/** A search's answer and the condition its matches meet (what its total counts), for facets over them. */
+export type Found = SearchResult & { matches: Fragment };
 
 export interface Page {
   limit: number;

@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import { prepared, sql, type Kysely } from '@trove/db';
-import type { IndexChange, SearchQuery, SearchResult, SearchScope } from '../port';
+import type { IndexChange, SearchQuery, SearchScope } from '../port';
 import { oneTypoAway, typoBudget, typoDistance, withinTypos } from '../typos';
 import { countLimit, exactly, type Totals } from './counting';
 import { collectionCondition, sortOrder, whereClause } from './filters';
 import { CANDIDATES, searchText, type QueryTerm } from './ranking';
-import { DOCUMENT_COLUMNS, textArray, toHit, type DocumentRow, type Page } from './rows';
+import { DOCUMENT_COLUMNS, textArray, toHit, type DocumentRow, type Found, type Page } from './rows';
 
 /**
  * Typo tolerance in the PostgreSQL engine, both ways it works. Before a text query runs, each word is expanded to its
@@ -107,10 +107,10 @@ export class Typos {
    * query can make thousands of names similar). Scores are the similarity, halved: a guess never outranks what a
    * real match would have scored.
    */
-  async fuzzy(text: string, query: SearchQuery, page: Page): Promise<SearchResult> {
+  async fuzzy(text: string, query: SearchQuery, page: Page): Promise<Found> {
     const where = whereClause(query.scope, query.filters);
     const probe = searchText(text);
-    if (!probe) return { hits: [], ...exactly(0), fuzzy: false };
+    if (!probe) return { hits: [], ...exactly(0), fuzzy: false, matches: sql`false` };
     const similar = sql`${where} and ${probe} <% lower(d.name)`;
     const score = sql`word_similarity(${probe}, lower(d.name)) / 2`;
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
@@ -126,7 +126,7 @@ export class Typos {
           join search_engine.documents d on d.tenant_id = top.tenant_id and d.record_id = top.record_id
           order by top.score desc, d.record_id`;
     const [found, total] = await Promise.all([rows.execute(this.db), this.totals.count(similar, query.scope, countLimit(query.exact_total))]);
-    return { hits: found.rows.map(toHit), ...total, fuzzy: total.total_estimate > 0 };
+    return { hits: found.rows.map(toHit), ...total, fuzzy: total.total_estimate > 0, matches: similar };
   }
 }
 

@@ -22,6 +22,7 @@ export function registerSearch(server: McpServer, backend: Backend, logger: Logg
       limit: args.limit,
       offset: args.offset,
       ...(args.exact_total === undefined ? {} : { exact_total: args.exact_total }),
+      ...(args.facets === undefined ? {} : { facets: args.facets }),
       format: 'json',
     });
     if (answer.results.length === 0 && args.offset === 0) await checkCollectionCase(backend, args.collection);
@@ -53,7 +54,19 @@ function searchMarkdown(args: Args, answer: SearchAnswer): string {
     ),
   );
   if (pagination.has_more) lines.push('', `More results: call again with offset ${pagination.offset + results.length}.`);
+  if (answer.facets) lines.push('', ...facetLines(answer.facets));
   return lines.join('\n');
+}
+
+/** Each facet on a line of its own: its values with their counts, then its numbers' range and average. */
+function facetLines(facets: NonNullable<SearchAnswer['facets']>): string[] {
+  const lines = ['Facets (over every match):'];
+  for (const [field, { values, stats }] of Object.entries(facets)) {
+    const counted = values.length === 0 ? 'no values' : values.map((v) => `${String(v.value)} (${v.count})`).join(', ');
+    const range = stats ? `; numbers: min ${stats.min}, max ${stats.max}, average ${Math.round(stats.avg! * 100) / 100} over ${stats.count}` : '';
+    lines.push(`- ${field}: ${counted}${range}`);
+  }
+  return lines;
 }
 
 /** Results as JSON, each given an equal share of the compaction budget so that one wide record cannot crowd out the rest. */
@@ -74,6 +87,7 @@ function searchJson(answer: SearchAnswer): string {
       results,
       pagination: answer.pagination,
       total: answer.metadata.total_estimate,
+      ...(answer.facets && { facets: answer.facets }),
       metadata,
       ...(answer.metadata.zero_result_fallback_used ? { note: FALLBACK_NOTE } : {}),
       ...(cut === undefined ? {} : { cut: `To fit the answer, ${cut}. Ask for fewer results (limit) to see more of each; trove_lookup shows one record in full.` }),

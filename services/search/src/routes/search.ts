@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { PORTAL_SEARCH, SEARCH, SEARCH_BY_QUERY, type FilterValue } from '@trove/contracts';
+import { facetsAsked, highlightTags, PORTAL_SEARCH, SEARCH, SEARCH_BY_QUERY, type FilterValue, type SearchRequestBody } from '@trove/contracts';
 import { ERRORS, handle, identityOf, parseInput, requestFilters, requirePortalUser, requireScope, tenantOf, type Router } from '@trove/platform';
 import type { MonthlyCap } from '../monthly-cap';
 import type { Rendered, SearchRequest, SearchService } from '../search-service';
@@ -11,9 +11,14 @@ export const filtersOf = (raw: Record<string, FilterValue>) => requestFilters(ra
  * What a search body (private search's, or the public index's) asks for beyond its scope and filters; nothing else of
  * it (its raw filters, its collection) goes into the request, whose fields are the response cache's key.
  */
-export function bodyOptions(body: Pick<SearchRequest, 'query' | 'sort' | 'limit' | 'offset' | 'format' | 'exact_total'>) {
+export function bodyOptions(
+  body: Pick<SearchRequest, 'query' | 'sort' | 'limit' | 'offset' | 'format' | 'exact_total'> &
+    Pick<SearchRequestBody, 'highlight' | 'facets' | 'facet_limit'>,
+) {
   const { query, sort, limit, offset, format, exact_total } = body;
-  return { query, sort, limit, offset, format, exact_total };
+  const highlight = highlightTags(body.highlight);
+  const facets = facetsAsked(body.facets, body.facet_limit);
+  return { query, sort, limit, offset, format, exact_total, ...(highlight && { highlight }), ...(facets && { facets }) };
 }
 
 export function send(res: Response, rendered: Rendered): void {
