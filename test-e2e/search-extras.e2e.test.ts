@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@trove/testing';
 import { portalAuth, signUp } from './support/portal';
 import { bearer, useTrove } from './support/system';
 
@@ -33,6 +34,16 @@ beforeAll(async () => {
 });
 
 const search = (body: unknown, path = `/api/v1/search/${collection}`) => api('POST', path, { headers: bearer(admin), body });
+
+/** The text MCP's trove_search answers these arguments with, called as a Streamable HTTP client does. */
+async function mcpSearch(args: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${trove.baseUrl}/mcp/`, {
+    method: 'POST',
+    headers: { ...bearer(admin), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trove_search', arguments: args } }),
+  });
+  return JSON.parse(/^data: (.*)$/m.exec(await res.text())![1]!).result.content[0].text as string;
+}
 
 describe('highlights', () => {
   it('tags each result’s matches, escaped, only when asked', async () => {
@@ -98,6 +109,100 @@ describe('facets', () => {
   });
 });
 
+describe('multi-search', () => {
+  const multi = (body: unknown, key = admin) => api('POST', '/api/v1/multi-search', { headers: bearer(key), body });
+  let nuts: string;
+
+  beforeAll(async () => {
+    nuts = `nuts-${randomUUID().slice(0, 8)}`;
+    for (const name of ['Hex nut M8', 'Hex nut M10', 'Cap nut M8']) {
+      const created = await api('POST', '/api/v1/records', { headers: bearer(admin), body: { name, collection: nuts, record_type: 'product', collection_data: { brand: 'Nutco' } } });
+      expect(created.status).toBe(201);
+    }
+  });
+
+  it('answers each query as its own search would, in order', async () => {
+    const queries = [
+      { collection, query: 'hex bolt', limit: 1 },
+      { collection: nuts, query: 'hex', facets: ['brand'] },
+    ];
+    const res = await multi({ queries });
+    expect(res.status).toBe(200);
+    const alone = await Promise.all(queries.map(({ collection: c, ...body }) => search(body, `/api/v1/search/${c}`)));
+    expect(res.body.results).toHaveLength(2);
+    res.body.results.forEach((answer: any, i: number) => {
+      expect(answer.results).toEqual(alone[i]!.body.results);
+      expect(answer.metadata.total_estimate).toBe(alone[i]!.body.metadata.total_estimate);
+    });
+    expect(res.body.results[1].facets).toEqual({ brand: { values: [{ value: 'Nutco', count: 2 }] } });
+  });
+
+  it('merges every query’s matches into one list by score with federation, each result saying its collection and query', async () => {
+    const res = await multi({
+      queries: [
+        { collection, query: 'hex' },
+        { collection: nuts, query: 'hex nut m8' },
+      ],
+      federation: { limit: 3 },
+    });
+    expect(res.status).toBe(200);
+    const { results, pagination, metadata } = res.body;
+    expect(results).toHaveLength(3);
+    // The name equal to the query ranks first wherever it is; the rest follow by score.
+    expect(results[0]).toMatchObject({ name: 'Hex nut M8', collection: nuts, query_index: 1 });
+    const scores = results.map((r: { score: number }) => r.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(metadata.queries).toEqual([
+      { collection, search_mode: 'fulltext', total_estimate: 2, total_is_estimate: false },
+      { collection: nuts, search_mode: 'fulltext', total_estimate: 1, total_is_estimate: false },
+    ]);
+    expect(metadata.total_estimate).toBe(3);
+    expect(pagination).toEqual({ offset: 0, limit: 3, has_more: false });
+    const next = await multi({ queries: [{ collection, query: 'hex' }, { collection: nuts, query: 'hex nut m8' }], federation: { limit: 2, offset: 1 } });
+    expect(next.body.results.map((r: { record_id: string }) => r.record_id)).toEqual(results.slice(1, 3).map((r: { record_id: string }) => r.record_id));
+  });
+
+  it('searches several collections as one list through MCP’s trove_search', async () => {
+    const text = await mcpSearch({ collection: [collection, nuts], query: 'hex', limit: 3, facets: ['brand'] });
+    expect(text).toContain(`Results 1-3 of 4 (${collection}: 2, ${nuts}: 2).`);
+    expect(text).toMatch(new RegExp(`\\| Hex nut M10 \\| [0-9.]+ \\| ${nuts} \\|`));
+    expect(text).toContain(`Facets of ${nuts} (over every match):`);
+    expect(text).toContain('- brand: Nutco (2)');
+  });
+
+  it('checks every query before running any, naming the query at fault', async () => {
+    const eleven = await multi({ queries: Array.from({ length: 11 }, () => ({ collection, query: 'bolt' })) });
+    expect(eleven.status).toBe(422);
+    expect(eleven.body.detail[0].loc).toEqual(['body', 'queries']);
+    const empty = await multi({ queries: [{ collection, query: 'bolt' }, { collection }] });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail[0].loc).toEqual(['body', 'queries', '1', 'query']);
+    const badFilter = await multi({ queries: [{ collection, filters: { _min: 3 } }] });
+    expect(badFilter.status).toBe(422);
+    expect(badFilter.body.detail[0].loc).toEqual(['body', 'queries', '0', 'filters', '_min']);
+    const format = await multi({ queries: [{ collection, query: 'bolt', format: 'yaml' }] });
+    expect(format.status).toBe(422);
+    expect(format.body.detail[0].loc).toEqual(['body', 'queries', '0', 'format']);
+    const deep = await multi({ queries: [{ collection, query: 'bolt' }], federation: { limit: 100, offset: 901 } });
+    expect(deep.status).toBe(422);
+    expect((await api('POST', '/api/v1/multi-search', { body: { queries: [{ collection, query: 'bolt' }] } })).status).toBe(401);
+  });
+
+  it('finds nothing in a collection the caller does not have, as a search does, and counts one search per query', async () => {
+    const stranger = await trove.keyFor(randomUUID(), ['admin']);
+    const res = await multi({ queries: [{ collection, query: 'bolt' }, { collection: 'nothing-here', query: 'bolt' }] }, stranger);
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((a: any) => [a.results.length, a.metadata.collection_exists])).toEqual([
+      [0, false],
+      [0, false],
+    ]);
+    await eventually(async () => {
+      const usage = await api('GET', '/api/v1/usage', { headers: bearer(stranger) });
+      expect(usage.body.usage.searches).toBe(2);
+    });
+  });
+});
+
 describe('in every way to search', () => {
   it('answers highlights and facets in the portal, the Open API and MCP', async () => {
     const person = await signUp(api);
@@ -123,17 +228,7 @@ describe('in every way to search', () => {
     const openAll = await api('POST', '/open/v1/search', { body: { query: 'wing nut', collection, facets: ['collection'] } });
     expect(openAll.body.facets).toEqual({ collection: { values: [{ value: collection, count: 1 }] } });
 
-    const mcp = await fetch(`${trove.baseUrl}/mcp/`, {
-      method: 'POST',
-      headers: { ...bearer(admin), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'trove_search', arguments: { collection, query: 'bolt', facets: ['brand', 'price'] } },
-      }),
-    });
-    const text = JSON.parse(/^data: (.*)$/m.exec(await mcp.text())![1]!).result.content[0].text as string;
+    const text = await mcpSearch({ collection, query: 'bolt', facets: ['brand', 'price'] });
     expect(text).toContain('Facets (over every match):');
     expect(text).toContain('- brand: Acme (2), Bolton (1)');
     expect(text).toContain('- price: 10 (1), 20 (1), 30 (1); numbers: min 10, max 30, average 20 over 3');

@@ -1430,6 +1430,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/multi-search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Searches several of the caller's collections in one request: one answer per query, or one merged ranked list (federation) */
+        post: operations["postMultiSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portal/multi-search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Searches several of the signed-in tenant's collections in one request, as POST /multi-search does */
+        post: operations["postPortalMultiSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/aggregate": {
         parameters: {
             query?: never;
@@ -1877,8 +1911,8 @@ export interface components {
             record_type?: string;
         };
         McpTool_trove_search: {
-            /** @description Collection name, exactly as trove_collections lists it (case-sensitive) */
-            collection: string;
+            /** @description Collection name, exactly as trove_collections lists it (case-sensitive); or a list of up to 10 to search together, their matches merged into one list by score, each result naming its collection */
+            collection: string | string[];
             /** @description Search text: keywords, a question, or an identifier (EAN/GTIN, DIN/ISO standard, part number, SKU: exact matches score 1.0). Optional when filters are given. */
             query?: string;
             /** @description Same as `query` (trove_list calls its search text `q`); give one of the two. */
@@ -12616,6 +12650,567 @@ export interface operations {
             };
             /** @description Not found for this caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a media type or encoding the route does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: wait as long as Retry-After says */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the request needs is unavailable or busy; try again shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMultiSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "queries": [
+                 *         {
+                 *           "collection": "bolts",
+                 *           "query": "m8 hex",
+                 *           "limit": 5
+                 *         },
+                 *         {
+                 *           "collection": "nuts",
+                 *           "query": "m8",
+                 *           "filters": {
+                 *             "material": "steel"
+                 *           },
+                 *           "limit": 5
+                 *         }
+                 *       ],
+                 *       "federation": {
+                 *         "limit": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    queries: {
+                        query?: string;
+                        /** @default 20 */
+                        limit?: number;
+                        /** @default 0 */
+                        offset?: number;
+                        sort?: string;
+                        /** @default {} */
+                        filters?: {
+                            [key: string]: (string | number | boolean) | (string | number | boolean)[];
+                        };
+                        /** @default false */
+                        exact_total?: boolean;
+                        highlight?: boolean | {
+                            /** @default <mark> */
+                            pre_tag?: string;
+                            /** @default </mark> */
+                            post_tag?: string;
+                        };
+                        facets?: string[];
+                        facet_limit?: number;
+                        collection: string;
+                    }[];
+                    federation?: {
+                        /** @default 20 */
+                        limit?: number;
+                        /** @default 0 */
+                        offset?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Searches several of the caller's collections in one request: one answer per query, or one merged ranked list (federation) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            results: {
+                                record_id: string;
+                                name: string;
+                                score: number;
+                                collection: string;
+                                record_type: string;
+                                collection_data: {
+                                    [key: string]: unknown;
+                                };
+                                description_llm: string;
+                                description: string | null;
+                                source_type: string;
+                                updated_at: string;
+                                entity_id?: string;
+                                entity_type?: string;
+                                vertical?: string;
+                                vertical_data?: {
+                                    [key: string]: unknown;
+                                };
+                                highlights?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            pagination: {
+                                offset: number;
+                                limit: number;
+                                has_more: boolean;
+                            };
+                            facets?: {
+                                [key: string]: {
+                                    values: {
+                                        value: string | number | boolean;
+                                        count: number;
+                                    }[];
+                                    stats?: {
+                                        count: number;
+                                        min: number | null;
+                                        max: number | null;
+                                        avg: number | null;
+                                    };
+                                };
+                            };
+                            metadata: {
+                                /** @enum {string} */
+                                search_mode: "fulltext" | "identifier" | "filtered" | "error";
+                                /** @enum {string} */
+                                query_type: "identifier" | "keyword" | "natural_language";
+                                processing_time_ms: number;
+                                total_estimate: number;
+                                total_is_estimate: boolean;
+                                cache_hit: boolean;
+                                zero_result_fallback_used: boolean;
+                                collection_exists?: boolean;
+                                hint?: string;
+                                timings: {
+                                    classify_ms: number;
+                                    search_ms: number;
+                                    hydrate_ms: number;
+                                };
+                            };
+                        }[];
+                    } | {
+                        results: {
+                            record_id: string;
+                            name: string;
+                            score: number;
+                            collection: string;
+                            record_type: string;
+                            collection_data: {
+                                [key: string]: unknown;
+                            };
+                            description_llm: string;
+                            description: string | null;
+                            source_type: string;
+                            updated_at: string;
+                            entity_id?: string;
+                            entity_type?: string;
+                            vertical?: string;
+                            vertical_data?: {
+                                [key: string]: unknown;
+                            };
+                            highlights?: {
+                                [key: string]: string;
+                            };
+                            query_index: number;
+                        }[];
+                        pagination: {
+                            offset: number;
+                            limit: number;
+                            has_more: boolean;
+                        };
+                        metadata: {
+                            processing_time_ms: number;
+                            total_estimate: number;
+                            total_is_estimate: boolean;
+                            queries: {
+                                collection: string;
+                                /** @enum {string} */
+                                search_mode: "fulltext" | "identifier" | "filtered" | "error";
+                                total_estimate: number;
+                                total_is_estimate: boolean;
+                                facets?: {
+                                    [key: string]: {
+                                        values: {
+                                            value: string | number | boolean;
+                                            count: number;
+                                        }[];
+                                        stats?: {
+                                            count: number;
+                                            min: number | null;
+                                            max: number | null;
+                                            avg: number | null;
+                                        };
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The plan's limit is reached (records, collections or searches this month) */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a media type or encoding the route does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: wait as long as Retry-After says */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the request needs is unavailable or busy; try again shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPortalMultiSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "queries": [
+                 *         {
+                 *           "collection": "bolts",
+                 *           "query": "m8 hex",
+                 *           "limit": 5
+                 *         },
+                 *         {
+                 *           "collection": "nuts",
+                 *           "query": "m8",
+                 *           "filters": {
+                 *             "material": "steel"
+                 *           },
+                 *           "limit": 5
+                 *         }
+                 *       ],
+                 *       "federation": {
+                 *         "limit": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    queries: {
+                        query?: string;
+                        /** @default 20 */
+                        limit?: number;
+                        /** @default 0 */
+                        offset?: number;
+                        sort?: string;
+                        /** @default {} */
+                        filters?: {
+                            [key: string]: (string | number | boolean) | (string | number | boolean)[];
+                        };
+                        /** @default false */
+                        exact_total?: boolean;
+                        highlight?: boolean | {
+                            /** @default <mark> */
+                            pre_tag?: string;
+                            /** @default </mark> */
+                            post_tag?: string;
+                        };
+                        facets?: string[];
+                        facet_limit?: number;
+                        collection: string;
+                    }[];
+                    federation?: {
+                        /** @default 20 */
+                        limit?: number;
+                        /** @default 0 */
+                        offset?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Searches several of the signed-in tenant's collections in one request, as POST /multi-search does */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            results: {
+                                record_id: string;
+                                name: string;
+                                score: number;
+                                collection: string;
+                                record_type: string;
+                                collection_data: {
+                                    [key: string]: unknown;
+                                };
+                                description_llm: string;
+                                description: string | null;
+                                source_type: string;
+                                updated_at: string;
+                                entity_id?: string;
+                                entity_type?: string;
+                                vertical?: string;
+                                vertical_data?: {
+                                    [key: string]: unknown;
+                                };
+                                highlights?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            pagination: {
+                                offset: number;
+                                limit: number;
+                                has_more: boolean;
+                            };
+                            facets?: {
+                                [key: string]: {
+                                    values: {
+                                        value: string | number | boolean;
+                                        count: number;
+                                    }[];
+                                    stats?: {
+                                        count: number;
+                                        min: number | null;
+                                        max: number | null;
+                                        avg: number | null;
+                                    };
+                                };
+                            };
+                            metadata: {
+                                /** @enum {string} */
+                                search_mode: "fulltext" | "identifier" | "filtered" | "error";
+                                /** @enum {string} */
+                                query_type: "identifier" | "keyword" | "natural_language";
+                                processing_time_ms: number;
+                                total_estimate: number;
+                                total_is_estimate: boolean;
+                                cache_hit: boolean;
+                                zero_result_fallback_used: boolean;
+                                collection_exists?: boolean;
+                                hint?: string;
+                                timings: {
+                                    classify_ms: number;
+                                    search_ms: number;
+                                    hydrate_ms: number;
+                                };
+                            };
+                        }[];
+                    } | {
+                        results: {
+                            record_id: string;
+                            name: string;
+                            score: number;
+                            collection: string;
+                            record_type: string;
+                            collection_data: {
+                                [key: string]: unknown;
+                            };
+                            description_llm: string;
+                            description: string | null;
+                            source_type: string;
+                            updated_at: string;
+                            entity_id?: string;
+                            entity_type?: string;
+                            vertical?: string;
+                            vertical_data?: {
+                                [key: string]: unknown;
+                            };
+                            highlights?: {
+                                [key: string]: string;
+                            };
+                            query_index: number;
+                        }[];
+                        pagination: {
+                            offset: number;
+                            limit: number;
+                            has_more: boolean;
+                        };
+                        metadata: {
+                            processing_time_ms: number;
+                            total_estimate: number;
+                            total_is_estimate: boolean;
+                            queries: {
+                                collection: string;
+                                /** @enum {string} */
+                                search_mode: "fulltext" | "identifier" | "filtered" | "error";
+                                total_estimate: number;
+                                total_is_estimate: boolean;
+                                facets?: {
+                                    [key: string]: {
+                                        values: {
+                                            value: string | number | boolean;
+                                            count: number;
+                                        }[];
+                                        stats?: {
+                                            count: number;
+                                            min: number | null;
+                                            max: number | null;
+                                            avg: number | null;
+                                        };
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The plan's limit is reached (records, collections or searches this month) */
+            402: {
                 headers: {
                     [name: string]: unknown;
                 };

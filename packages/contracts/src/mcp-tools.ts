@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { answerFormat, collection, filters, pageLimit, recordId, recordType, sameAs, toolInput } from './mcp-tool-input';
-import { AGGREGATE_GROUP_LIMIT, AGGREGATE_STATS_MAX, FACET_LIMIT_DEFAULT, FACETS_MAX, MAX_OFFSET, SEARCH_TEXT_MAX } from './search';
+import { AGGREGATE_GROUP_LIMIT, AGGREGATE_STATS_MAX, FACET_LIMIT_DEFAULT, FACETS_MAX, MAX_OFFSET, MULTI_SEARCH_MAX, SEARCH_TEXT_MAX } from './search';
 
 /** MCP's tool annotations: hints to a client about what calling a tool does. */
 export interface McpToolAnnotations {
@@ -91,13 +91,25 @@ export const TROVE_SEARCH_TOOL = mcpTool({
   name: 'trove_search',
   title: 'Search records',
   description:
-    'Searches the records of one collection by text, identifier and/or filters on collection_data fields, best matches first. ' +
+    'Searches the records of one collection (or several, as one ranked list) by text, identifier and/or filters on collection_data fields, best matches first. ' +
     'Give `query`, `filters`, or both. If query plus filters find nothing, the query is dropped and the filters alone are ' +
     'retried; the answer then says so. Returns a table with record ids (pass one to trove_lookup for the full record) ' +
     'and the total count; with `facets`, the values of those fields counted over every match. Call trove_schema first to ' +
     'learn the field names and filter syntax.',
   inputSchema: toolInput({
-    collection,
+    collection: z
+      .union([collection, z.array(collection).min(1).max(MULTI_SEARCH_MAX)], {
+        // A union's own message would say only "invalid input": say what the branch the input was meant for wants.
+        error: (issue) =>
+          issue.input === undefined
+            ? 'collection is required: a collection name as trove_collections lists it'
+            : Array.isArray(issue.input)
+              ? `collection must be a name or a list of 1-${MULTI_SEARCH_MAX} names, each as trove_collections lists it (case-sensitive)`
+              : (collection.safeParse(issue.input).error?.issues[0]?.message ?? 'collection must be a collection name'),
+      })
+      .describe(
+        `Collection name, exactly as trove_collections lists it (case-sensitive); or a list of up to ${MULTI_SEARCH_MAX} to search together, their matches merged into one list by score, each result naming its collection`,
+      ),
     query: searchText('query').describe(
       'Search text: keywords, a question, or an identifier (EAN/GTIN, DIN/ISO standard, part number, SKU: exact matches score 1.0). Optional when filters are given.',
     ),

@@ -177,6 +177,56 @@ export const searchRequest = z.strictObject({
 
 export type SearchRequestBody = z.output<typeof searchRequest>;
 
+/** The most queries one multi-search takes, and the deepest a federated list pages (offset + limit). */
+export const MULTI_SEARCH_MAX = 10;
+export const FEDERATION_DEPTH_MAX = 1_000;
+
+/** One query of a multi-search: private search's body (JSON answers only) and the collection it searches. */
+export const multiSearchQuery = searchRequest.omit({ format: true }).extend({ collection: collectionName });
+
+/**
+ * The body of POST /multi-search: up to MULTI_SEARCH_MAX searches in one request, answered one by one in order, or with
+ * `federation` merged into one ranked list paged by its own limit and offset (each query's are not used then).
+ */
+export const multiSearchRequest = z.strictObject({
+  queries: z.array(multiSearchQuery).min(1).max(MULTI_SEARCH_MAX, { error: `At most ${MULTI_SEARCH_MAX} queries are allowed` }),
+  federation: z
+    .strictObject({ limit: z.int().min(1).max(SEARCH_LIMIT_MAX).default(20), offset: z.int().min(0).default(0) })
+    .refine((f) => f.offset + f.limit <= FEDERATION_DEPTH_MAX, { error: `offset + limit must be at most ${FEDERATION_DEPTH_MAX}` })
+    .optional(),
+});
+export type MultiSearchRequest = z.output<typeof multiSearchRequest>;
+
+/** A result of a federated multi-search: a search result, and which query (by its place in `queries`) found it. */
+export const federatedItem = searchResultItem.extend({ query_index: z.number().int() });
+
+/** The answer of a federated multi-search: every query's matches in one list, by score, then name, collection and id. */
+export const federatedAnswer = z.object({
+  results: z.array(federatedItem),
+  pagination: z.object({ offset: z.number().int(), limit: z.number().int(), has_more: z.boolean() }),
+  metadata: z.object({
+    processing_time_ms: z.number(),
+    /** The sum of the queries' totals; an estimate when any of theirs is. */
+    total_estimate: z.number().int(),
+    total_is_estimate: z.boolean(),
+    /** Each query's own part, in order: its collection, total and mode, and its facets when it asked for them. */
+    queries: z.array(
+      z.object({
+        collection: z.string(),
+        search_mode: searchAnswer.shape.metadata.shape.search_mode,
+        total_estimate: z.number().int(),
+        total_is_estimate: z.boolean(),
+        facets: z.record(z.string(), facetAnswer).optional(),
+      }),
+    ),
+  }),
+});
+export type FederatedAnswer = z.infer<typeof federatedAnswer>;
+
+/** The answer of POST /multi-search: one search answer per query, in order; or, with federation, one merged list. */
+export const multiSearchAnswer = z.union([z.object({ results: z.array(searchAnswer) }), federatedAnswer]);
+export type MultiSearchAnswer = z.infer<typeof multiSearchAnswer>;
+
 /** The body of private aggregation (POST /aggregate). */
 export const aggregateRequest = z.strictObject({
   collection: collectionName,

@@ -147,12 +147,17 @@ export const fields = {
  * The filters of a request's filter object (`@trove/contracts` parseFilters), or a 422 naming each filter that cannot
  * apply at `[source, 'filters', key]`. Search also reads `entity_type` as the record type (withRecordTypeFilters).
  */
-export function requestFilters(raw: Record<string, FilterValue>, source: Source, opts: { recordType?: boolean } = {}): Filter[] {
+export function requestFilters(
+  raw: Record<string, FilterValue>,
+  source: Source,
+  /** recordType: RECORD_TYPE_FILTER filters on the record's type; at: where the filter object sits in the input. */
+  opts: { recordType?: boolean; at?: string[] } = {},
+): Filter[] {
   const parsed = parseFilters(raw);
   const typed = opts.recordType ? withRecordTypeFilters(parsed.filters) : { filters: parsed.filters, issues: [] };
   const issues = [...parsed.issues, ...typed.issues];
   if (issues.length > 0) {
-    throw ERRORS.validation(issues.map((i) => ({ loc: [source, 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
+    throw ERRORS.validation(issues.map((i) => ({ loc: [source, ...(opts.at ?? []), 'filters', i.key], msg: i.msg, type: i.type, input: i.input ?? null, ctx: {} })));
   }
   return typed.filters;
 }

@@ -1,12 +1,14 @@
 import {
   AGGREGATE,
   COLLECTION_LIST,
+  MULTI_SEARCH,
   RECORD_READ,
   RECORDS_LIST,
   SEARCH,
   type AggregateAnswer,
   type CollectionsAnswer,
   type EndpointInput,
+  type FederatedAnswer,
   type RecordDto,
   type RecordListAnswer,
   type SearchAnswer,
@@ -24,6 +26,8 @@ export type ListParams = EndpointInput<typeof RECORDS_LIST>['body'];
 /** The calls the tools make, for one tenant: search and records, with an identity carrying that tenant. */
 export interface Backend {
   search(collection: string, body: EndpointInput<typeof SEARCH>['body']): Promise<SearchAnswer>;
+  /** Several collections searched as one ranked list (a federated multi-search). */
+  federated(body: EndpointInput<typeof MULTI_SEARCH>['body'] & { federation: object }): Promise<FederatedAnswer>;
   aggregate(body: EndpointInput<typeof AGGREGATE>['body']): Promise<AggregateAnswer>;
   list(params: ListParams): Promise<RecordListAnswer>;
   /** The tenant's collections as records lists them (by name). */
@@ -48,6 +52,7 @@ export class Backends {
     const context = { identity, requestId, passOn: SHOWN };
     return {
       search: (collection, body) => asTool('Search', this.searchClient.call(SEARCH, { ...context, params: { collection }, body })),
+      federated: (body) => asTool('Search', this.searchClient.call(MULTI_SEARCH, { ...context, body }) as Promise<FederatedAnswer>),
       aggregate: (body) => asTool('Aggregation', this.searchClient.call(AGGREGATE, { ...context, body })),
       list: (body) => asTool('Listing records', this.records.call(RECORDS_LIST, { ...context, body })),
       collections: () => asTool('Listing collections', this.records.call(COLLECTION_LIST, context)),

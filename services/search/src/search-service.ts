@@ -119,6 +119,12 @@ export class SearchService {
     return render(body, req);
   }
 
+  /** A search's JSON answer as an object (a multi-search assembles several), cached and counted as search() does. */
+  async searchAnswer(req: SearchRequest): Promise<SearchAnswer> {
+    const rendered = await this.search({ ...req, format: 'json' });
+    return (rendered.kind === 'json-text' ? JSON.parse(rendered.body) : rendered.body) as SearchAnswer;
+  }
+
   async aggregate(req: AggregateRequest): Promise<AggregateResult> {
     const found = await this.responses.answer(req.scope, { op: 'aggregate', ...req }, async () => ({
       value: await this.opts.scheduler.run(shareOf(req.scope), () =>

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint, withKey, withPortalToken, withoutCredential, type Endpoint } from '../endpoint';
 import { collectionName } from '../records';
-import { MAX_OFFSET, SEARCH_LIMIT_MAX, aggregateAnswer, aggregateRequest, searchAnswer, searchRequest, searchText } from '../search';
+import { MAX_OFFSET, SEARCH_LIMIT_MAX, aggregateAnswer, aggregateRequest, multiSearchAnswer, multiSearchRequest, searchAnswer, searchRequest, searchText } from '../search';
 
 /** A path naming one of the caller's collections. */
 export const collectionParams = z.object({ collection: collectionName });
@@ -46,6 +46,31 @@ export const PORTAL_SEARCH = endpoint({
   exposed: withPortalToken,
 });
 
+export const MULTI_SEARCH = endpoint({
+  service: 'search',
+  method: 'POST',
+  path: '/multi-search',
+  summary: "Searches several of the caller's collections in one request: one answer per query, or one merged ranked list (federation)",
+  exposed: withKey('search'),
+  body: multiSearchRequest,
+  example: {
+    queries: [
+      { collection: 'bolts', query: 'm8 hex', limit: 5 },
+      { collection: 'nuts', query: 'm8', filters: { material: 'steel' }, limit: 5 },
+    ],
+    federation: { limit: 10 },
+  },
+  answer: multiSearchAnswer,
+  refusals: [402],
+});
+
+export const PORTAL_MULTI_SEARCH = endpoint({
+  ...MULTI_SEARCH,
+  path: '/portal/multi-search',
+  summary: "Searches several of the signed-in tenant's collections in one request, as POST /multi-search does",
+  exposed: withPortalToken,
+});
+
 export const AGGREGATE = endpoint({
   service: 'search',
   method: 'POST',
@@ -86,4 +111,4 @@ export const SEARCH_HEALTH = endpoint({
   }),
 });
 
-export const SEARCH_API: readonly Endpoint[] = [SEARCH, SEARCH_BY_QUERY, PORTAL_SEARCH, AGGREGATE, SEARCH_HEALTH];
+export const SEARCH_API: readonly Endpoint[] = [SEARCH, SEARCH_BY_QUERY, PORTAL_SEARCH, MULTI_SEARCH, PORTAL_MULTI_SEARCH, AGGREGATE, SEARCH_HEALTH];

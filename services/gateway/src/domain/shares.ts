@@ -11,6 +11,8 @@ export type ShareClass = 'search' | 'upload' | 'pull';
 const CLASSES: ReadonlyMap<string, ShareClass> = new Map([
   ['/api/v1/search', 'search'],
   ['/api/v1/portal/search', 'search'],
+  ['/api/v1/multi-search', 'search'],
+  ['/api/v1/portal/multi-search', 'search'],
   ['/api/v1/aggregate', 'search'],
   ['/mcp', 'search'],
   ['/open/v1', 'search'],
