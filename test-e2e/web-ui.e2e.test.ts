@@ -185,7 +185,18 @@ describe('the web UI, in a browser', () => {
     await page.getByRole('listitem').filter({ hasText: 'Hex bolt M10x60' }).waitFor();
     await page.getByText('search mode: fulltext').waitFor();
     await expect(page.locator('aside pre').first().textContent()).resolves.toContain('"query":"hex bolt"');
+    // The matched words are marked, and the facets count every match.
+    await expect(page.locator('.result-head mark').first().textContent()).resolves.toBe('Hex');
+    const facets = page.getByRole('region', { name: 'Facets' });
+    await facets.getByRole('heading', { name: 'material' }).waitFor();
+    await expect(facets.locator('li').filter({ hasText: 'stainless' }).textContent()).resolves.toBe('stainless 1');
     const picture = await shot('06-search');
+    // A facet value filters on it.
+    await facets.getByRole('button', { name: 'stainless' }).click();
+    await expect(page.getByLabel('material', { exact: true }).inputValue()).resolves.toBe('stainless');
+    await page.getByText('1 found').waitFor({ timeout: 30_000 });
+    await expect(page.locator('.results > li').count()).resolves.toBe(1);
+    await page.getByLabel('material', { exact: true }).fill('');
     if (process.env.WRITE_README_PICTURE === '1') copyFileSync(picture, README_PICTURE);
     // An identifier is found as one, and marked.
     await page.getByLabel('Query').fill('HB-0840');

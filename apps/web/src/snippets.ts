@@ -8,6 +8,8 @@ export interface SearchRequestBody {
   filters?: Record<string, string | number | boolean>;
   sort?: string;
   limit?: number;
+  highlight?: boolean;
+  facets?: string[];
 }
 
 /** Single quotes for a POSIX shell: everything literal, a quote itself closed, escaped and reopened. */
@@ -22,6 +24,8 @@ export function searchBody(body: SearchRequestBody): SearchRequestBody {
   if (body.filters && Object.keys(body.filters).length > 0) out.filters = body.filters;
   if (body.sort) out.sort = body.sort;
   if (body.limit !== undefined) out.limit = body.limit;
+  if (body.highlight) out.highlight = true;
+  if (body.facets && body.facets.length > 0) out.facets = body.facets;
   return out;
 }
 

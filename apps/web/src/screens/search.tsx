@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { baseUrl, portal, problemOf, trove } from '../api';
+import { facetFields, highlightParts } from '../highlight';
 import { filterValue, inferSchema, preview, scorePercent, type InferredField } from '../schema';
 import { openSearchClient, openSearchCurl, searchBody, searchClient, searchCurl, type SearchRequestBody } from '../snippets';
 import { Link, Problem, Snippet, formatNumber, useLoad } from '../ui';
@@ -8,8 +9,60 @@ import { Link, Problem, Snippet, formatNumber, useLoad } from '../ui';
 const DEBOUNCE_MS = 250;
 
 interface Answer {
-  results: Array<{ record_id: string; name: string; score: number; collection: string; record_type: string; collection_data: Record<string, unknown> }>;
+  results: Array<{
+    record_id: string;
+    name: string;
+    score: number;
+    collection: string;
+    record_type: string;
+    collection_data: Record<string, unknown>;
+    highlights?: Record<string, string>;
+  }>;
+  facets?: Record<string, { values: Array<{ value: string | number | boolean; count: number }>; stats?: { count: number; min: number | null; max: number | null; avg: number | null } }>;
   metadata: { search_mode: string; query_type?: string; processing_time_ms: number; total_estimate: number; total_is_estimate?: boolean; hint?: string };
+}
+
+/** A highlighted text: the matches marked, every character rendered as text. */
+function Highlighted({ text }: { text: string }) {
+  return (
+    <>
+      {highlightParts(text).map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : p.text))}
+    </>
+  );
+}
+
+/** The facets of an answer: each field's values with counts (a click filters on one) and its numbers' range. */
+function Facets({ facets, choose }: { facets: NonNullable<Answer['facets']>; choose?: (field: string, value: string) => void }) {
+  const shown = Object.entries(facets).filter(([, f]) => f.values.length > 0);
+  if (shown.length === 0) return null;
+  return (
+    <section class="facets" aria-label="Facets">
+      {shown.map(([field, { values, stats }]) => (
+        <div key={field} class="facet">
+          <h3>{field}</h3>
+          <ul>
+            {values.slice(0, 8).map((v) => (
+              <li key={String(v.value)}>
+                {choose ? (
+                  <button type="button" class="link" onClick={() => choose(field, String(v.value))}>
+                    {String(v.value)}
+                  </button>
+                ) : (
+                  String(v.value)
+                )}{' '}
+                <span class="hint">{formatNumber(v.count)}</span>
+              </li>
+            ))}
+          </ul>
+          {stats && stats.min !== null && (
+            <p class="hint">
+              {stats.min === stats.max ? stats.min : `${stats.min}–${stats.max}`}, average {Math.round((stats.avg ?? 0) * 100) / 100}
+            </p>
+          )}
+        </div>
+      ))}
+    </section>
+  );
 }
 
 function useDebounced<T>(value: T, ms: number): T {
@@ -106,7 +159,7 @@ function Controls({
   );
 }
 
-function Results({ answer, busy, error }: { answer?: Answer; busy: boolean; error?: string }) {
+function Results({ answer, busy, error, choose }: { answer?: Answer; busy: boolean; error?: string; choose?: (field: string, value: string) => void }) {
   if (error) return <Problem message={error} />;
   if (!answer) return busy ? <p role="status">Searching…</p> : null;
   const { results, metadata } = answer;
@@ -123,11 +176,12 @@ function Results({ answer, busy, error }: { answer?: Answer; busy: boolean; erro
         </span>
       </p>
       {results.length === 0 && <p>{metadata.hint ?? 'Nothing matched.'}</p>}
+      {answer.facets && <Facets facets={answer.facets} choose={choose} />}
       <ol class="results">
         {results.map((r) => (
           <li key={r.record_id} class="result">
             <div class="result-head">
-              <strong>{r.name}</strong>
+              <strong>{r.highlights?.name ? <Highlighted text={r.highlights.name} /> : r.name}</strong>
               {identifier && <mark class="badge id-match">identifier match</mark>}
               <span class="hint">
                 {r.collection} · {r.record_type}
@@ -137,6 +191,18 @@ function Results({ answer, busy, error }: { answer?: Answer; busy: boolean; erro
               <span>Score {r.score.toFixed(2)}</span>
               <meter min={0} max={100} value={scorePercent(r.score, best)} />
             </label>
+            {r.highlights && Object.keys(r.highlights).some((f) => f !== 'name') && (
+              <p class="matched">
+                {Object.entries(r.highlights)
+                  .filter(([field]) => field !== 'name')
+                  .slice(0, 4)
+                  .map(([field, text]) => (
+                    <span key={field}>
+                      <b>{field.replace(/^collection_data\./, '')}</b> <Highlighted text={text} />
+                    </span>
+                  ))}
+              </p>
+            )}
             <p class="fields">
               {Object.entries(r.collection_data)
                 .slice(0, 6)
@@ -153,12 +219,13 @@ function Results({ answer, busy, error }: { answer?: Answer; busy: boolean; erro
   );
 }
 
-function requestOf(query: string, filters: Record<string, string>, sort: string, fields: InferredField[]): SearchRequestBody {
+function requestOf(query: string, filters: Record<string, string>, sort: string, fields: InferredField[], facets: string[] = []): SearchRequestBody {
   const typed: Record<string, string | number | boolean> = {};
   for (const [name, text] of Object.entries(filters)) {
     if (text.trim()) typed[name] = filterValue(text, fields.find((f) => f.name === name)?.types ?? ['string']);
   }
-  return searchBody({ query, filters: typed, sort, limit: 20 });
+  // Highlights only mean something for a query.
+  return searchBody({ query, filters: typed, sort, limit: 20, highlight: query.trim() !== '', facets });
 }
 
 export function Search({ collection: initial }: { collection?: string }) {
@@ -174,7 +241,8 @@ export function Search({ collection: initial }: { collection?: string }) {
     [chosen],
   );
   const fields = useMemo(() => inferSchema(sample.data ?? []), [sample.data]);
-  const request = useDebounced(requestOf(query, filters, sort, fields), DEBOUNCE_MS);
+  const facets = useMemo(() => facetFields(sample.data ?? []), [sample.data]);
+  const request = useDebounced(requestOf(query, filters, sort, fields, facets), DEBOUNCE_MS);
   const key = JSON.stringify([chosen, request]);
   const state = useSearch(
     // Private search needs a query or a filter (the Open API lists public records without either).
@@ -214,7 +282,7 @@ export function Search({ collection: initial }: { collection?: string }) {
           <div class="split">
             <div>
               {!request.query && !request.filters && <p class="hint">Type a query or fill in a filter: results show as you type.</p>}
-              <Results {...state} />
+              <Results {...state} choose={(field, value) => setFilters({ ...filters, [field]: value })} />
             </div>
             <aside aria-label="The same request from a program">
               <h2>The same request from a program</h2>
