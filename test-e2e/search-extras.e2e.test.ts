@@ -203,6 +203,81 @@ describe('multi-search', () => {
   });
 });
 
+describe('settings', () => {
+  const settingsPath = `/api/v1/collections/${collection}/settings`;
+  const patch = (body: unknown, key = admin) => api('PATCH', settingsPath, { headers: bearer(key), body });
+
+  it('answers the defaults at version 0, and a change at once: the next search applies it, cached answers included', async () => {
+    const fresh = await api('GET', settingsPath, { headers: bearer(admin) });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body).toEqual({
+      collection,
+      version: 0,
+      settings: { synonyms: [], stop_words: [], typo_tolerance: { enabled: true, min_word_size_one_typo: 5, min_word_size_two_typos: 9 } },
+      updated_at: null,
+    });
+    const names = async (query: string) => (await search({ query })).body.results.map((r: { name: string }) => r.name).sort();
+    expect(await names('screw')).toEqual([]);
+    expect(await names('carriage fastener')).toEqual([]);
+    const changed = await patch({ synonyms: [['screw', 'bolt'], { input: ['fastener'], synonyms: ['bolt', 'nut'] }] });
+    expect(changed.status).toBe(200);
+    expect(changed.body.version).toBe(1);
+    expect(changed.body.settings.synonyms).toEqual([['screw', 'bolt'], { input: ['fastener'], synonyms: ['bolt', 'nut'] }]);
+    expect(await names('screw')).toEqual(['Carriage bolt M8', 'Hex bolt M10', 'Hex bolt M8 <zinc>']);
+    expect(await names('carriage fastener')).toEqual(['Carriage bolt M8']);
+
+    // Stop words: "metric" no longer has to match. Before, nothing holds it, and the answers are the typo-tolerant
+    // fallback's guesses (scored at most 0.5); after, real matches.
+    const scores = async (query: string) => (await search({ query })).body.results.map((r: { score: number }) => r.score);
+    expect(Math.max(0, ...(await scores('hex bolt metric')))).toBeLessThanOrEqual(0.5);
+    const stopped = await patch({ stop_words: ['metric', 'ISO'] });
+    expect(stopped.body).toMatchObject({ version: 2, settings: { synonyms: changed.body.settings.synonyms, stop_words: ['metric', 'ISO'] } });
+    expect(await names('hex bolt metric')).toEqual(['Hex bolt M10', 'Hex bolt M8 <zinc>']);
+    expect(Math.min(...(await scores('hex bolt metric')))).toBeGreaterThanOrEqual(0.8);
+
+    const typos = await patch({ typo_tolerance: { enabled: false } });
+    expect(typos.body.settings.typo_tolerance).toEqual({ enabled: false, min_word_size_one_typo: 5, min_word_size_two_typos: 9 });
+    expect(await names('carriaeg')).toEqual([]);
+    await patch({ typo_tolerance: { enabled: true } });
+    expect(await names('carriaeg')).toEqual(['Carriage bolt M8']);
+    expect((await api('GET', settingsPath, { headers: bearer(admin) })).body.version).toBe(4);
+  });
+
+  it('refuses bad settings, naming the entry, and changes nothing', async () => {
+    const before = (await api('GET', settingsPath, { headers: bearer(admin) })).body;
+    const cases: Array<[unknown, string[]]> = [
+      [{ synonyms: [['bolt']] }, ['body', 'synonyms', '0']],
+      [{ synonyms: [['bolt', 'screw'], { input: ['x'] }] }, ['body', 'synonyms', '1']],
+      [{ stop_words: ['the', ' '] }, ['body', 'stop_words', '1']],
+      [{ typo_tolerance: { min_word_size_one_typo: 8, min_word_size_two_typos: 6 } }, ['body', 'typo_tolerance', 'min_word_size_two_typos']],
+      [{ typo_tolerance: { min_word_size_one_typo: 2 } }, ['body', 'typo_tolerance', 'min_word_size_one_typo']],
+      [{ ranking: ['words'] }, ['body', 'ranking']],
+      [{}, ['body']],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await patch(body);
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(loc);
+    }
+    const one = await patch({ synonyms: [['bolt']] });
+    expect(one.body.detail[0]).toMatchObject({ msg: 'List should have at least 2 items', type: 'too_short' });
+    expect((await api('GET', settingsPath, { headers: bearer(admin) })).body).toEqual(before);
+  });
+
+  it('asks for the records scope, and serves the portal alike', async () => {
+    const searchOnly = await trove.keyFor({ adminKey: admin }, ['search']);
+    expect((await patch({ stop_words: ['x'] }, searchOnly)).status).toBe(403);
+    const person = await signUp(api);
+    const portalPath = '/api/v1/portal/collections/parts/settings';
+    const set = await api('PATCH', portalPath, { headers: portalAuth(person.token), body: { stop_words: ['the'] } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ collection: 'parts', version: 1, settings: { stop_words: ['the'] } });
+    expect((await api('GET', portalPath, { headers: portalAuth(person.token) })).body.version).toBe(1);
+    // Another tenant's collection of the same name has its own settings.
+    expect((await api('GET', '/api/v1/collections/parts/settings', { headers: bearer(admin) })).body.version).toBe(0);
+  });
+});
+
 describe('in every way to search', () => {
   it('answers highlights and facets in the portal, the Open API and MCP', async () => {
     const person = await signUp(api);

@@ -1464,6 +1464,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/collections/{collection}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A collection's search settings (synonyms, stop words, typo tolerance) and their version */
+        get: operations["getCollectionsByCollectionSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Changes a collection's search settings; every search after the answer applies them, with no reindex */
+        patch: operations["patchCollectionsByCollectionSettings"];
+        trace?: never;
+    };
+    "/api/v1/portal/collections/{name}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A collection's search settings, as GET /collections/{collection}/settings answers them */
+        get: operations["getPortalCollectionsByNameSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Changes a collection's search settings, as PATCH /collections/{collection}/settings does */
+        patch: operations["patchPortalCollectionsByNameSettings"];
+        trace?: never;
+    };
     "/api/v1/aggregate": {
         parameters: {
             query?: never;
@@ -13211,6 +13247,544 @@ export interface operations {
             };
             /** @description The plan's limit is reached (records, collections or searches this month) */
             402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a media type or encoding the route does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: wait as long as Retry-After says */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the request needs is unavailable or busy; try again shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCollectionsByCollectionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A collection's search settings (synonyms, stop words, typo tolerance) and their version */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collection: string;
+                        version: number;
+                        settings: {
+                            synonyms: (string[] | {
+                                input: string[];
+                                synonyms: string[];
+                            })[];
+                            stop_words: string[];
+                            typo_tolerance: {
+                                enabled: boolean;
+                                min_word_size_one_typo: number;
+                                min_word_size_two_typos: number;
+                            };
+                        };
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: wait as long as Retry-After says */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the request needs is unavailable or busy; try again shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchCollectionsByCollectionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "synonyms": [
+                 *         [
+                 *           "bolt",
+                 *           "screw"
+                 *         ],
+                 *         {
+                 *           "input": [
+                 *             "m8"
+                 *           ],
+                 *           "synonyms": [
+                 *             "m8 x 1.25"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "stop_words": [
+                 *         "the",
+                 *         "a"
+                 *       ],
+                 *       "typo_tolerance": {
+                 *         "min_word_size_one_typo": 4
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    synonyms?: (string[] | {
+                        input: string[];
+                        synonyms: string[];
+                    })[];
+                    stop_words?: string[];
+                    typo_tolerance?: {
+                        enabled?: boolean;
+                        min_word_size_one_typo?: number;
+                        min_word_size_two_typos?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Changes a collection's search settings; every search after the answer applies them, with no reindex */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collection: string;
+                        version: number;
+                        settings: {
+                            synonyms: (string[] | {
+                                input: string[];
+                                synonyms: string[];
+                            })[];
+                            stop_words: string[];
+                            typo_tolerance: {
+                                enabled: boolean;
+                                min_word_size_one_typo: number;
+                                min_word_size_two_typos: number;
+                            };
+                        };
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a media type or encoding the route does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: wait as long as Retry-After says */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the request needs is unavailable or busy; try again shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPortalCollectionsByNameSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A collection's search settings, as GET /collections/{collection}/settings answers them */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collection: string;
+                        version: number;
+                        settings: {
+                            synonyms: (string[] | {
+                                input: string[];
+                                synonyms: string[];
+                            })[];
+                            stop_words: string[];
+                            typo_tolerance: {
+                                enabled: boolean;
+                                min_word_size_one_typo: number;
+                                min_word_size_two_typos: number;
+                            };
+                        };
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request does not validate: each item names where (loc) and why (msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests: wait as long as Retry-After says */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the request needs is unavailable or busy; try again shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchPortalCollectionsByNameSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "synonyms": [
+                 *         [
+                 *           "bolt",
+                 *           "screw"
+                 *         ],
+                 *         {
+                 *           "input": [
+                 *             "m8"
+                 *           ],
+                 *           "synonyms": [
+                 *             "m8 x 1.25"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "stop_words": [
+                 *         "the",
+                 *         "a"
+                 *       ],
+                 *       "typo_tolerance": {
+                 *         "min_word_size_one_typo": 4
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    synonyms?: (string[] | {
+                        input: string[];
+                        synonyms: string[];
+                    })[];
+                    stop_words?: string[];
+                    typo_tolerance?: {
+                        enabled?: boolean;
+                        min_word_size_one_typo?: number;
+                        min_word_size_two_typos?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Changes a collection's search settings, as PATCH /collections/{collection}/settings does */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collection: string;
+                        version: number;
+                        settings: {
+                            synonyms: (string[] | {
+                                input: string[];
+                                synonyms: string[];
+                            })[];
+                            stop_words: string[];
+                            typo_tolerance: {
+                                enabled: boolean;
+                                min_word_size_one_typo: number;
+                                min_word_size_two_typos: number;
+                            };
+                        };
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description The request cannot be read (a path or body that does not decode, a signature that does not match) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

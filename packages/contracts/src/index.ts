@@ -6,6 +6,7 @@ export * from './events';
 export * from './auth';
 export * from './ingest';
 export * from './search';
+export * from './settings';
 export * from './storable';
 export * from './name-terms';
 export * from './analytics';

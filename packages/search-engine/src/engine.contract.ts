@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { doc } from './__tests__/documents';
+import { DEFAULT_SETTINGS, type CollectionSettings } from '@trove/contracts';
 import { detectIdentifier } from './identifiers';
 import type {
   Filter,
@@ -38,6 +39,7 @@ class ContractSuite {
       exact_total: q.exact_total,
       highlight: q.highlight,
       facets: q.facets,
+      settings: q.settings,
     });
   }
 }
@@ -80,6 +82,7 @@ export function runAll(name: string, open: () => Promise<{ engine: SearchEngine;
     testAggregation(s);
     testHighlights(s);
     testFacets(s);
+    testSettings(s);
   });
 }
 
@@ -1142,6 +1145,73 @@ function testFacets(s: ContractSuite): void {
         size: { values: [{ value: 8, count: 1 }], stats: { count: 1, min: 8, max: 8, avg: 8 } },
       });
       expect((await s.find(own(t), { text: 'washer' })).facets).toBeUndefined();
+    });
+  });
+}
+
+/** A collection's settings as the search service passes them: the defaults with these changes. */
+function settingsWith(changes: Partial<CollectionSettings>): CollectionSettings {
+  return { ...DEFAULT_SETTINGS, ...changes, typo_tolerance: { ...DEFAULT_SETTINGS.typo_tolerance, ...changes.typo_tolerance } };
+}
+
+/** settings: synonyms, stop words and typo tolerance, applied at query time. */
+function testSettings(s: ContractSuite): void {
+  describe('settings', () => {
+    it('finds what a synonym of a query word finds, both ways for a group and one way for a rule, scored as the word typed', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Hex screw M8' }), doc(t, { name: 'Hex bolt M8' }), doc(t, { name: 'Carriage bolt' }));
+      const names = async (text: string, settings?: CollectionSettings) => namesOf(await s.find(own(t), { text, settings })).sort();
+      expect(await names('screw')).toEqual(['Hex screw M8']);
+      const group = settingsWith({ synonyms: [['screw', 'bolt']] });
+      expect(await names('screw', group)).toEqual(['Carriage bolt', 'Hex bolt M8', 'Hex screw M8']);
+      expect(await names('bolt', group)).toEqual(['Carriage bolt', 'Hex bolt M8', 'Hex screw M8']);
+      const oneWay = settingsWith({ synonyms: [{ input: ['fastener'], synonyms: ['screw', 'bolt'] }] });
+      expect(await names('fastener', oneWay)).toEqual(['Carriage bolt', 'Hex bolt M8', 'Hex screw M8']);
+      expect(await names('screw', oneWay)).toEqual(['Hex screw M8']);
+      // A synonym found scores as the word typed would: the hex bolt and the hex screw score alike.
+      const scores = (await s.find(own(t), { text: 'screw', settings: group })).hits;
+      const scoreOf = (name: string) => scores.find((h) => h.document.name === name)!.score;
+      expect(scoreOf('Hex bolt M8')).toBeCloseTo(scoreOf('Hex screw M8'), 6);
+    });
+
+    it('matches a synonym of several words as those words in a row, and a query holding several words of a rule', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Stainless steel washer' }), doc(t, { name: 'Washer, steel, stainless finish' }), doc(t, { name: 'Inox washer' }));
+      const settings = settingsWith({ synonyms: [['inox', 'stainless steel']] });
+      const names = async (text: string, type?: QueryType) => namesOf(await s.find(own(t), { text, type, settings })).sort();
+      // "stainless steel" in a row only: the second record holds both words apart.
+      expect(await names('inox washer')).toEqual(['Inox washer', 'Stainless steel washer']);
+      expect(await names('stainless steel washer')).toEqual(['Inox washer', 'Stainless steel washer', 'Washer, steel, stainless finish']);
+    });
+
+    it('leaves stop words out of a query, unless they are all it holds', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Hex bolt' }), doc(t, { name: 'The bolt for wood' }));
+      const settings = settingsWith({ stop_words: ['for', 'wood'] });
+      expect(namesOf(await s.find(own(t), { text: 'bolt for wood' }))).toEqual(['The bolt for wood']);
+      expect(namesOf(await s.find(own(t), { text: 'bolt for wood', settings })).sort()).toEqual(['Hex bolt', 'The bolt for wood']);
+      expect(namesOf(await s.find(own(t), { text: 'wood', settings }))).toEqual(['The bolt for wood']);
+    });
+
+    it('follows the typo settings: off, or from other word sizes', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Flange nut' }), doc(t, { name: 'Wing nut' }));
+      expect(namesOf(await s.find(own(t), { text: 'flnage' }))).toEqual(['Flange nut']);
+      const off = settingsWith({ typo_tolerance: { enabled: false, min_word_size_one_typo: 5, min_word_size_two_typos: 9 } });
+      const none = await s.find(own(t), { text: 'flnage', settings: off });
+      expect(none.total_estimate).toBe(0);
+      expect(none.fuzzy).toBe(false);
+      // "wimg" is one substitution from "wing": four letters tolerate it only from a one-typo size of 4.
+      expect((await s.find(own(t), { text: 'wimg nut' })).total_estimate).toBe(0);
+      const four = settingsWith({ typo_tolerance: { enabled: true, min_word_size_one_typo: 4, min_word_size_two_typos: 9 } });
+      expect(namesOf(await s.find(own(t), { text: 'wimg nut', settings: four }))).toEqual(['Wing nut']);
+    });
+
+    it('highlights what synonyms found', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Hex screw M8' }));
+      const [hit] = (await s.find(own(t), { text: 'bolt', settings: settingsWith({ synonyms: [['screw', 'bolt']] }), highlight: MARK })).hits;
+      expect(hit!.highlights).toEqual({ name: 'Hex <mark>screw</mark> M8' });
     });
   });
 }

@@ -1,7 +1,7 @@
 import { editionBases, identifierSpans, normaliseIdentifier } from './identifiers';
 import type { IndexDocument, SearchHit, SearchQuery } from './port';
-import { matchWords } from './terms';
-import { withinTypos } from './typos';
+import { matchTerms, rulesOf } from './terms';
+import { withinTypos, type TypoRules } from './typos';
 
 /**
  * Highlights, the same in both engines (docs/behaviour/search.md, "Highlights"): each field of a hit that holds a
@@ -28,27 +28,35 @@ type Tags = NonNullable<SearchQuery['highlight']>;
 interface Matcher {
   words: Array<{ word: string; prefix: boolean }>;
   identifiers: Set<string>;
+  /** How typos are matched; none when the collection turns them off. */
+  typos?: TypoRules;
 }
 
 /** The hits with their highlights, when the query asks for them; as they are otherwise. */
 export function withHighlights(hits: SearchHit[], query: SearchQuery): SearchHit[] {
   const tags = query.highlight;
   if (!tags) return hits;
-  const matcher = matcherOf(query.text);
+  const matcher = matcherOf(query.text, query.settings);
   return hits.map((hit) => ({ ...hit, highlights: matcher ? highlightDocument(hit.document, matcher, tags) : {} }));
 }
 
-function matcherOf(text: SearchQuery['text']): Matcher | undefined {
+function matcherOf(text: SearchQuery['text'], settings: SearchQuery['settings']): Matcher | undefined {
   if (!text || !text.query.trim()) return undefined;
+  const rules = rulesOf(settings);
   if (text.type === 'identifier') {
     const asked = text.identifiers.length > 0 ? text.identifiers.map(normaliseIdentifier) : [normaliseIdentifier(text.query)];
     return { words: [], identifiers: new Set([...asked, ...editionBases(text.query)]) };
   }
-  const words = matchWords(text.query, text.type === 'keyword' ? 'keyword' : 'any');
+  const terms = matchTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any', rules);
+  // A synonym rule's words and its synonyms' words each count where they stand.
+  const words = terms.flatMap((t) => [
+    ...(t.parts ? t.parts.map((word) => ({ word, prefix: false })) : [{ word: t.word, prefix: t.prefix }]),
+    ...(t.synonyms ?? []).flat().map((word) => ({ word, prefix: false })),
+  ]);
   // Identifiers are indexed as words of their own (writes.ts): a query word may name one ("din933"), and so may the
   // query's text ("DIN 933 bolts").
   const identifiers = new Set([...words.map((w) => w.word.toUpperCase()), ...identifierSpans(text.query).flatMap((s) => s.forms)]);
-  return { words, identifiers };
+  return { words, identifiers, typos: rules.typos };
 }
 
 /** The document's fields holding a match, highlighted. */
@@ -92,12 +100,12 @@ export function highlightText(text: string, matcher: Matcher, tags: Tags): strin
 }
 
 /** Where the text matches, as sorted, non-overlapping [start, end) ranges. */
-function matchRanges(text: string, { words, identifiers }: Matcher): Array<[number, number]> {
+function matchRanges(text: string, { words, identifiers, typos }: Matcher): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   if (words.length > 0) {
     for (const m of text.matchAll(WORD)) {
       const token = m[0].toLowerCase();
-      if (words.some((w) => token === w.word || (w.prefix && token.startsWith(w.word)) || withinTypos(w.word, token))) {
+      if (words.some((w) => token === w.word || (w.prefix && token.startsWith(w.word)) || (typos !== undefined && withinTypos(w.word, token, typos)))) {
         ranges.push([m.index, m.index + m[0].length]);
       }
     }

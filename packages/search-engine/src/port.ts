@@ -9,7 +9,7 @@
  * A record is searchable when its status is active and its generation is the collection's active generation.
  */
 
-import type { AggregateAnswer, FacetAnswer, Filter } from '@trove/contracts';
+import type { AggregateAnswer, CollectionSettings, FacetAnswer, Filter } from '@trove/contracts';
 
 // Filters, aggregate answers and facets are the contract between search and its callers; the engine takes and gives
 // them as they are.
@@ -101,6 +101,11 @@ export interface SearchQuery {
    * (ties by value), as aggregate() groups them, with numeric stats where the field holds numbers.
    */
   facets?: { fields: string[]; limit: number };
+  /**
+   * The collection's search settings (terms.ts): its stop words left out of the query, its synonyms matched as the
+   * words they stand for, its typo tolerance. Absent: the defaults.
+   */
+  settings?: CollectionSettings;
 }
 
 /** Matches a total is always counted exactly up to (Meilisearch's estimatedTotalHits and Elasticsearch's track_total_hits estimate above their own). */

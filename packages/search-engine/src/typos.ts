@@ -15,18 +15,29 @@ export function isVocabularyWord(word: string): boolean {
   return word.length >= 4 && word.length <= 40 && LETTERS_ONLY.test(word);
 }
 
-/** How many typos a query word tolerates: 0, 1 (transposition only at 4 letters) or 2. */
-export function typoBudget(word: string): number {
+/**
+ * From how many letters a query word tolerates one typo and two: the defaults above, or a collection's typo_tolerance
+ * settings. A word of 4 letters or more but fewer than `one` tolerates one transposition only.
+ */
+export interface TypoRules {
+  one: number;
+  two: number;
+}
+
+export const DEFAULT_TYPO_RULES: TypoRules = { one: 5, two: 9 };
+
+/** How many typos a query word tolerates: 0, 1 (transposition only below `rules.one` letters) or 2. */
+export function typoBudget(word: string, rules: TypoRules = DEFAULT_TYPO_RULES): number {
   if (!isVocabularyWord(word)) return 0;
-  return word.length >= 9 ? 2 : 1;
+  return word.length >= rules.two ? 2 : 1;
 }
 
 /** Whether `candidate` is within the query word's typo budget (and is not the word itself). */
-export function withinTypos(word: string, candidate: string): boolean {
+export function withinTypos(word: string, candidate: string, rules: TypoRules = DEFAULT_TYPO_RULES): boolean {
   if (candidate === word) return false;
-  const budget = typoBudget(word);
+  const budget = typoBudget(word, rules);
   if (budget === 0) return false;
-  if (word.length < 5) return transpositions(word).includes(candidate);
+  if (word.length < rules.one) return transpositions(word).includes(candidate);
   return Math.abs(candidate.length - word.length) <= budget && typoDistance(word, candidate, budget) <= budget;
 }
 
@@ -47,8 +58,8 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyzäöüßéèêàáâçñåøæ';
  * Every word one typo away (the words a 5-8 letter query word may be a typo of), for an exact lookup: a few hundred
  * strings, where a similarity search would miss short words (a transposition shares few trigrams).
  */
-export function oneTypoAway(word: string): string[] {
-  if (word.length < 5) return transpositions(word);
+export function oneTypoAway(word: string, rules: TypoRules = DEFAULT_TYPO_RULES): string[] {
+  if (word.length < rules.one) return transpositions(word);
   const letters = [...new Set(ALPHABET + word)];
   const out = new Set<string>(transpositions(word));
   for (let i = 0; i <= word.length; i++) {

@@ -1,4 +1,5 @@
 import type { Cache } from '@trove/cache';
+import type { Kysely } from '@trove/db';
 import { createServiceApp, type Config, type HttpMetrics, type Logger, type ReadinessCheck } from '@trove/platform';
 import type { SearchEngine } from '@trove/search-engine';
 import type { HealthWindow } from './domain/health-window';
@@ -8,6 +9,7 @@ import { aggregateRoutes } from './routes/aggregate';
 import { searchHealthRoutes } from './routes/health';
 import { internalPublicRoutes } from './routes/internal-public';
 import { searchRoutes } from './routes/search';
+import { settingsRoutes } from './routes/settings';
 import type { SearchService } from './search-service';
 
 export interface AppDeps {
@@ -18,6 +20,8 @@ export interface AppDeps {
   readiness: Record<string, ReadinessCheck>;
   engine: SearchEngine;
   cache: Cache;
+  /** The service's database: collections' settings (store/settings-store.ts). */
+  db: Kysely<any>;
   search: SearchService;
   health: HealthWindow;
   monthlyCap: MonthlyCap;
@@ -41,6 +45,7 @@ export function buildApp(deps: AppDeps): ReturnType<typeof createServiceApp> {
       searchHealthRoutes(router, deps.health, deps.pipeline);
       searchRoutes(router, deps.search, deps.monthlyCap);
       aggregateRoutes(router, deps.search);
+      settingsRoutes(router, deps.db, deps.cache);
       internalPublicRoutes(router, deps.search);
     },
   });

@@ -25,4 +25,20 @@ export const migrations: Migration[] = [
       create index pipeline_jobs_claimed on search.pipeline_jobs (claimed_at) where state = 'running';
     `,
   },
+  {
+    version: 2,
+    name: "collections' search settings",
+    // One row per tenant collection whose settings were ever changed (settings-store.ts): the settings in full and
+    // their version, raised by every change. Keyed by the collection's name, so a blue-green replace keeps them.
+    up: `
+      create table search.collection_settings (
+        tenant_id text not null,
+        collection text not null,
+        settings jsonb not null,
+        version integer not null,
+        updated_at timestamptz(3) not null default now(),
+        primary key (tenant_id, collection)
+      );
+    `,
+  },
 ];

@@ -11,6 +11,7 @@ import { recordsCollectionCheck } from './collection-check';
 import { subscribeIndexer } from './consumers/indexer';
 import { HealthWindow } from './domain/health-window';
 import { migrations } from './migrations';
+import { readSettings } from './store/settings-store';
 import { MonthlyCap } from './monthly-cap';
 import { PipelineWorker } from './pipeline-worker';
 import { SearchService } from './search-service';
@@ -88,6 +89,7 @@ export const searchModule: ServiceModule = {
       usage,
       scheduler,
       collectionExists: recordsCollectionCheck(records, logger.child({ component: 'collection-check' })),
+      settingsOf: async (tenant_id, collection) => (await readSettings(ctx.database.db, tenant_id, collection)).settings,
     });
     // Billing seeds each tenant's month count; while it is unreachable the count starts from 0 (logged), so search does
     // not wait on billing to start.
@@ -106,7 +108,7 @@ export const searchModule: ServiceModule = {
         breakerPauseMs: config.PIPELINE_BREAKER_PAUSE_SECONDS * 1000,
       },
     );
-    const app = buildApp({ config: ctx.config, logger, metrics, readiness: ctx.readiness, engine, cache, search, health, monthlyCap, pipeline });
+    const app = buildApp({ config: ctx.config, logger, metrics, readiness: ctx.readiness, engine, cache, db: ctx.database.db, search, health, monthlyCap, pipeline });
     let subscription: Subscription | undefined;
     return {
       app,

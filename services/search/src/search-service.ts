@@ -1,6 +1,6 @@
 import type { CountTally } from '@trove/bus';
 import type { Cache } from '@trove/cache';
-import { usagePeriodOf, withBothNames, type PublicCollection, type SearchAnswer, type SearchResultItem } from '@trove/contracts';
+import { usagePeriodOf, withBothNames, type CollectionSettings, type PublicCollection, type SearchAnswer, type SearchResultItem } from '@trove/contracts';
 import { ERRORS, type CacheResult, type FairScheduler, type Logger } from '@trove/platform';
 import {
   classifyQuery,
@@ -72,6 +72,11 @@ export interface SearchServiceOptions {
   scheduler: Pick<FairScheduler, 'run'>;
   /** Whether a tenant has a collection (records'), asked when a private search found nothing. */
   collectionExists: CollectionCheck;
+  /**
+   * A tenant collection's search settings (store/settings-store.ts), read for each private search the cache does not
+   * answer: a change is seen by the next search in every process. Absent: the defaults.
+   */
+  settingsOf?: (tenant_id: string, collection: string) => Promise<CollectionSettings>;
 }
 
 /** Whose turn an engine call of the scope takes. */
@@ -183,6 +188,13 @@ export class SearchService {
   private async searchUncached(req: SearchRequest, started: number): Promise<{ value: StoredAnswer; store: boolean }> {
     const classified = req.query !== undefined ? classifyQuery(req.query) : undefined;
     const classifyMs = performance.now() - started;
+    // Settings shape full text only: a search without text, or one for an identifier, reads none (unless it falls back
+    // to full text).
+    const scope = req.scope;
+    const settingsOf = async (): Promise<Pick<SearchQuery, 'settings'>> => {
+      const settings = scope.kind === 'private' ? await this.opts.settingsOf?.(scope.tenant_id, scope.collection) : undefined;
+      return settings ? { settings } : {};
+    };
     const base: SearchQuery = {
       scope: req.scope,
       filters: req.filters,
@@ -203,11 +215,12 @@ export class SearchService {
         result = await this.opts.engine.search(base);
       } else {
         mode = classified.type === 'identifier' ? 'identifier' : 'fulltext';
-        result = await this.opts.engine.search({ ...base, text: { type: classified.type, query: req.query!, identifiers: classified.identifiers } });
+        const settings = classified.type === 'identifier' ? {} : await settingsOf();
+        result = await this.opts.engine.search({ ...base, ...settings, text: { type: classified.type, query: req.query!, identifiers: classified.identifiers } });
         if (result.total_estimate === 0 && classified.type === 'identifier') {
           // Something that looks like an identifier but is none we hold may still be words in a name.
           mode = 'fulltext';
-          result = await this.opts.engine.search({ ...base, text: { type: 'keyword', query: req.query!, identifiers: [] } });
+          result = await this.opts.engine.search({ ...base, ...(await settingsOf()), text: { type: 'keyword', query: req.query!, identifiers: [] } });
         }
         if (result.total_estimate === 0 && req.filters.length > 0) {
           mode = 'filtered';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { endpoint, withKey, withPortalToken, withoutCredential, type Endpoint } from '../endpoint';
 import { collectionName } from '../records';
+import { collectionSettingsAnswer, collectionSettingsPatch } from '../settings';
 import { MAX_OFFSET, SEARCH_LIMIT_MAX, aggregateAnswer, aggregateRequest, multiSearchAnswer, multiSearchRequest, searchAnswer, searchRequest, searchText } from '../search';
 
 /** A path naming one of the caller's collections. */
@@ -71,6 +72,47 @@ export const PORTAL_MULTI_SEARCH = endpoint({
   exposed: withPortalToken,
 });
 
+export const COLLECTION_SETTINGS_READ = endpoint({
+  service: 'search',
+  method: 'GET',
+  path: '/collections/:collection/settings',
+  summary: "A collection's search settings (synonyms, stop words, typo tolerance) and their version",
+  exposed: withKey('records'),
+  params: collectionParams,
+  answer: collectionSettingsAnswer,
+});
+
+export const COLLECTION_SETTINGS_UPDATE = endpoint({
+  service: 'search',
+  method: 'PATCH',
+  path: '/collections/:collection/settings',
+  summary: "Changes a collection's search settings; every search after the answer applies them, with no reindex",
+  exposed: withKey('records'),
+  params: collectionParams,
+  body: collectionSettingsPatch,
+  example: { synonyms: [['bolt', 'screw'], { input: ['m8'], synonyms: ['m8 x 1.25'] }], stop_words: ['the', 'a'], typo_tolerance: { min_word_size_one_typo: 4 } },
+  answer: collectionSettingsAnswer,
+});
+
+/** The portal names a collection `name` in its paths. */
+const portalCollectionParams = z.object({ name: collectionName });
+
+export const PORTAL_COLLECTION_SETTINGS_READ = endpoint({
+  ...COLLECTION_SETTINGS_READ,
+  path: '/portal/collections/:name/settings',
+  summary: "A collection's search settings, as GET /collections/{collection}/settings answers them",
+  exposed: withPortalToken,
+  params: portalCollectionParams,
+});
+
+export const PORTAL_COLLECTION_SETTINGS_UPDATE = endpoint({
+  ...COLLECTION_SETTINGS_UPDATE,
+  path: '/portal/collections/:name/settings',
+  summary: "Changes a collection's search settings, as PATCH /collections/{collection}/settings does",
+  exposed: withPortalToken,
+  params: portalCollectionParams,
+});
+
 export const AGGREGATE = endpoint({
   service: 'search',
   method: 'POST',
@@ -111,4 +153,16 @@ export const SEARCH_HEALTH = endpoint({
   }),
 });
 
-export const SEARCH_API: readonly Endpoint[] = [SEARCH, SEARCH_BY_QUERY, PORTAL_SEARCH, MULTI_SEARCH, PORTAL_MULTI_SEARCH, AGGREGATE, SEARCH_HEALTH];
+export const SEARCH_API: readonly Endpoint[] = [
+  SEARCH,
+  SEARCH_BY_QUERY,
+  PORTAL_SEARCH,
+  MULTI_SEARCH,
+  PORTAL_MULTI_SEARCH,
+  COLLECTION_SETTINGS_READ,
+  COLLECTION_SETTINGS_UPDATE,
+  PORTAL_COLLECTION_SETTINGS_READ,
+  PORTAL_COLLECTION_SETTINGS_UPDATE,
+  AGGREGATE,
+  SEARCH_HEALTH,
+];

@@ -13,6 +13,7 @@ import type {
 import { heldStateOf, lookupsOf, outcomesOf, planBulk, reasonOf, type HeldState } from './bulk';
 import { documentMappings, generationMappings, indexesOf, indexTemplates, type Indexes } from './mappings';
 import { withHighlights } from '../highlight';
+import { rulesOf } from '../terms';
 import {
   aggregateRequest,
   aggregateResult,
@@ -201,7 +202,8 @@ export class ElasticsearchEngine implements SearchEngine {
   /** The page, total and facets of a listed or ranked search, or of its typo-tolerant fallback when it found nothing. */
   private async find(query: SearchQuery, mode: SearchMode): Promise<SearchResult> {
     const result = searchResult(await this.client.search<Partial<StoredDocument>>(searchRequest(query, this.indexes)), mode, query);
-    if (mode !== 'ranked' || result.total_estimate > 0 || !query.text || !fuzzyQuery(query.text)) return result;
+    // Typo tolerance turned off for the collection: no typo-tolerant fallback either.
+    if (mode !== 'ranked' || result.total_estimate > 0 || !query.text || !fuzzyQuery(query.text) || !rulesOf(query.settings).typos) return result;
     const fuzzy = searchRequest(query, this.indexes, true);
     return searchResult(await this.client.search<Partial<StoredDocument>>(fuzzy), 'fuzzy', query);
   }

@@ -15,8 +15,8 @@ import type {
 } from '../port';
 import { queryWords } from '../classify';
 import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
-import { naturalWords, wordsOf } from '../terms';
-import { transpositions, typoBudget } from '../typos';
+import { matchTerms, NO_RULES, rulesOf, withoutStopWords, type MatchTerm, type QueryRules } from '../terms';
+import { DEFAULT_TYPO_RULES, transpositions, typoBudget, type TypoRules } from '../typos';
 import type { Indexes } from './mappings';
 import { equalForms, fromSource, generationId, INTERNAL_FIELDS, numericValue, type StoredDocument } from './source';
 
@@ -125,7 +125,7 @@ export function queryIdentifiers(text: NonNullable<SearchQuery['text']>): string
  * - keyword: every word must match in some field (term-centric, like a tsquery `a & b & c:*`), the last as a prefix.
  * - natural_language: any word matches, ranked.
  */
-export function textQuery(text: SearchQuery['text']): Query | undefined {
+export function textQuery(text: SearchQuery['text'], rules: QueryRules = NO_RULES): Query | undefined {
   if (!text || !text.query.trim()) return undefined;
   if (text.type === 'identifier') {
     const exact: Query = { constant_score: { filter: { terms: { identifiers: queryIdentifiers(text) } }, boost: 1 } };
@@ -135,34 +135,48 @@ export function textQuery(text: SearchQuery['text']): Query | undefined {
     return { dis_max: { queries: [exact, { constant_score: { filter: { terms: { identifiers: bases } }, boost: 0.9 } }] } };
   }
   if (text.type === 'natural_language') {
-    const words = naturalWords(text.query);
-    if (words.length === 0) return undefined;
-    // Any word matches; neighbouring query words standing together in a field score again.
-    const together: Query[] = words.slice(1).map((word, i) => ({
-      multi_match: { query: `${words[i]} ${word}`, fields: TEXT_FIELDS, type: 'phrase' },
+    const terms = matchTerms(text.query, 'any', rules);
+    if (terms.length === 0) return undefined;
+    // Any term matches; neighbouring query terms standing together in a field score again.
+    const together: Query[] = terms.slice(1).map((term, i) => ({
+      multi_match: { query: `${terms[i]!.word} ${term.word}`, fields: TEXT_FIELDS, type: 'phrase' },
     }));
-    return { bool: { should: [...words.map((w) => wordQuery(w, false)), ...together], minimum_should_match: 1 } };
+    return { bool: { should: [...terms.map((t) => termQuery(t, rules)), ...together], minimum_should_match: 1 } };
   }
-  const words = wordsOf(text.query);
-  if (words.length === 0) return undefined;
-  const must = words.map((word, i) => wordQuery(word, i === words.length - 1));
+  const terms = matchTerms(text.query, 'keyword', rules);
+  if (terms.length === 0) return undefined;
+  const must = terms.map((t) => termQuery(t, rules));
   return must.length === 1 ? must[0] : { bool: { must } };
+}
+
+/**
+ * One term of a query (terms.ts): its word (wordQuery()), or a synonym rule's words each matching as a query's words
+ * do; or any of its synonyms, a word or a phrase, scored as the term typed.
+ */
+function termQuery(term: MatchTerm, rules: QueryRules): Query {
+  const own: Query = term.parts ? { bool: { must: term.parts.map((p) => wordQuery(p, false, rules.typos)) } } : wordQuery(term.word, term.prefix, rules.typos);
+  if (!term.synonyms || term.synonyms.length === 0) return own;
+  const synonyms: Query[] = term.synonyms.map((words) => ({
+    multi_match: { query: words.join(' '), fields: TEXT_FIELDS, type: words.length === 1 ? 'best_fields' : 'phrase' },
+  }));
+  return { bool: { should: [own, ...synonyms], minimum_should_match: 1 } };
 }
 
 /**
  * One word as typed (the last keyword word as a prefix) or within its typo budget (typos.ts), the typo scoring
  * TYPO_BOOST of the word as typed. Elasticsearch's fuzziness `AUTO:5,9` is the budget of 5 letters and more
- * (transpositions count one); a 4-letter word's transpositions are spelt out.
+ * (transpositions count one; a collection's typo settings move both bounds); a shorter word's transpositions are spelt
+ * out. No typos when the collection turns them off (`typos` undefined).
  */
-function wordQuery(word: string, prefix: boolean): Query {
+function wordQuery(word: string, prefix: boolean, typos: TypoRules | undefined = DEFAULT_TYPO_RULES): Query {
   const typed: Query = prefix
     ? { multi_match: { query: word, fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } }
     : { multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } };
-  if (typoBudget(word) === 0) return typed;
+  if (!typos || typoBudget(word, typos) === 0) return typed;
   const typo: Query =
-    word.length < 5
+    word.length < typos.one
       ? { multi_match: { query: transpositions(word).join(' '), fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', boost: TYPO_BOOST } }
-      : { multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', fuzziness: 'AUTO:5,9', boost: TYPO_BOOST } };
+      : { multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', fuzziness: `AUTO:${typos.one},${typos.two}`, boost: TYPO_BOOST } };
   return { bool: { should: [typed, typo], minimum_should_match: 1 } };
 }
 
@@ -232,7 +246,7 @@ export function modeOf(query: SearchQuery): SearchMode {
   const text = query.text;
   if (text?.type === 'identifier' && editionBases(text.query).some((b) => !queryIdentifiers(text).includes(b))) return 'editions';
   if (!text || !text.query.trim() || text.type === 'identifier') return 'listed';
-  return textQuery(text) ? 'ranked' : 'nothing';
+  return textQuery(text, rulesOf(query.settings)) ? 'ranked' : 'nothing';
 }
 
 /** Pages past the result window answer no hits rather than an error; total_estimate still tells how many matched. */
@@ -244,14 +258,23 @@ export function pageOf(offset: number, limit: number): { from: number; size: num
 /** The request of a listed or ranked search, or with `fuzzy` of its typo-tolerant fallback. */
 export function searchRequest(query: SearchQuery, indexes: Indexes, fuzzy = false): estypes.SearchRequest {
   const scope = scopeOf(query.scope, indexes);
-  const text = fuzzy && query.text ? fuzzyQuery(query.text) : textQuery(query.text);
+  const text = fuzzy && query.text ? fuzzyQuery(query.text) : textQuery(query.text, rulesOf(query.settings));
   const filter = [...scope.filter, ...query.filters.map(filterQuery)];
   const { from, size } = pageOf(query.offset, query.limit);
   const sort = sortOf(query.sort, fuzzy || modeOf(query) === 'ranked' || modeOf(query) === 'editions');
   return {
     index: scope.index,
     ...routingOf(query.scope),
-    query: { bool: text ? { filter, must: [text], ...(!fuzzy && query.text && { should: nameQueries(query.text) }) } : { filter } },
+    query: {
+      bool: text
+        ? {
+            filter,
+            must: [text],
+            // Names are compared with the query without the collection's stop words.
+            ...(!fuzzy && query.text && { should: nameQueries({ ...query.text, query: withoutStopWords(query.text.query, rulesOf(query.settings)) }) }),
+          }
+        : { filter },
+    },
     sort,
     from,
     size,

@@ -11,6 +11,7 @@ import type {
   SearchResult,
 } from '../port';
 import { withHighlights } from '../highlight';
+import { rulesOf, withoutStopWords } from '../terms';
 import { Aggregation } from './aggregation';
 import { Totals } from './counting';
 import { IdentifierSearch } from './identifiers';
@@ -99,12 +100,17 @@ export class PostgresSearchEngine implements SearchEngine {
     const text = query.text;
     if (!text || !text.query.trim()) return this.listing.filtered(query, page);
     if (text.type === 'identifier') return this.identifiers.search(query, text, page);
-    const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any');
+    const rules = rulesOf(query.settings);
+    const terms = queryTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any', rules);
     if (terms.length > 0) {
-      const found = await this.ranking.fullText(await this.typos.withTypos(query.scope, terms), text.type, query, page);
+      const expanded = rules.typos ? await this.typos.withTypos(query.scope, terms, rules.typos) : terms;
+      // Names are compared with the query without its stop words.
+      const ranked = { ...query, text: { ...text, query: withoutStopWords(text.query, rules) } };
+      const found = await this.ranking.fullText(expanded, text.type, ranked, page);
       if (found.total_estimate > 0) return found;
     }
-    return this.typos.fuzzy(text.query, query, page);
+    // Typo tolerance turned off for the collection: no typo-tolerant fallback either.
+    return rules.typos ? this.typos.fuzzy(text.query, query, page) : { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false, matches: sql`false` };
   }
 
   async aggregate(query: AggregateQuery): Promise<AggregateResult> {

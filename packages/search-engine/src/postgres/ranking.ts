@@ -1,7 +1,7 @@
 import { prepared, sql, type Kysely } from '@trove/db';
 import { queryWords } from '../classify';
 import { type SearchHit, type SearchQuery } from '../port';
-import { matchWords } from '../terms';
+import { matchTerms, NO_RULES, type MatchTerm, type QueryRules } from '../terms';
 import { countLimit, exactly, scanned, toScan, type Scan, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Found, type Fragment, type Page } from './rows';
@@ -35,19 +35,21 @@ export function searchText(text: string): string {
   return queryWords(text).join(' ');
 }
 
-/** One word of a query: matched as a prefix (a keyword query's last word), and through its near words (typos). */
-export interface QueryTerm {
-  word: string;
-  prefix: boolean;
+/**
+ * One term of a query (terms.ts: a word, matched as a prefix when it is a keyword query's last, or a synonym rule's
+ * words, with its synonyms), and its near words (typos).
+ */
+export interface QueryTerm extends MatchTerm {
   typos: string[];
 }
 
 /**
- * The words a query matches with (terms.ts), or none when it has no letters or digits. keyword: every word, the last
- * as a prefix. any: the distinct words, stop words dropped unless they are all there is.
+ * The terms a query matches with (terms.ts), or none when it has no letters or digits. keyword: every word, the last
+ * as a prefix. any: the distinct words, stop words dropped unless they are all there is. `rules`: the collection's
+ * stop words and synonyms.
  */
-export function queryTerms(query: string, mode: 'keyword' | 'any'): QueryTerm[] {
-  return matchWords(query, mode).map((w) => ({ ...w, typos: [] }));
+export function queryTerms(query: string, mode: 'keyword' | 'any', rules: QueryRules = NO_RULES): QueryTerm[] {
+  return matchTerms(query, mode, rules).map((t) => ({ ...t, typos: [] }));
 }
 
 /**
@@ -58,9 +60,13 @@ function termQuery(term: QueryTerm, opts: { typos: boolean; prefix: boolean; nam
   // In the name only: the name is tsv's weight-A part (writes.ts), so each lexeme is marked :A.
   const a = opts.name ? 'A' : '';
   const marks = (prefix: boolean) => (prefix ? `:*${a}` : a ? `:${a}` : '');
-  const own = `'${term.word}'${marks(term.prefix && opts.prefix)}`;
-  if (!opts.typos || term.typos.length === 0) return own;
-  return `(${[own, ...term.typos.map((t) => `'${t}'${marks(false)}`)].join(' | ')})`;
+  const lexeme = (word: string, prefix = false) => `'${word}'${marks(prefix)}`;
+  // A synonym rule's words each match anywhere (as a query's words do); a synonym's words in a row.
+  const own = term.parts ? `(${term.parts.map((p) => lexeme(p)).join(' & ')})` : lexeme(term.word, term.prefix && opts.prefix);
+  const synonyms = (term.synonyms ?? []).map((words) => (words.length === 1 ? lexeme(words[0]!) : `(${words.map((w) => lexeme(w)).join(' <-> ')})`));
+  const typos = opts.typos ? term.typos.map((t) => lexeme(t)) : [];
+  const alternatives = [own, ...synonyms, ...typos];
+  return alternatives.length === 1 ? own : `(${alternatives.join(' | ')})`;
 }
 
 /** tsquery text matching the terms: `every` one of them or `any`, anywhere in the document or in its name only. */

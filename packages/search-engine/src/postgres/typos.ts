@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { prepared, sql, type Kysely } from '@trove/db';
 import type { IndexChange, SearchQuery, SearchScope } from '../port';
-import { oneTypoAway, typoBudget, typoDistance, withinTypos } from '../typos';
+import { DEFAULT_TYPO_RULES, oneTypoAway, typoBudget, typoDistance, withinTypos, type TypoRules } from '../typos';
 import { countLimit, exactly, type Totals } from './counting';
 import { collectionCondition, sortOrder, whereClause } from './filters';
 import { CANDIDATES, searchText, type QueryTerm } from './ranking';
@@ -59,16 +59,17 @@ export class Typos {
    * near words are kept (nearWords) until this engine writes to the scope again or NEAR_WORDS_TTL_MS pass (another
    * engine's writes).
    */
-  async withTypos(scope: SearchScope, terms: QueryTerm[]): Promise<QueryTerm[]> {
+  async withTypos(scope: SearchScope, terms: QueryTerm[], rules: TypoRules = DEFAULT_TYPO_RULES): Promise<QueryTerm[]> {
     const vocabulary = vocabularyKey(scope);
-    const scopeKey = `${vocabulary}\u0000${this.vocabularyEpochs.get(vocabulary) ?? 0}`;
-    const open = [...new Set(terms.filter((t) => typoBudget(t.word) > 0).map((t) => t.word))];
+    // The rules are part of the key: a collection's typo settings change which words are near.
+    const scopeKey = `${vocabulary}\u0000${this.vocabularyEpochs.get(vocabulary) ?? 0}\u0000${rules.one}:${rules.two}`;
+    const open = [...new Set(terms.filter((t) => typoBudget(t.word, rules) > 0).map((t) => t.word))];
     const unknown = open.filter((w) => !this.nearWords.has(`${scopeKey}\u0000${w}`));
     if (unknown.length > 0) {
-      const found = await this.lookUpNearWords(scope, unknown);
+      const found = await this.lookUpNearWords(scope, unknown, rules);
       for (const word of unknown) {
         const near = found
-          .filter((w) => withinTypos(word, w))
+          .filter((w) => withinTypos(word, w, rules))
           .map((w) => ({ w, d: typoDistance(word, w, 2) }))
           .sort((a, b) => a.d - b.d || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0))
           .slice(0, MAX_TYPOS)
@@ -77,15 +78,15 @@ export class Typos {
       }
     }
     return terms.map((t) => {
-      const near = typoBudget(t.word) > 0 ? (this.nearWords.get(`${scopeKey}\u0000${t.word}`) ?? []) : [];
+      const near = typoBudget(t.word, rules) > 0 ? (this.nearWords.get(`${scopeKey}\u0000${t.word}`) ?? []) : [];
       return near.length > 0 ? { ...t, typos: near } : t;
     });
   }
 
   /** The vocabulary words of the scope one typo away from `words`, and for words of 9 letters or more, two. */
-  private async lookUpNearWords(scope: SearchScope, words: string[]): Promise<string[]> {
-    const variants = [...new Set(words.flatMap((w) => oneTypoAway(w)))];
-    const long = words.filter((w) => w.length >= 9);
+  private async lookUpNearWords(scope: SearchScope, words: string[], rules: TypoRules): Promise<string[]> {
+    const variants = [...new Set(words.flatMap((w) => oneTypoAway(w, rules)))];
+    const long = words.filter((w) => w.length >= rules.two);
     const inScope = collectionCondition(scope, 'v');
     const similar = long.length > 0 ? sql` or ${sql.join(long.map((w) => sql`v.word % ${w}`), sql` or `)}` : sql``;
     const lookup = sql<{ word: string }>`${prepared}

@@ -19,6 +19,8 @@ const AREAS: readonly string[] = [
   '/api/v1/auth',
   '/api/v1/records',
   '/api/v1/collections',
+  // A collection's search settings are search's; the rest of a collection is records'.
+  '/api/v1/collections/*/settings',
   '/api/v1/entities',
   '/api/v1/admin',
   // Tenants are auth's; the rest of admin (stats, reindex) is about records.
@@ -48,6 +50,7 @@ const AREAS: readonly string[] = [
   '/api/v1/portal/collections',
   // The replace upload is a file upload, parsed by ingestion; the rest of a replace (status, swap, cancel) is records'.
   '/api/v1/portal/collections/*/replace',
+  '/api/v1/portal/collections/*/settings',
   '/api/v1/portal/records',
   '/api/v1/portal/entities',
   '/api/v1/portal/verticals',
