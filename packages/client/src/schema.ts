@@ -12202,6 +12202,8 @@ export interface operations {
                                     max: number | null;
                                     avg: number | null;
                                 };
+                                /** @constant */
+                                estimated?: true;
                             };
                         };
                         metadata: {
@@ -12408,6 +12410,8 @@ export interface operations {
                                     max: number | null;
                                     avg: number | null;
                                 };
+                                /** @constant */
+                                estimated?: true;
                             };
                         };
                         metadata: {
@@ -12633,6 +12637,8 @@ export interface operations {
                                     max: number | null;
                                     avg: number | null;
                                 };
+                                /** @constant */
+                                estimated?: true;
                             };
                         };
                         metadata: {
@@ -12862,6 +12868,8 @@ export interface operations {
                                         max: number | null;
                                         avg: number | null;
                                     };
+                                    /** @constant */
+                                    estimated?: true;
                                 };
                             };
                             metadata: {
@@ -12935,6 +12943,8 @@ export interface operations {
                                             max: number | null;
                                             avg: number | null;
                                         };
+                                        /** @constant */
+                                        estimated?: true;
                                     };
                                 };
                             }[];
@@ -13147,6 +13157,8 @@ export interface operations {
                                         max: number | null;
                                         avg: number | null;
                                     };
+                                    /** @constant */
+                                    estimated?: true;
                                 };
                             };
                             metadata: {
@@ -13220,6 +13232,8 @@ export interface operations {
                                             max: number | null;
                                             avg: number | null;
                                         };
+                                        /** @constant */
+                                        estimated?: true;
                                     };
                                 };
                             }[];
@@ -14102,6 +14116,8 @@ export interface operations {
                                     max: number | null;
                                     avg: number | null;
                                 };
+                                /** @constant */
+                                estimated?: true;
                             };
                         };
                         metadata: {
@@ -14253,6 +14269,8 @@ export interface operations {
                                     max: number | null;
                                     avg: number | null;
                                 };
+                                /** @constant */
+                                estimated?: true;
                             };
                         };
                         metadata: {
@@ -14395,6 +14413,8 @@ export interface operations {
                                     max: number | null;
                                     avg: number | null;
                                 };
+                                /** @constant */
+                                estimated?: true;
                             };
                         };
                         metadata: {
@@ -14552,6 +14572,8 @@ export interface operations {
                                     max: number | null;
                                     avg: number | null;
                                 };
+                                /** @constant */
+                                estimated?: true;
                             };
                         };
                         metadata: {

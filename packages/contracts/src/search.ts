@@ -60,7 +60,15 @@ const valueCount = z.object({ value: z.union([z.string(), z.number(), z.boolean(
  * just the page), highest count first, ties by value, as POST /aggregate groups them; `stats` when the field holds
  * numbers among the matches. A field no match holds answers no values.
  */
-export const facetAnswer = z.object({ values: z.array(valueCount), stats: fieldStats.optional() });
+export const facetAnswer = z.object({
+  values: z.array(valueCount),
+  stats: fieldStats.optional(),
+  /**
+   * Only on an estimated facet: counted on a sample of the matches and scaled to the total (above 1,000 matches, as
+   * total_estimate may be estimated; exact_total counts them all), stats from the sample (docs/behaviour/search.md).
+   */
+  estimated: z.literal(true).optional(),
+});
 export type FacetAnswer = z.infer<typeof facetAnswer>;
 
 /** The JSON answer of a search (private search, and the public search other services call). */

@@ -1,6 +1,7 @@
 import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { sql, type Kysely } from '@trove/db';
-import type { AggregateQuery, AggregateResult, CollectionGroup, FacetAnswer, FieldStats, Filter, Scalar, SearchScope } from '../port';
+import { COUNTED_EXACTLY, type AggregateQuery, type AggregateResult, type CollectionGroup, type FacetAnswer, type FieldStats, type Filter, type Scalar, type SearchScope } from '../port';
+import type { Total, Totals } from './counting';
 import { collectionCondition, whereClause } from './filters';
 import type { Fragment } from './rows';
 
@@ -28,8 +29,16 @@ function tableOf(source: Source): Fragment {
   return source.full ? sql`search_engine.documents d` : sql`search_engine.document_values d`;
 }
 
+/** Matches a search's facets are counted exactly up to, as its total is (counting.ts's COUNTED_EXACTLY). */
+const FACETS_COUNTED_EXACTLY = COUNTED_EXACTLY;
+/** Matches a sample for estimated facets should hold: counts off by a few percent for a value of a tenth of them. */
+const FACET_SAMPLE = 1_000;
+
 export class Aggregation {
-  constructor(private readonly db: Kysely<any>) {}
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly totals: Pick<Totals, 'tablePages'>,
+  ) {}
 
   /**
    * The scope's matches counted, grouped by `group_by` and summarised over the `stats` fields (at most 5). A group
@@ -92,24 +101,56 @@ export class Aggregation {
   }
 
   /**
-   * A search's facets: for each field, its `limit` most frequent values among the documents matching `matches` (a
-   * search's condition, read on the documents table, since it may test the text), and numeric stats where it holds
-   * numbers, grouped and summarised as aggregate() does (a document counts once per distinct value, an array once per
-   * distinct element; ties by value; stats over the documents whose value is a number). One statement reads the
-   * matches once for every field.
+   * A search's facets (SearchQuery.facets) over the documents matching `matches` (a search's condition, read on the
+   * documents table, since it may test the text), `total` of them: exact when the total is exact and at most
+   * FACETS_COUNTED_EXACTLY (or the search asks for exact_total), else from a sample when that reads less (facetsRead()).
    */
-  async facets(matches: Fragment, fields: string[], limit: number): Promise<Record<string, FacetAnswer>> {
+  async facets(scope: SearchScope, matches: Fragment, total: Total, fields: string[], limit: number, exactTotal = false): Promise<Record<string, FacetAnswer>> {
+    const exact = (!total.total_is_estimate && total.total_estimate <= FACETS_COUNTED_EXACTLY) || exactTotal;
+    // A sample of the table's pages holding about FACET_SAMPLE matches, when that reads fewer pages than the matches.
+    const percent = Math.min(100, (100 * FACET_SAMPLE) / Math.max(1, total.total_estimate));
+    const sampled = !exact && percent < 100 && ((await this.totals.tablePages()) * percent) / 100 < total.total_estimate / 2;
+    const { arrays } = await this.source(scope, fields);
+    const { facets, read } = await this.facetsRead(sampled ? sql`search_engine.documents d tablesample system (${percent}) repeatable (17)` : sql`search_engine.documents d`, matches, fields, arrays, limit);
+    if (!sampled || read === 0) return facets;
+    // Counts scaled from the sample to the total.
+    const scale = total.total_estimate / read;
+    const scaled = (n: number) => Math.max(1, Math.round(n * scale));
+    for (const facet of Object.values(facets)) {
+      facet.values = facet.values.map((v) => ({ ...v, count: scaled(v.count) }));
+      if (facet.stats) facet.stats = { ...facet.stats, count: scaled(facet.stats.count) };
+      facet.estimated = true;
+    }
+    return facets;
+  }
+
+  /**
+   * For each field, its `limit` most frequent values among the documents of `from` matching `matches`, and numeric
+   * stats where it holds numbers, grouped and summarised as aggregate() does (a document counts once per distinct
+   * value, an array once per distinct element: only fields some document of the scope holds as an array, `arrays`,
+   * are unnested; ties by value; stats over the documents whose value is a number); and how many documents were read.
+   * One statement reads the matches once for every field.
+   */
+  private async facetsRead(
+    from: Fragment,
+    matches: Fragment,
+    fields: string[],
+    arrays: Set<string>,
+    limit: number,
+  ): Promise<{ facets: Record<string, FacetAnswer>; read: number }> {
     const values = fields.map((field, i) => sql`${facetValue(field)} as ${sql.raw(`v${i}`)}`);
-    const pairs = fields.map((_, i) => sql.raw(`(${i}, m.v${i})`));
-    const { rows } = await sql<{ i: number; value: Scalar | null; n: number; mn: number | null; mx: number | null; sm: number | null }>`
-      with m as materialized (select ${sql.join(values)} from search_engine.documents d where ${matches}),
-      v as (select f.i, f.value from m cross join lateral (values ${sql.join(pairs)}) f(i, value)),
+    const pairs = fields.map((field, i) => sql.raw(`(${i}, m.v${i}, ${arrays.has(field)})`));
+    const { rows } = await sql<{ i: number | null; value: Scalar | null; n: number; mn: number | null; mx: number | null; sm: number | null }>`
+      with m as materialized (select ${sql.join(values)} from ${from} where ${matches}),
+      v as (select f.i, f.value, f.arr from m cross join lateral (values ${sql.join(pairs)}) f(i, value, arr)),
+      e as (
+        select v.i, x.value from v cross join lateral (select distinct x.value from jsonb_array_elements(
+          case when jsonb_typeof(v.value) = 'array' then v.value else jsonb_build_array(v.value) end) x(value)) x
+        where v.arr
+        union all select v.i, v.value from v where not v.arr),
       g as (
-        select v.i, e.value, count(*)::int as n, row_number() over (partition by v.i order by count(*) desc, e.value) as r
-        from v cross join lateral (select distinct x.value from jsonb_array_elements(
-          case when jsonb_typeof(v.value) = 'array' then v.value else jsonb_build_array(v.value) end) x(value)) e
-        where jsonb_typeof(e.value) in ('string', 'number', 'boolean')
-        group by v.i, e.value),
+        select e.i, e.value, count(*)::int as n, row_number() over (partition by e.i order by count(*) desc, e.value) as r
+        from e where jsonb_typeof(e.value) in ('string', 'number', 'boolean') group by e.i, e.value),
       s as (
         select v.i, count(x.n)::int as n, min(x.n) as mn, max(x.n) as mx, sum(x.n) as sm
         from v cross join lateral (select case when jsonb_typeof(v.value) = 'number' then (v.value #>> '{}')::float8 end as n) x
@@ -117,15 +158,21 @@ export class Aggregation {
       select * from (
         select g.i, g.value, g.n, null::float8 as mn, null::float8 as mx, null::float8 as sm from g where g.r <= ${limit}
         union all select s.i, null, s.n, s.mn, s.mx, s.sm from s where s.n > 0
+        union all select null, null, (select count(*) from m)::int, null, null, null
       ) f order by f.i, f.value is null, f.n desc, f.value`.execute(this.db);
     const facets: Record<string, FacetAnswer> = Object.fromEntries(fields.map((field) => [field, { values: [] }]));
+    let read = 0;
     for (const row of rows) {
-      const facet = facets[fields[Number(row.i)]!]!;
       const n = Number(row.n);
+      if (row.i === null) {
+        read = n;
+        continue;
+      }
+      const facet = facets[fields[Number(row.i)]!]!;
       if (row.value !== null) facet.values.push({ value: row.value, count: n });
       else facet.stats = { count: n, min: Number(row.mn), max: Number(row.mx), avg: Number(row.sm) / n };
     }
-    return facets;
+    return { facets, read };
   }
 
   /** Reads document_values unless one of `fields` has been long somewhere in the scope; which fields were arrays. */

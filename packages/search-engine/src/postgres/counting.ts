@@ -220,8 +220,8 @@ export class Totals {
     return value;
   }
 
-  /** The documents table's size in pages, read at most once a minute (it only sets the sample's percentage). */
-  private async tablePages(): Promise<number> {
+  /** The documents table's size in pages, read at most once a minute (it only sets samples' percentages). */
+  async tablePages(): Promise<number> {
     if (this.pages && Date.now() - this.pages.at < 60_000) return this.pages.value;
     const size = await sql<{ pages: number }>`
       select greatest(1, pg_relation_size('search_engine.documents') / current_setting('block_size')::int)::int as pages`.execute(

@@ -61,7 +61,7 @@ export class PostgresSearchEngine implements SearchEngine {
     this.identifiers = new IdentifierSearch(this.listing);
     this.ranking = new Ranking(db, totals);
     this.typos = new Typos(db, totals);
-    this.aggregation = new Aggregation(db);
+    this.aggregation = new Aggregation(db, totals);
     // Scopes written to get new vocabulary epochs: their kept near words are not used again (see Typos.withTypos()).
     this.maintenance = new Maintenance(database.db, database.kind);
     this.writes = new Writes(database.db, (changes) => this.typos.retireNearWords(changes), this.maintenance);
@@ -86,7 +86,7 @@ export class PostgresSearchEngine implements SearchEngine {
   async search(query: SearchQuery): Promise<SearchResult> {
     const { matches, ...found } = await this.find(query);
     const asked = query.facets;
-    const facets = asked && (await this.aggregation.facets(found.total_estimate > 0 ? matches : sql`false`, asked.fields, asked.limit));
+    const facets = asked && (await this.aggregation.facets(query.scope, found.total_estimate > 0 ? matches : sql`false`, found, asked.fields, asked.limit, query.exact_total));
     return { ...found, hits: withHighlights(found.hits, query), ...(facets && { facets }) };
   }
 
