@@ -70,6 +70,24 @@ describe('highlights', () => {
   });
 });
 
+describe('explain', () => {
+  it('says why each result ranked where it did, its parts adding up to its score, in private search and the Open API', async () => {
+    const res = await search({ query: 'hex bolt', explain: true });
+    expect(res.status).toBe(200);
+    for (const r of res.body.results) {
+      const { score } = r.ranking;
+      expect(score.total).toBe(r.score);
+      const summed = (score.name_bonus ?? 0) + Object.values(score.parts as Record<string, { share: number; weight: number }>).reduce((a, p) => a + p.share * p.weight, 0);
+      expect(Math.abs(summed - r.score)).toBeLessThan(0.001);
+    }
+    expect(res.body.results[0].ranking).toMatchObject({ matched_by: 'text', phrases: ['hex bolt'], score: { name: 'starts_with', name_bonus: 0.8 } });
+    const open = await api('POST', `/open/v1/search/${collection}`, { body: { query: 'carriage', explain: true } });
+    expect(open.body.results[0].ranking.terms).toEqual([{ term: 'carriage', matches: [{ field: 'name', word: 'Carriage', as: 'typed' }] }]);
+    expect((await search({ query: 'hex bolt', explain: 'yes' })).status).toBe(422);
+    expect('ranking' in (await search({ query: 'hex bolt' })).body.results[0]).toBe(false);
+  });
+});
+
 describe('facets', () => {
   it('counts values over every match of the query and filters, not just the page, as the aggregate endpoint does', async () => {
     const res = await search({ query: 'bolt', filters: { price_max: 25 }, limit: 1, facets: ['brand', 'price', 'tags', 'colour'] });

@@ -196,6 +196,13 @@ describe('the web UI, in a browser', () => {
     await expect(page.getByLabel('material', { exact: true }).inputValue()).resolves.toBe('stainless');
     await page.getByText('1 found').waitFor({ timeout: 30_000 });
     await expect(page.locator('.results > li').count()).resolves.toBe(1);
+    // Why it ranked there, when asked.
+    await page.getByLabel('Explain the ranking').check();
+    await page.getByText('Why this rank').click();
+    await page.getByRole('rowheader', { name: 'query words it holds' }).waitFor({ timeout: 30_000 });
+    await expect(page.locator('.why').textContent()).resolves.toContain('bolt in name (typed)');
+    await shot('06-search-explained');
+    await page.getByLabel('Explain the ranking').uncheck();
     await page.getByLabel('material', { exact: true }).fill('');
     if (process.env.WRITE_README_PICTURE === '1') copyFileSync(picture, README_PICTURE);
     // An identifier is found as one, and marked.

@@ -10,6 +10,7 @@ export interface SearchRequestBody {
   limit?: number;
   highlight?: boolean;
   facets?: string[];
+  explain?: boolean;
 }
 
 /** Single quotes for a POSIX shell: everything literal, a quote itself closed, escaped and reopened. */
@@ -26,6 +27,7 @@ export function searchBody(body: SearchRequestBody): SearchRequestBody {
   if (body.limit !== undefined) out.limit = body.limit;
   if (body.highlight) out.highlight = true;
   if (body.facets && body.facets.length > 0) out.facets = body.facets;
+  if (body.explain) out.explain = true;
   return out;
 }
 

@@ -12184,6 +12184,37 @@ export interface operations {
                             highlights?: {
                                 [key: string]: string;
                             };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
+                            };
                         }[];
                         pagination: {
                             offset: number;
@@ -12356,6 +12387,7 @@ export interface operations {
                     };
                     facets?: string[];
                     facet_limit?: number;
+                    explain?: boolean;
                 };
             };
         };
@@ -12391,6 +12423,37 @@ export interface operations {
                             };
                             highlights?: {
                                 [key: string]: string;
+                            };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
                             };
                         }[];
                         pagination: {
@@ -12583,6 +12646,7 @@ export interface operations {
                     };
                     facets?: string[];
                     facet_limit?: number;
+                    explain?: boolean;
                 };
             };
         };
@@ -12618,6 +12682,37 @@ export interface operations {
                             };
                             highlights?: {
                                 [key: string]: string;
+                            };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
                             };
                         }[];
                         pagination: {
@@ -12805,6 +12900,7 @@ export interface operations {
                         };
                         facets?: string[];
                         facet_limit?: number;
+                        explain?: boolean;
                         collection: string;
                     }[];
                     federation?: {
@@ -12849,6 +12945,37 @@ export interface operations {
                                 };
                                 highlights?: {
                                     [key: string]: string;
+                                };
+                                ranking?: {
+                                    /** @enum {string} */
+                                    matched_by: "text" | "identifier" | "filters" | "fallback";
+                                    terms: {
+                                        term: string;
+                                        matches: {
+                                            field: string;
+                                            word: string;
+                                            /** @enum {string} */
+                                            as: "typed" | "prefix" | "typo" | "synonym";
+                                        }[];
+                                    }[];
+                                    identifiers: {
+                                        field: string;
+                                        text: string;
+                                        identifier: string;
+                                    }[];
+                                    phrases: string[];
+                                    score: {
+                                        total: number;
+                                        /** @enum {string} */
+                                        name?: "equal" | "starts_with" | "other";
+                                        name_bonus?: number;
+                                        parts: {
+                                            [key: string]: {
+                                                share: number;
+                                                weight: number;
+                                            };
+                                        };
+                                    };
                                 };
                             }[];
                             pagination: {
@@ -12913,6 +13040,37 @@ export interface operations {
                             };
                             highlights?: {
                                 [key: string]: string;
+                            };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
                             };
                             query_index: number;
                         }[];
@@ -13094,6 +13252,7 @@ export interface operations {
                         };
                         facets?: string[];
                         facet_limit?: number;
+                        explain?: boolean;
                         collection: string;
                     }[];
                     federation?: {
@@ -13138,6 +13297,37 @@ export interface operations {
                                 };
                                 highlights?: {
                                     [key: string]: string;
+                                };
+                                ranking?: {
+                                    /** @enum {string} */
+                                    matched_by: "text" | "identifier" | "filters" | "fallback";
+                                    terms: {
+                                        term: string;
+                                        matches: {
+                                            field: string;
+                                            word: string;
+                                            /** @enum {string} */
+                                            as: "typed" | "prefix" | "typo" | "synonym";
+                                        }[];
+                                    }[];
+                                    identifiers: {
+                                        field: string;
+                                        text: string;
+                                        identifier: string;
+                                    }[];
+                                    phrases: string[];
+                                    score: {
+                                        total: number;
+                                        /** @enum {string} */
+                                        name?: "equal" | "starts_with" | "other";
+                                        name_bonus?: number;
+                                        parts: {
+                                            [key: string]: {
+                                                share: number;
+                                                weight: number;
+                                            };
+                                        };
+                                    };
                                 };
                             }[];
                             pagination: {
@@ -13202,6 +13392,37 @@ export interface operations {
                             };
                             highlights?: {
                                 [key: string]: string;
+                            };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
                             };
                             query_index: number;
                         }[];
@@ -14098,6 +14319,37 @@ export interface operations {
                             highlights?: {
                                 [key: string]: string;
                             };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
+                            };
                         }[];
                         pagination: {
                             offset: number;
@@ -14215,6 +14467,7 @@ export interface operations {
                     };
                     facets?: string[];
                     facet_limit?: number;
+                    explain?: boolean;
                     collection?: string;
                 };
             };
@@ -14250,6 +14503,37 @@ export interface operations {
                             };
                             highlights?: {
                                 [key: string]: string;
+                            };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
                             };
                         }[];
                         pagination: {
@@ -14395,6 +14679,37 @@ export interface operations {
                             highlights?: {
                                 [key: string]: string;
                             };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
+                            };
                         }[];
                         pagination: {
                             offset: number;
@@ -14519,6 +14834,7 @@ export interface operations {
                     };
                     facets?: string[];
                     facet_limit?: number;
+                    explain?: boolean;
                 };
             };
         };
@@ -14553,6 +14869,37 @@ export interface operations {
                             };
                             highlights?: {
                                 [key: string]: string;
+                            };
+                            ranking?: {
+                                /** @enum {string} */
+                                matched_by: "text" | "identifier" | "filters" | "fallback";
+                                terms: {
+                                    term: string;
+                                    matches: {
+                                        field: string;
+                                        word: string;
+                                        /** @enum {string} */
+                                        as: "typed" | "prefix" | "typo" | "synonym";
+                                    }[];
+                                }[];
+                                identifiers: {
+                                    field: string;
+                                    text: string;
+                                    identifier: string;
+                                }[];
+                                phrases: string[];
+                                score: {
+                                    total: number;
+                                    /** @enum {string} */
+                                    name?: "equal" | "starts_with" | "other";
+                                    name_bonus?: number;
+                                    parts: {
+                                        [key: string]: {
+                                            share: number;
+                                            weight: number;
+                                        };
+                                    };
+                                };
                             };
                         }[];
                         pagination: {

@@ -3,6 +3,30 @@ import { endpoint } from './endpoint';
 import { collectionName, recordSchema } from './records';
 
 /**
+ * Why a result ranked where it did (docs/behaviour/search.md, "Why a result ranked where it did"): how it was found,
+ * each query term's matches (field, the word as written there, and whether as typed, as a prefix, through a typo or
+ * through a synonym), the identifiers and the neighbouring terms found together, and the score's parts: each a share
+ * (0..1) and the weight it carries in the score, plus the bonus of a name equal to the query or starting with it.
+ */
+export const rankingExplanation = z.object({
+  matched_by: z.enum(['text', 'identifier', 'filters', 'fallback']),
+  terms: z.array(
+    z.object({
+      term: z.string(),
+      matches: z.array(z.object({ field: z.string(), word: z.string(), as: z.enum(['typed', 'prefix', 'typo', 'synonym']) })),
+    }),
+  ),
+  identifiers: z.array(z.object({ field: z.string(), text: z.string(), identifier: z.string() })),
+  phrases: z.array(z.string()),
+  score: z.object({
+    total: z.number(),
+    name: z.enum(['equal', 'starts_with', 'other']).optional(),
+    name_bonus: z.number().optional(),
+    parts: z.record(z.string(), z.object({ share: z.number(), weight: z.number() })),
+  }),
+});
+
+/**
  * A search result item (docs/behaviour/search.md, "The JSON answer"); private results also carry `description`, Open
  * results do not. The search service answers it, and the Open API and MCP pass it on. A record of a collection first
  * created through the older vocabulary also carries the older names (entity_id, entity_type, vertical, vertical_data).
@@ -28,8 +52,11 @@ export const searchResultItem = z.object({
    * tags; a long text is cut to a window around its first match (docs/behaviour/search.md, "Highlights").
    */
   highlights: z.record(z.string(), z.string()).optional(),
+  /** Only when the search asks for `explain`: why the result ranked where it did (rankingExplanation). */
+  ranking: rankingExplanation.optional(),
 });
 export type SearchResultItem = z.infer<typeof searchResultItem>;
+export type RankingExplanation = z.infer<typeof rankingExplanation>;
 
 /**
  * What an answer that found nothing says of the collection it searched (docs/behaviour/search.md, "A collection that
@@ -156,6 +183,8 @@ export const searchExtras = {
   facets: z.array(searchField).max(FACETS_MAX, { error: `At most ${FACETS_MAX} facets are allowed` }).optional(),
   /** Values per facet: FACET_LIMIT_DEFAULT unless asked, at most FACET_LIMIT_MAX. */
   facet_limit: z.int().min(1).max(FACET_LIMIT_MAX).optional(),
+  /** Each result says why it ranked where it did (`ranking`). */
+  explain: z.boolean().optional(),
 };
 
 /** The tags a search's `highlight` asks for, or undefined when it asks for none. */

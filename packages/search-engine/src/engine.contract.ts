@@ -8,6 +8,7 @@ import type {
   IndexDocument,
   QueryType,
   SearchEngine,
+  SearchHit,
   SearchQuery,
   SearchResult,
   SearchScope,
@@ -40,6 +41,7 @@ class ContractSuite {
       highlight: q.highlight,
       facets: q.facets,
       settings: q.settings,
+      explain: q.explain,
     });
   }
 }
@@ -83,6 +85,7 @@ export function runAll(name: string, open: () => Promise<{ engine: SearchEngine;
     testHighlights(s);
     testFacets(s);
     testSettings(s);
+    testExplain(s);
   });
 }
 
@@ -1232,6 +1235,59 @@ function testSettings(s: ContractSuite): void {
       await s.index(doc(t, { name: 'Hex screw M8' }));
       const [hit] = (await s.find(own(t), { text: 'bolt', settings: settingsWith({ synonyms: [['screw', 'bolt']] }), highlight: MARK })).hits;
       expect(hit!.highlights).toEqual({ name: 'Hex <mark>screw</mark> M8' });
+    });
+  });
+}
+
+/** explain: how each hit was found, what of the query it holds where, and a score its parts add up to. */
+function testExplain(s: ContractSuite): void {
+  describe('explain', () => {
+    /** The score as its parts make it: the name's bonus and each part's share times its weight. */
+    const summed = (score: NonNullable<SearchHit['ranking']>['score']) =>
+      (score.name_bonus ?? 0) + Object.values(score.parts).reduce((sum, p) => sum + p.share * p.weight, 0);
+
+    it('says which words matched where and how, the terms found together, and parts that add up to the score', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Hex bolt M8', description: 'A galvanised bolt', collection_data: { finish: 'hexagonal head' } }));
+      const [hit] = (await s.find(own(t), { text: 'hex bolt', explain: true })).hits;
+      const ranking = hit!.ranking!;
+      expect(ranking.matched_by).toBe('text');
+      expect(ranking.terms).toEqual([
+        { term: 'hex', matches: [{ field: 'name', word: 'Hex', as: 'typed' }] },
+        {
+          term: 'bolt',
+          matches: [
+            { field: 'name', word: 'bolt', as: 'typed' },
+            { field: 'description', word: 'bolt', as: 'typed' },
+          ],
+        },
+      ]);
+      expect(ranking.phrases).toEqual(['hex bolt']);
+      expect(ranking.score.total).toBe(hit!.score);
+      expect(summed(ranking.score)).toBeCloseTo(hit!.score, 3);
+      expect((await s.find(own(t), { text: 'hex bolt' })).hits[0]!.ranking).toBeUndefined();
+    });
+
+    it('names typos, prefixes and synonyms, identifiers, and a listing of filters', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Hex screw', collection_data: { ean: '4006381333931', kind: 'washers' } }));
+      const first = async (text: string | undefined, extra: Partial<SearchQuery> = {}) => (await s.find(own(t), { text, explain: true, ...extra })).hits[0]!;
+      const typo = (await first('scerw washe')).ranking!;
+      expect(typo.terms).toEqual([
+        { term: 'scerw', matches: [{ field: 'name', word: 'screw', as: 'typo' }] },
+        { term: 'washe', matches: [{ field: 'collection_data.kind', word: 'washers', as: 'prefix' }] },
+      ]);
+      const synonym = (await first('bolt', { settings: settingsWith({ synonyms: [['bolt', 'screw']] }) })).ranking!;
+      expect(synonym.terms).toEqual([{ term: 'bolt', matches: [{ field: 'name', word: 'screw', as: 'synonym' }] }]);
+      const ean = await first('4006381333931');
+      expect(ean.ranking).toMatchObject({
+        matched_by: 'identifier',
+        identifiers: [{ field: 'collection_data.ean', text: '4006381333931', identifier: '04006381333931' }],
+        score: { total: 1 },
+      });
+      expect(summed(ean.ranking!.score)).toBeCloseTo(1, 6);
+      const listed = await first(undefined, { filters: [{ field: 'kind', op: 'eq', value: 'washers' }] });
+      expect(listed.ranking).toMatchObject({ matched_by: 'filters', terms: [], identifiers: [], phrases: [], score: { total: 1 } });
     });
   });
 }

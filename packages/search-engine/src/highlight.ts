@@ -25,8 +25,11 @@ const WORD = /[\p{L}\p{N}]+/gu;
 type Tags = NonNullable<SearchQuery['highlight']>;
 
 /** What a query matches in a text: its words (as typed, as a prefix, within typos) and identifier forms. */
-interface Matcher {
-  words: Array<{ word: string; prefix: boolean }>;
+export interface Matcher {
+  /** Each word a match may be, with the query term it stands for and whether it is that term's own word or a synonym's. */
+  words: Array<{ word: string; prefix: boolean; term: string; synonym: boolean }>;
+  /** The query's terms, in order (terms.ts). */
+  terms: string[];
   identifiers: Set<string>;
   /** How typos are matched; none when the collection turns them off. */
   typos?: TypoRules;
@@ -40,42 +43,49 @@ export function withHighlights(hits: SearchHit[], query: SearchQuery): SearchHit
   return hits.map((hit) => ({ ...hit, highlights: matcher ? highlightDocument(hit.document, matcher, tags) : {} }));
 }
 
-function matcherOf(text: SearchQuery['text'], settings: SearchQuery['settings']): Matcher | undefined {
+export function matcherOf(text: SearchQuery['text'], settings: SearchQuery['settings']): Matcher | undefined {
   if (!text || !text.query.trim()) return undefined;
   const rules = rulesOf(settings);
   if (text.type === 'identifier') {
     const asked = text.identifiers.length > 0 ? text.identifiers.map(normaliseIdentifier) : [normaliseIdentifier(text.query)];
-    return { words: [], identifiers: new Set([...asked, ...editionBases(text.query)]) };
+    return { words: [], terms: [], identifiers: new Set([...asked, ...editionBases(text.query)]) };
   }
   const terms = matchTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any', rules);
   // A synonym rule's words and its synonyms' words each count where they stand.
   const words = terms.flatMap((t) => [
-    ...(t.parts ? t.parts.map((word) => ({ word, prefix: false })) : [{ word: t.word, prefix: t.prefix }]),
-    ...(t.synonyms ?? []).flat().map((word) => ({ word, prefix: false })),
+    ...(t.parts ? t.parts.map((word) => ({ word, prefix: false })) : [{ word: t.word, prefix: t.prefix }]).map((w) => ({ ...w, term: t.word, synonym: false })),
+    ...(t.synonyms ?? []).flat().map((word) => ({ word, prefix: false, term: t.word, synonym: true })),
   ]);
   // Identifiers are indexed as words of their own (writes.ts): a query word may name one ("din933"), and so may the
   // query's text ("DIN 933 bolts").
   const identifiers = new Set([...words.map((w) => w.word.toUpperCase()), ...identifierSpans(text.query).flatMap((s) => s.forms)]);
-  return { words, identifiers, typos: rules.typos };
+  return { words, terms: terms.map((t) => t.word), identifiers, typos: rules.typos };
 }
 
 /** The document's fields holding a match, highlighted. */
 export function highlightDocument(document: IndexDocument, matcher: Matcher, tags: Tags): Record<string, string> {
   const out: Record<string, string> = {};
-  const add = (field: string, text: string) => {
+  searchedTexts(document, (field, text) => {
     const highlighted = highlightText(text, matcher, tags);
     if (highlighted !== undefined) out[field] = highlighted;
-  };
-  add('name', document.name);
-  if (document.description) add('description', document.description);
+  });
+  return out;
+}
+
+/**
+ * Each text full text searches in a document, with its field: the name, the description and collection_data's text
+ * and number values (nested keys and array indexes dotted), as the engines index them.
+ */
+export function searchedTexts(document: IndexDocument, each: (field: string, text: string) => void): void {
+  each('name', document.name);
+  if (document.description) each('description', document.description);
   const visit = (value: unknown, path: string, depth: number): void => {
-    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) add(path, String(value));
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) each(path, String(value));
     else if (value && typeof value === 'object' && depth < MAX_DEPTH) {
       for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) visit(v, `${path}.${key}`, depth + 1);
     }
   };
   visit(document.collection_data, 'collection_data', 0);
-  return out;
 }
 
 /** The text with its matches tagged, cut to a window around the first when long; undefined when nothing matches. */

@@ -9,7 +9,7 @@
  * A record is searchable when its status is active and its generation is the collection's active generation.
  */
 
-import type { AggregateAnswer, CollectionSettings, FacetAnswer, Filter } from '@trove/contracts';
+import type { AggregateAnswer, CollectionSettings, FacetAnswer, Filter, RankingExplanation } from '@trove/contracts';
 
 // Filters, aggregate answers and facets are the contract between search and its callers; the engine takes and gives
 // them as they are.
@@ -106,6 +106,8 @@ export interface SearchQuery {
    * words they stand for, its typo tolerance. Absent: the defaults.
    */
   settings?: CollectionSettings;
+  /** Each hit says why it ranked where it did (SearchHit.ranking; explain.ts). */
+  explain?: boolean;
 }
 
 /** Matches a total is always counted exactly up to (Meilisearch's estimatedTotalHits and Elasticsearch's track_total_hits estimate above their own). */
@@ -119,6 +121,8 @@ export interface SearchHit {
   document: IndexDocument;
   /** With SearchQuery.highlight: the fields holding a match, their text with each match tagged (highlight.ts). */
   highlights?: Record<string, string>;
+  /** With SearchQuery.explain: how it was found, what of the query it holds where, and the score's parts. */
+  ranking?: RankingExplanation;
 }
 
 export interface SearchResult {

@@ -37,6 +37,8 @@ export interface SearchRequest {
   highlight?: SearchQuery['highlight'];
   /** Facets over every match (SearchQuery.facets). */
   facets?: SearchQuery['facets'];
+  /** Each result says why it ranked where it did (SearchQuery.explain). */
+  explain?: boolean;
 }
 
 /** What a route sends: a JSON body, or plain text for the compact and yaml formats. */
@@ -204,6 +206,7 @@ export class SearchService {
       exact_total: req.exact_total,
       highlight: req.highlight,
       facets: req.facets,
+      explain: req.explain,
     };
 
     let mode: SearchMode;
@@ -235,7 +238,7 @@ export class SearchService {
       return { value: errorBody(req, classified?.type), store: false };
     }
     const searched = performance.now();
-    const results = result.hits.map(({ score, document: d, highlights }) => {
+    const results = result.hits.map(({ score, document: d, highlights, ranking }) => {
       const item: SearchResultItem = {
         record_id: d.record_id,
         name: d.name,
@@ -248,6 +251,8 @@ export class SearchService {
         source_type: d.source_type,
         updated_at: d.updated_at,
         ...(highlights && { highlights }),
+        // The score's total as the result's score is rounded.
+        ...(ranking && { ranking: { ...ranking, score: { ...ranking.score, total: round(score, 4) } } }),
       };
       // A collection first created through the older vocabulary answers its clients in both (docs/behaviour/older-vocabulary.md).
       return d.vocabulary === 'older' ? withBothNames(item) : item;

@@ -17,9 +17,65 @@ interface Answer {
     record_type: string;
     collection_data: Record<string, unknown>;
     highlights?: Record<string, string>;
+    ranking?: Ranking;
   }>;
   facets?: Record<string, { values: Array<{ value: string | number | boolean; count: number }>; stats?: { count: number; min: number | null; max: number | null; avg: number | null } }>;
   metadata: { search_mode: string; query_type?: string; processing_time_ms: number; total_estimate: number; total_is_estimate?: boolean; hint?: string };
+}
+
+/** Why a result ranked where it did, as the search answers it with `explain: true`. */
+interface Ranking {
+  matched_by: string;
+  terms: Array<{ term: string; matches: Array<{ field: string; word: string; as: string }> }>;
+  identifiers: Array<{ field: string; text: string; identifier: string }>;
+  phrases: string[];
+  score: { total: number; name?: string; name_bonus?: number; parts: Record<string, { share: number; weight: number }> };
+}
+
+const PART_NAMES: Record<string, string> = {
+  words_held: 'query words it holds',
+  words_as_typed: 'words as typed (not through a typo)',
+  words_in_name: 'words in its name',
+  words_together: 'neighbouring words together',
+  cover_density: 'how densely the words cover it',
+};
+
+/** The explanation of a result's rank: how it was found, each word's matches, and the score's parts. */
+function Why({ ranking }: { ranking: Ranking }) {
+  const { score } = ranking;
+  return (
+    <details class="why">
+      <summary>Why this rank</summary>
+      <p>
+        Found by {ranking.matched_by === 'text' ? 'full text' : ranking.matched_by === 'fallback' ? 'the typo-tolerant fallback on names' : ranking.matched_by}
+        {score.name === 'equal' ? '; its name is the query (+0.9)' : score.name === 'starts_with' ? '; its name starts with the query (+0.8)' : ''}.
+      </p>
+      {ranking.terms.length > 0 && (
+        <ul>
+          {ranking.terms.map((t) => (
+            <li key={t.term}>
+              <b>{t.term}</b>:{' '}
+              {t.matches.length === 0 ? 'not found' : t.matches.map((m) => `${m.word} in ${m.field.replace(/^collection_data\./, '')} (${m.as})`).join(', ')}
+            </li>
+          ))}
+        </ul>
+      )}
+      {ranking.identifiers.length > 0 && <p>Identifier {ranking.identifiers.map((i) => `${i.text} in ${i.field.replace(/^collection_data\./, '')}`).join(', ')}</p>}
+      {ranking.phrases.length > 0 && <p>Together: {ranking.phrases.map((p) => `“${p}”`).join(', ')}</p>}
+      <table class="parts">
+        <tbody>
+          {Object.entries(score.parts).map(([name, p]) => (
+            <tr key={name}>
+              <th scope="row">{PART_NAMES[name] ?? name.replace(/_/g, ' ')}</th>
+              <td>{Math.round(p.share * 100)} %</td>
+              <td>× {p.weight.toFixed(3)}</td>
+              <td>= {(p.share * p.weight).toFixed(3)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
 }
 
 /** A highlighted text: the matches marked, every character rendered as text. */
@@ -203,6 +259,7 @@ function Results({ answer, busy, error, choose }: { answer?: Answer; busy: boole
                   ))}
               </p>
             )}
+            {r.ranking && <Why ranking={r.ranking} />}
             <p class="fields">
               {Object.entries(r.collection_data)
                 .slice(0, 6)
@@ -219,13 +276,13 @@ function Results({ answer, busy, error, choose }: { answer?: Answer; busy: boole
   );
 }
 
-function requestOf(query: string, filters: Record<string, string>, sort: string, fields: InferredField[], facets: string[] = []): SearchRequestBody {
+function requestOf(query: string, filters: Record<string, string>, sort: string, fields: InferredField[], facets: string[] = [], explain = false): SearchRequestBody {
   const typed: Record<string, string | number | boolean> = {};
   for (const [name, text] of Object.entries(filters)) {
     if (text.trim()) typed[name] = filterValue(text, fields.find((f) => f.name === name)?.types ?? ['string']);
   }
   // Highlights only mean something for a query.
-  return searchBody({ query, filters: typed, sort, limit: 20, highlight: query.trim() !== '', facets });
+  return searchBody({ query, filters: typed, sort, limit: 20, highlight: query.trim() !== '', facets, explain });
 }
 
 export function Search({ collection: initial }: { collection?: string }) {
@@ -234,6 +291,7 @@ export function Search({ collection: initial }: { collection?: string }) {
   const [query, setQuery] = useState('');
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [sort, setSort] = useState('');
+  const [explain, setExplain] = useState(false);
   const names = collections.data?.collections.map((c) => c.name) ?? [];
   const chosen = collection || names[0] || '';
   const sample = useLoad(
@@ -242,7 +300,7 @@ export function Search({ collection: initial }: { collection?: string }) {
   );
   const fields = useMemo(() => inferSchema(sample.data ?? []), [sample.data]);
   const facets = useMemo(() => facetFields(sample.data ?? []), [sample.data]);
-  const request = useDebounced(requestOf(query, filters, sort, fields, facets), DEBOUNCE_MS);
+  const request = useDebounced(requestOf(query, filters, sort, fields, facets, explain), DEBOUNCE_MS);
   const key = JSON.stringify([chosen, request]);
   const state = useSearch(
     // Private search needs a query or a filter (the Open API lists public records without either).
@@ -279,6 +337,9 @@ export function Search({ collection: initial }: { collection?: string }) {
             </select>
           </label>
           <Controls fields={fields} query={query} setQuery={setQuery} filters={filters} setFilters={setFilters} sort={sort} setSort={setSort} />
+          <label class="check">
+            <input type="checkbox" checked={explain} onChange={(e) => setExplain(e.currentTarget.checked)} /> Explain the ranking
+          </label>
           <div class="split">
             <div>
               {!request.query && !request.filters && <p class="hint">Type a query or fill in a filter: results show as you type.</p>}

@@ -7,11 +7,13 @@ import type {
   Filter,
   IndexChange,
   SearchEngine,
+  SearchHit,
   SearchQuery,
   SearchResult,
 } from '../port';
 import { heldStateOf, lookupsOf, outcomesOf, planBulk, reasonOf, type HeldState } from './bulk';
 import { documentMappings, generationMappings, indexesOf, indexTemplates, type Indexes } from './mappings';
+import { explainMatches, foundBy } from '../explain';
 import { withHighlights } from '../highlight';
 import { rulesOf } from '../terms';
 import {
@@ -196,7 +198,8 @@ export class ElasticsearchEngine implements SearchEngine {
       return { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false, ...(facets && { facets }) };
     }
     const found = await this.find(query, mode);
-    return { ...found, hits: withHighlights(found.hits, query) };
+    const hits = withHighlights(found.hits, query);
+    return { ...found, hits: query.explain ? explained(hits, query, found.fuzzy) : hits };
   }
 
   /** The page, total and facets of a listed or ranked search, or of its typo-tolerant fallback when it found nothing. */
@@ -223,6 +226,19 @@ export class ElasticsearchEngine implements SearchEngine {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/**
+ * The hits with why each ranked where it did: what of the query it holds (explain.ts, as the PostgreSQL engine says
+ * it) and its score, Elasticsearch's BM25 normalised (queries.ts), which has no parts of its own to show.
+ */
+function explained(hits: SearchHit[], query: SearchQuery, fuzzy: boolean): SearchHit[] {
+  const matchedBy = foundBy(query, fuzzy);
+  const part = { text: 'relevance', identifier: 'identifier', filters: 'filters', fallback: 'name_similarity' }[matchedBy];
+  return hits.map((hit) => ({
+    ...hit,
+    ranking: { matched_by: matchedBy, ...explainMatches(hit.document, query), score: { total: hit.score, parts: { [part]: { share: 1, weight: hit.score } } } },
+  }));
 }
 
 function collectionFilter(tenant_id: string, collection: string): estypes.QueryDslQueryContainer[] {

@@ -1,4 +1,4 @@
-import { migrate, sql, type Database } from '@trove/db';
+import { migrate, sql, type Database, type Kysely } from '@trove/db';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -7,9 +7,11 @@ import type {
   Filter,
   IndexChange,
   SearchEngine,
+  SearchHit,
   SearchQuery,
   SearchResult,
 } from '../port';
+import type { RankingExplanation } from '@trove/contracts';
 import { withHighlights } from '../highlight';
 import { rulesOf, withoutStopWords } from '../terms';
 import { Aggregation } from './aggregation';
@@ -18,10 +20,20 @@ import { IdentifierSearch } from './identifiers';
 import { Listing } from './listing';
 import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
-import { queryTerms, Ranking } from './ranking';
+import { queryTerms, Ranking, scoreParts, type QueryTerm } from './ranking';
+import { explainMatches, foundBy } from '../explain';
 import type { Found } from './rows';
 import { Typos } from './typos';
 import { Writes } from './writes';
+
+/** The terms a full-text search ranked with (typos included) and the text its names were compared with. */
+interface Ranked {
+  terms: QueryTerm[];
+  text: string;
+}
+
+/** The one part of a score that is not full text's: an identifier's, a filter-only listing's, the fallback's similarity. */
+const OTHER_PARTS = { identifier: 'identifier', filters: 'filters', fallback: 'name_similarity', text: 'relevance' } as const;
 
 /**
  * PostgreSQL full-text search: the embedded default, on PGlite or a PostgreSQL server, in the search service's own
@@ -47,6 +59,8 @@ export class PostgresSearchEngine implements SearchEngine {
   private readonly typos: Typos;
   private readonly aggregation: Aggregation;
   private readonly maintenance: Maintenance;
+  /** Where queries run (the read database when one is given). */
+  private readonly reads: Kysely<any>;
 
   constructor(
     private readonly database: Database,
@@ -56,6 +70,7 @@ export class PostgresSearchEngine implements SearchEngine {
     // Queries run on the read database when one is given (its statements may be bounded in time); writes, swaps and
     // maintenance on `database`, never bounded in time.
     const db = (reads ?? database).db;
+    this.reads = db;
     const totals = new Totals(db);
     this.listing = new Listing(db, totals);
     this.identifiers = new IdentifierSearch(this.listing);
@@ -84,10 +99,27 @@ export class PostgresSearchEngine implements SearchEngine {
    * when the query asks for them.
    */
   async search(query: SearchQuery): Promise<SearchResult> {
-    const { matches, ...found } = await this.find(query);
+    const { matches, ranked, ...found } = await this.find(query);
     const asked = query.facets;
     const facets = asked && (await this.aggregation.facets(query.scope, found.total_estimate > 0 ? matches : sql`false`, found, asked.fields, asked.limit, query.exact_total));
-    return { ...found, hits: withHighlights(found.hits, query), ...(facets && { facets }) };
+    const hits = withHighlights(found.hits, query);
+    return { ...found, hits: query.explain ? await this.explained(hits, query, found.fuzzy, ranked) : hits, ...(facets && { facets }) };
+  }
+
+  /**
+   * The hits with why each ranked where it did: what of the query it holds (explain.ts) and the score's parts, those
+   * of relevance() for full text (ranking.ts), read again for the page's hits.
+   */
+  private async explained(hits: SearchHit[], query: SearchQuery, fuzzy: boolean, ranked?: Ranked): Promise<SearchHit[]> {
+    const matchedBy = foundBy(query, fuzzy);
+    const parts = matchedBy === 'text' && ranked ? await scoreParts(this.reads, ranked.terms, ranked.text, hits.map((h) => h.document)) : undefined;
+    return hits.map((hit) => {
+      const own = parts?.get(`${hit.document.tenant_id}\u0000${hit.document.record_id}`);
+      const score: RankingExplanation['score'] = own
+        ? { total: hit.score, name: own.name, name_bonus: own.name === 'equal' ? 0.9 : own.name === 'starts_with' ? 0.8 : 0, parts: own.parts }
+        : { total: hit.score, parts: { [OTHER_PARTS[matchedBy]]: { share: matchedBy === 'fallback' ? hit.score * 2 : 1, weight: matchedBy === 'fallback' ? 0.5 : hit.score } } };
+      return { ...hit, ranking: { matched_by: matchedBy, ...explainMatches(hit.document, query), score } };
+    });
   }
 
   /**
@@ -95,7 +127,7 @@ export class PostgresSearchEngine implements SearchEngine {
    * language: the query's words expanded to their near words (typos.ts), then matched and ranked (ranking.ts); when
    * that matches nothing, the typo-tolerant fallback on names (typos.ts).
    */
-  private async find(query: SearchQuery): Promise<Found> {
+  private async find(query: SearchQuery): Promise<Found & { ranked?: Ranked }> {
     const page = { limit: query.limit, offset: query.offset };
     const text = query.text;
     if (!text || !text.query.trim()) return this.listing.filtered(query, page);
@@ -105,9 +137,9 @@ export class PostgresSearchEngine implements SearchEngine {
     if (terms.length > 0) {
       const expanded = rules.typos ? await this.typos.withTypos(query.scope, terms, rules.typos) : terms;
       // Names are compared with the query without its stop words.
-      const ranked = { ...query, text: { ...text, query: withoutStopWords(text.query, rules) } };
-      const found = await this.ranking.fullText(expanded, text.type, ranked, page);
-      if (found.total_estimate > 0) return found;
+      const rankedText = withoutStopWords(text.query, rules);
+      const found = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page);
+      if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText } };
     }
     // Typo tolerance turned off for the collection: no typo-tolerant fallback either.
     return rules.typos ? this.typos.fuzzy(text.query, query, page) : { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false, matches: sql`false` };

@@ -99,6 +99,16 @@ export function prior(terms: QueryTerm[], query: string, everyHeld = false): Fra
  * or below 0.8, so ordering by score puts exact names first and name prefixes next. 1.0 stays an identifier's.
  */
 export function relevance(terms: QueryTerm[], query: string): Fragment {
+  const { held, typed, named, together, density, key } = relevanceParts(terms, query);
+  const k = terms.length;
+  const base = sql`(0.35 * ${held} / ${num(k)} + 0.15 * ${typed} / ${num(k)} + 0.15 * ${named} / ${num(k)}
+    + 0.2 * ${together} / ${num(Math.max(1, k - 1))} + 0.15 * ${density})`;
+  return sql`(case when d.name_key = ${key} then 0.9 + 0.09 * ${base}
+    when starts_with(d.name_key, ${key}) then 0.8 + 0.09 * ${base} else 0.8 * ${base} end)`;
+}
+
+/** What relevance() weighs, each a count of terms (or, for density, ts_rank_cd), and the name key it compares. */
+function relevanceParts(terms: QueryTerm[], query: string) {
   const k = terms.length;
   const all = { typos: true, prefix: true };
   const count = (parts: Fragment[]) => sql`(${sql.join(parts, sql` + `)})::float8`;
@@ -112,11 +122,44 @@ export function relevance(terms: QueryTerm[], query: string): Fragment {
           terms.slice(1).map((t, i) => sql`(d.tsv @@ ${`${termQuery(terms[i]!, all)} <-> ${termQuery(t, all)}`}::tsquery)::int`),
         );
   const density = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32)`;
-  const base = sql`(0.35 * ${held} / ${num(k)} + 0.15 * ${typed} / ${num(k)} + 0.15 * ${named} / ${num(k)}
-    + 0.2 * ${together} / ${num(Math.max(1, k - 1))} + 0.15 * ${density})`;
-  const key = searchText(query);
-  return sql`(case when d.name_key = ${key} then 0.9 + 0.09 * ${base}
-    when starts_with(d.name_key, ${key}) then 0.8 + 0.09 * ${base} else 0.8 * ${base} end)`;
+  return { held, typed, named, together, density, key: searchText(query) };
+}
+
+/**
+ * The parts of relevance() for these documents of a tenant (a page's hits): each part as a share (0..1) and the
+ * weight it carries, and how the name compares with the query. `why` explains a score (SearchQuery.explain).
+ */
+export async function scoreParts(
+  db: Kysely<any>,
+  terms: QueryTerm[],
+  query: string,
+  hits: Array<{ tenant_id: string; record_id: string }>,
+): Promise<Map<string, { name: 'equal' | 'starts_with' | 'other'; parts: Record<string, { share: number; weight: number }> }>> {
+  const out = new Map<string, { name: 'equal' | 'starts_with' | 'other'; parts: Record<string, { share: number; weight: number }> }>();
+  if (hits.length === 0 || terms.length === 0) return out;
+  const { held, typed, named, together, density, key } = relevanceParts(terms, query);
+  const k = terms.length;
+  const { rows } = await sql<{ tenant_id: string; record_id: string; held: number; typed: number; named: number; together: number; density: number; name: string }>`
+    select d.tenant_id, d.record_id, ${held} as held, ${typed} as typed, ${named} as named, ${together} as together, ${density} as density,
+      case when d.name_key = ${key} then 'equal' when starts_with(d.name_key, ${key}) then 'starts_with' else 'other' end as name
+    from search_engine.documents d
+    where (d.tenant_id, d.record_id) in (select * from unnest(${hits.map((h) => h.tenant_id)}::text[], ${hits.map((h) => h.record_id)}::text[]))`.execute(db);
+  // Within a name tier the parts weigh 0.09 of the score (0.8 outside one), as relevance() composes them.
+  for (const r of rows) {
+    const tier = r.name === 'other' ? 0.8 : 0.09;
+    const share = (n: number, of: number) => Math.round((Number(n) / of) * 1e4) / 1e4;
+    out.set(`${r.tenant_id}\u0000${r.record_id}`, {
+      name: r.name as 'equal' | 'starts_with' | 'other',
+      parts: {
+        words_held: { share: share(r.held, k), weight: 0.35 * tier },
+        words_as_typed: { share: share(r.typed, k), weight: 0.15 * tier },
+        words_in_name: { share: share(r.named, k), weight: 0.15 * tier },
+        words_together: { share: share(r.together, Math.max(1, k - 1)), weight: 0.2 * tier },
+        cover_density: { share: share(r.density, 1), weight: 0.15 * tier },
+      },
+    });
+  }
+  return out;
 }
 
 export class Ranking {

@@ -32,12 +32,12 @@ function requireQueryOrFilters(query: string | undefined, filters: unknown[], in
  */
 export function bodyOptions(
   body: Pick<SearchRequest, 'query' | 'sort' | 'limit' | 'offset' | 'format' | 'exact_total'> &
-    Pick<SearchRequestBody, 'highlight' | 'facets' | 'facet_limit'>,
+    Pick<SearchRequestBody, 'highlight' | 'facets' | 'facet_limit' | 'explain'>,
 ) {
   const { query, sort, limit, offset, format, exact_total } = body;
   const highlight = highlightTags(body.highlight);
   const facets = facetsAsked(body.facets, body.facet_limit);
-  return { query, sort, limit, offset, format, exact_total, ...(highlight && { highlight }), ...(facets && { facets }) };
+  return { query, sort, limit, offset, format, exact_total, ...(highlight && { highlight }), ...(facets && { facets }), ...(body.explain && { explain: true }) };
 }
 
 export function send(res: Response, rendered: Rendered): void {
