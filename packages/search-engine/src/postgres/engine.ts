@@ -14,15 +14,15 @@ import type {
 import type { RankingExplanation } from '@trove/contracts';
 import { withHighlights } from '../highlight';
 import { rulesOf, withoutStopWords } from '../terms';
-import { Aggregation } from './aggregation';
+import { Aggregation, type Sample } from './aggregation';
 import { Totals } from './counting';
 import { IdentifierSearch } from './identifiers';
 import { Listing } from './listing';
 import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
-import { queryTerms, Ranking, scoreParts, type QueryTerm } from './ranking';
+import { fullTextMatches, queryTerms, Ranking, scoreParts, type QueryTerm } from './ranking';
 import { explainMatches, foundBy } from '../explain';
-import type { Found } from './rows';
+import type { Found, Fragment } from './rows';
 import { Typos } from './typos';
 import { Writes } from './writes';
 
@@ -99,9 +99,17 @@ export class PostgresSearchEngine implements SearchEngine {
    * when the query asks for them.
    */
   async search(query: SearchQuery): Promise<SearchResult> {
-    const { matches, ranked, ...found } = await this.find(query);
     const asked = query.facets;
-    const facets = asked && (await this.aggregation.facets(query.scope, found.total_estimate > 0 ? matches : sql`false`, found, asked.fields, asked.limit, query.exact_total));
+    let early: Promise<Sample> | undefined;
+    // A full-text search's facets may be estimated from a sample: drawn beside the search as soon as its matches'
+    // condition is known, on a server (two connections; PGlite's one would run them one after the other), unless an
+    // exact total asks for exact facets.
+    const onMatches =
+      asked && !query.exact_total && this.database.kind === 'postgres' ? (m: Fragment) => (early = this.aggregation.earlySample(query.scope, m, asked.fields, asked.limit)) : undefined;
+    const { matches, ranked, ...found } = await this.find(query, onMatches);
+    const facets =
+      asked &&
+      (await this.aggregation.facets(query.scope, found.total_estimate > 0 ? matches : sql`false`, found, asked, { exactTotal: query.exact_total, early }));
     const hits = withHighlights(found.hits, query);
     return { ...found, hits: query.explain ? await this.explained(hits, query, found.fuzzy, ranked) : hits, ...(facets && { facets }) };
   }
@@ -127,7 +135,7 @@ export class PostgresSearchEngine implements SearchEngine {
    * language: the query's words expanded to their near words (typos.ts), then matched and ranked (ranking.ts); when
    * that matches nothing, the typo-tolerant fallback on names (typos.ts).
    */
-  private async find(query: SearchQuery): Promise<Found & { ranked?: Ranked }> {
+  private async find(query: SearchQuery, onMatches?: (matches: Fragment) => void): Promise<Found & { ranked?: Ranked }> {
     const page = { limit: query.limit, offset: query.offset };
     const text = query.text;
     if (!text || !text.query.trim()) return this.listing.filtered(query, page);
@@ -138,6 +146,7 @@ export class PostgresSearchEngine implements SearchEngine {
       const expanded = rules.typos ? await this.typos.withTypos(query.scope, terms, rules.typos) : terms;
       // Names are compared with the query without its stop words.
       const rankedText = withoutStopWords(text.query, rules);
+      onMatches?.(fullTextMatches(expanded, text.type, query));
       const found = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page);
       if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText } };
     }

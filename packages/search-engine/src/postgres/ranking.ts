@@ -162,6 +162,11 @@ export async function scoreParts(
   return out;
 }
 
+/** The condition a keyword or natural-language query's matches meet (what its total counts). */
+export function fullTextMatches(terms: QueryTerm[], type: 'keyword' | 'natural_language', query: Pick<SearchQuery, 'scope' | 'filters'>): Fragment {
+  return sql`${whereClause(query.scope, query.filters, false)} and d.tsv @@ ${matchText(terms, type === 'keyword' ? 'every' : 'any')}::tsquery`;
+}
+
 export class Ranking {
   constructor(
     private readonly db: Kysely<any>,
@@ -182,7 +187,7 @@ export class Ranking {
     const text = query.text!.query;
     const score = relevance(terms, text);
     const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
-    const matches = sql`${where} and d.tsv @@ ${tsText}::tsquery`;
+    const matches = fullTextMatches(terms, type, query);
     const scope = query.scope;
     if (query.sort) {
       const [found, total] = await Promise.all([
