@@ -16,6 +16,9 @@ const WORD = /[\p{L}\p{N}]+/gu;
 
 type Matches = Pick<RankingExplanation, 'terms' | 'identifiers' | 'phrases'>;
 
+/** The score's one part where it is not full text's parts: an identifier's, a filter-only listing's, the fallback's. */
+export const SCORE_PART = { text: 'relevance', identifier: 'identifier', filters: 'filters', fallback: 'name_similarity' } as const;
+
 /** How a search found its hits: its text, an identifier, its filters alone, or the typo-tolerant fallback's guesses. */
 export function foundBy(query: Pick<SearchQuery, 'text'>, fuzzy: boolean): RankingExplanation['matched_by'] {
   const text = query.text?.query.trim() ? query.text : undefined;

@@ -13,7 +13,7 @@ import type {
 } from '../port';
 import { heldStateOf, lookupsOf, outcomesOf, planBulk, reasonOf, type HeldState } from './bulk';
 import { documentMappings, generationMappings, indexesOf, indexTemplates, type Indexes } from './mappings';
-import { explainMatches, foundBy } from '../explain';
+import { explainMatches, foundBy, SCORE_PART } from '../explain';
 import { withHighlights } from '../highlight';
 import { rulesOf } from '../terms';
 import {
@@ -234,7 +234,7 @@ export class ElasticsearchEngine implements SearchEngine {
  */
 function explained(hits: SearchHit[], query: SearchQuery, fuzzy: boolean): SearchHit[] {
   const matchedBy = foundBy(query, fuzzy);
-  const part = { text: 'relevance', identifier: 'identifier', filters: 'filters', fallback: 'name_similarity' }[matchedBy];
+  const part = SCORE_PART[matchedBy];
   return hits.map((hit) => ({
     ...hit,
     ranking: { matched_by: matchedBy, ...explainMatches(hit.document, query), score: { total: hit.score, parts: { [part]: { share: 1, weight: hit.score } } } },

@@ -21,7 +21,7 @@ import { Listing } from './listing';
 import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
 import { fullTextMatches, queryTerms, Ranking, scoreParts, type QueryTerm } from './ranking';
-import { explainMatches, foundBy } from '../explain';
+import { explainMatches, foundBy, SCORE_PART } from '../explain';
 import type { Found, Fragment } from './rows';
 import { Typos } from './typos';
 import { Writes } from './writes';
@@ -31,9 +31,6 @@ interface Ranked {
   terms: QueryTerm[];
   text: string;
 }
-
-/** The one part of a score that is not full text's: an identifier's, a filter-only listing's, the fallback's similarity. */
-const OTHER_PARTS = { identifier: 'identifier', filters: 'filters', fallback: 'name_similarity', text: 'relevance' } as const;
 
 /**
  * PostgreSQL full-text search: the embedded default, on PGlite or a PostgreSQL server, in the search service's own
@@ -125,7 +122,7 @@ export class PostgresSearchEngine implements SearchEngine {
       const own = parts?.get(`${hit.document.tenant_id}\u0000${hit.document.record_id}`);
       const score: RankingExplanation['score'] = own
         ? { total: hit.score, name: own.name, name_bonus: own.name === 'equal' ? 0.9 : own.name === 'starts_with' ? 0.8 : 0, parts: own.parts }
-        : { total: hit.score, parts: { [OTHER_PARTS[matchedBy]]: { share: matchedBy === 'fallback' ? hit.score * 2 : 1, weight: matchedBy === 'fallback' ? 0.5 : hit.score } } };
+        : { total: hit.score, parts: { [SCORE_PART[matchedBy]]: { share: matchedBy === 'fallback' ? hit.score * 2 : 1, weight: matchedBy === 'fallback' ? 0.5 : hit.score } } };
       return { ...hit, ranking: { matched_by: matchedBy, ...explainMatches(hit.document, query), score } };
     });
   }
