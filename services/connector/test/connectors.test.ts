@@ -304,14 +304,16 @@ describe('one pull at a time per connector', () => {
     // Created ten minutes ago: a run of its five-minute schedule has fallen due since.
     await stack.db.database.db.updateTable('connector.connectors' as never).set({ created_at: new Date(Date.now() - 10 * 60_000) } as never).where('id' as never, '=', created.body.id as never).execute();
     const replicas = [0, 1, 2].map(() => new Scheduler({ db: stack.connector.database.db, pulls: pullService(), logger: pino({ level: 'silent' }) }));
-    await Promise.all(replicas.map((r) => r.tick()));
+    // One moment for every tick: the clock crossing a five-minute mark between two ticks would make a new run due.
+    const now = new Date();
+    await Promise.all(replicas.map((r) => r.tick(now)));
     await Promise.all(replicas.map((r) => r.stop()));
     const uploads = await stack.db.database.db.selectFrom('ingestion.uploads' as never).select('id' as never).where('tenant_id' as never, '=', tenant as never).execute();
     expect(uploads).toHaveLength(1);
     expect((await stack.recordsOf(tenant, 'pg-scheduled')).length).toBeGreaterThan(0);
 
     // The run it claimed is done: the same moment is not due again.
-    await replicas[0]!.tick();
+    await replicas[0]!.tick(now);
     await replicas[0]!.stop();
     expect(await stack.db.database.db.selectFrom('ingestion.uploads' as never).select('id' as never).where('tenant_id' as never, '=', tenant as never).execute()).toHaveLength(1);
   });
