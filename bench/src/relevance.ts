@@ -22,18 +22,20 @@ import { dirname, join } from 'node:path';
 import MiniSearch from 'minisearch';
 import { queryWords, STOP_WORDS, withinTypos } from '@trove/search-engine';
 import { benchArgs } from './args';
+import { ndcgAt10, papers, questions, reference } from './graded';
 import { catalogue } from './catalogue';
 import { startSystem, type RunningSystem } from './system';
 
 interface Doc {
   key: string;
-  collection: 'movies' | 'catalogue';
+  collection: 'movies' | 'catalogue' | 'cranfield';
   name: string;
+  description?: string;
   data: Record<string, unknown>;
 }
 
 interface Judged {
-  collection: Doc['collection'];
+  collection: 'movies' | 'catalogue';
   query: string;
   kind: string;
   relevant: (d: Doc) => boolean;
@@ -52,6 +54,16 @@ function movies(): Doc[] {
     const data = Object.fromEntries(Object.entries(row).filter(([k, v]) => k !== 'Title' && v !== null && v !== ''));
     return { key: `movies:${i}`, collection: 'movies', name: String(row.Title), data };
   });
+}
+
+function cranfieldDocs(): Doc[] {
+  return papers().map((p) => ({
+    key: `cranfield:${p.id}`,
+    collection: 'cranfield',
+    name: p.title,
+    description: p.abstract,
+    data: { paper: Number(p.id), authors: p.authors, bibliography: p.bibliography },
+  }));
 }
 
 function catalogueDocs(count: number): Doc[] {
@@ -74,7 +86,7 @@ function judgedQueries(docs: Doc[]): Judged[] {
   const m = (query: string, kind: string, relevant: Judged['relevant']): Judged => ({ collection: 'movies', query, kind, relevant });
   const c = (query: string, kind: string, relevant: Judged['relevant']): Judged => ({ collection: 'catalogue', query, kind, relevant });
   return [
-    ...['Batman', 'Titanic', 'Avatar', 'Home Alone', 'Alien', 'Jaws', 'Speed', 'Spider-Man', 'Toy Story', 'The Dark Knight', 'Inception'].map((q) =>
+    ...['Batman', 'Titanic', 'Avatar', 'Home Alone', 'Alien', 'Jaws', 'Speed', 'Spider-Man', 'Toy Story', 'The Dark Knight', 'Inception', 'The Terminator'].map((q) =>
       m(q, 'exact title', titled(q)),
     ),
     ...['harry potter', 'star wars', 'pirates of the caribbean', 'jurassic', 'indiana jones'].map((q) => m(q, 'title prefix', titled(q))),
@@ -137,7 +149,9 @@ async function load(system: RunningSystem, docs: Doc[], collection: Doc['collect
   const mine = docs.filter((d) => d.collection === collection);
   let accepted = 0;
   for (let i = 0; i < mine.length; i += BATCH_SIZE) {
-    const records = mine.slice(i, i + BATCH_SIZE).map((d) => ({ name: d.name, source_id: d.key, collection_data: d.data }));
+    const records = mine
+      .slice(i, i + BATCH_SIZE)
+      .map((d) => ({ name: d.name, source_id: d.key, collection_data: d.data, ...(d.description !== undefined && { description: d.description }) }));
     const res = await fetch(`${system.base}/api/v1/upload/${collection}/${recordType}/batch`, { method: 'POST', headers: auth, body: JSON.stringify({ records }) });
     if (res.status !== 201) throw new Error(`batch answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
     const summary = ((await res.json()) as { summary: { accepted: number } }).summary;
@@ -169,7 +183,7 @@ interface TroveHit {
   description_llm: string;
 }
 
-async function trove(system: RunningSystem, j: Judged): Promise<TroveHit[]> {
+async function trove(system: RunningSystem, j: { collection: Doc['collection']; query: string }): Promise<TroveHit[]> {
   const res = await fetch(`${system.base}/api/v1/search/${j.collection}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${system.key}`, 'content-type': 'application/json' },
@@ -202,6 +216,34 @@ function precisionAt5(keys: string[], byKey: Map<string, Doc>, j: Judged, releva
 const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
+/** nDCG@10 on Cranfield's 225 judged questions (graded.ts), Trove beside the reference BM25 library. */
+async function graded(system: RunningSystem, docs: Doc[]) {
+  const bm25 = reference(papers());
+  const scores = { trove: [] as number[], bm25: [] as number[] };
+  const behind: string[] = [];
+  for (const q of questions()) {
+    const hits = await trove(system, { collection: 'cranfield', query: q.text });
+    const t = ndcgAt10(
+      hits.map((h) => String(h.collection_data.paper)),
+      q.gains,
+    );
+    const b = ndcgAt10(bm25(q.text), q.gains);
+    if (t === undefined || b === undefined) continue;
+    scores.trove.push(t);
+    scores.bm25.push(b);
+    if (t <= b - 0.2) behind.push(`${q.n} (${t.toFixed(2)} vs ${b.toFixed(2)})`);
+  }
+  console.log(`\nGraded: Cranfield, ${docs.length} papers, ${scores.trove.length} judged questions (bench/src/graded.ts)\n`);
+  console.log('| measure | Trove | BM25 (wink-bm25-text-search) | target |');
+  console.log('|---|---:|---:|---|');
+  console.log(`| nDCG@10, mean | ${mean(scores.trove).toFixed(3)} | ${mean(scores.bm25).toFixed(3)} | at least the reference's |`);
+  const ahead = scores.trove.filter((t, i) => t > scores.bm25[i]!).length;
+  const tied = scores.trove.filter((t, i) => t === scores.bm25[i]!).length;
+  console.log(`| questions ahead / tied / behind | ${ahead} / ${tied} / ${scores.trove.length - ahead - tied} | — | reported |`);
+  console.log(`| questions 0.2 or more behind the reference | ${behind.length} | — | reported |`);
+  if (behind.length) console.log(`\n0.2 or more behind: ${behind.join(', ')}`);
+}
+
 async function main() {
   const { catalogue: catalogueCount } = benchArgs({ catalogue: 5_000 });
   const docs = [...movies(), ...catalogueDocs(catalogueCount)];
@@ -213,6 +255,8 @@ async function main() {
   try {
     const t0 = performance.now();
     const keys = { movies: await load(system, docs, 'movies', 'film'), catalogue: await load(system, docs, 'catalogue', 'product') };
+    const cranfield = cranfieldDocs();
+    await load(system, cranfield, 'cranfield', 'paper');
     console.error(`loaded ${docs.length} records in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const rows: string[] = [];
@@ -275,6 +319,7 @@ async function main() {
     console.log(`| overlap at 10 with MiniSearch (mean over ${overlaps.length} queries) | ${pct(mean(overlaps))} | — | reported |`);
     console.log(`| queries whose first result a generated-description word decides | ${generatedFirst.length}${generatedFirst.length ? ` (${generatedFirst.join(', ')})` : ''} | — | none |`);
     if (missing.length) console.log(`\nhits not mapped to a loaded record: ${missing.length} (${missing.slice(0, 5).join('; ')})`);
+    await graded(system, cranfield);
   } finally {
     await system.stop();
   }

@@ -672,6 +672,30 @@ function testKeywordRanking(s: ContractSuite): void {
  */
 function testNaturalLanguageRanking(s: ContractSuite): void {
   describe('natural-language ranking', () => {
+    it('weighs a rare word above a common one, and a word as typed above a longer text holding it', async () => {
+      const t = tenant();
+      // "pump" is in six descriptions, "brine" in one: holding the rare word ranks first, whatever the names' order.
+      await s.index(
+        ...['Alpha unit', 'Bravo unit', 'Charlie unit', 'Delta unit', 'Echo unit'].map((name) => doc(t, { name, description: 'A pump' })),
+        doc(t, { name: 'Foxtrot unit', description: 'A pump with many other words around it that make it a longer text than the rest' }),
+        doc(t, { name: 'Zulu unit', description: 'A brine' }),
+      );
+      const found = await s.find(own(t), { text: 'pump for brine', type: 'natural_language' });
+      expect(namesOf(found)[0]).toBe('Zulu unit');
+      // Of the documents holding only "pump", the longest ranks last (BM25's length normalisation).
+      expect(namesOf(found).at(-1)).toBe('Foxtrot unit');
+      expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
+    });
+
+    it('keeps the content words of a long question, however many stop words come first', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Slip' }), doc(t, { name: 'Other paper' }));
+      // 16 words before "slip"; a question keeps its first 16 content words, not its first 16 words.
+      const question = 'what is the available information pertaining to the effect of slight rarefaction on boundary layer flows (the slip effect)';
+      const found = await s.find(own(t), { text: question, type: 'natural_language' });
+      expect(namesOf(found)).toEqual(['Slip']);
+    });
+
     it('ranks a document matching more natural-language terms above one matching fewer', async () => {
       const t = tenant();
       await s.index(

@@ -13,18 +13,19 @@ const MAX_TERM_LENGTH = 100;
 /** Synonyms one term matches with at most, so a rule-heavy collection cannot flood a query. */
 const MAX_SYNONYMS = 16;
 
-/** A keyword query's words, in order: every one must match, the last as a prefix. */
+/** A query's words, in order, each at most MAX_TERM_LENGTH long. */
 function wordsOf(text: string): string[] {
-  return queryWords(text)
-    .filter((w) => w.length <= MAX_TERM_LENGTH)
-    .slice(0, MAX_TERMS);
+  return queryWords(text).filter((w) => w.length <= MAX_TERM_LENGTH);
 }
 
-/** A sentence's distinct content words: stop words match nearly everything, so they count only when nothing else is left. */
+/**
+ * A sentence's distinct content words, at most MAX_TERMS: stop words match nearly everything, so they count only when
+ * nothing else is left (and are dropped before the words are counted, so a long question keeps its last content words).
+ */
 function naturalWords(text: string): string[] {
   const words = wordsOf(text);
-  const content = words.filter((w) => !STOP_WORDS.has(w));
-  return [...new Set(content.length > 0 ? content : words)];
+  const content = [...new Set(words.filter((w) => !STOP_WORDS.has(w)))];
+  return (content.length > 0 ? content : [...new Set(words)]).slice(0, MAX_TERMS);
 }
 
 /**
@@ -85,7 +86,8 @@ export function rulesOf(settings: CollectionSettings | undefined): QueryRules {
  * input (the longest first) one term with the rule's synonyms.
  */
 export function matchTerms(query: string, mode: 'keyword' | 'any', rules: QueryRules = NO_RULES): MatchTerm[] {
-  const all = mode === 'keyword' ? wordsOf(query) : naturalWords(query);
+  // A keyword query's words in order, every one must match, the last as a prefix.
+  const all = mode === 'keyword' ? wordsOf(query).slice(0, MAX_TERMS) : naturalWords(query);
   const kept = all.filter((w) => !rules.stopWords.has(w));
   const words = kept.length > 0 ? kept : all;
   const terms: MatchTerm[] = [];

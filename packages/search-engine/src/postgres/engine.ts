@@ -20,16 +20,20 @@ import { IdentifierSearch } from './identifiers';
 import { Listing } from './listing';
 import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
-import { fullTextMatches, queryTerms, Ranking, scoreParts, type QueryTerm } from './ranking';
+import { fullTextMatches, queryTerms, Ranking, scoreParts, type QueryTerm, type TermStats } from './ranking';
 import { explainMatches, foundBy, SCORE_PART } from '../explain';
 import type { Found, Fragment } from './rows';
 import { Typos } from './typos';
 import { Writes } from './writes';
 
-/** The terms a full-text search ranked with (typos included) and the text its names were compared with. */
+/**
+ * The terms a full-text search ranked with (typos included), the text its names were compared with, and (natural
+ * language) the terms' rarity in the scope.
+ */
 interface Ranked {
   terms: QueryTerm[];
   text: string;
+  stats?: TermStats;
 }
 
 /**
@@ -117,7 +121,7 @@ export class PostgresSearchEngine implements SearchEngine {
    */
   private async explained(hits: SearchHit[], query: SearchQuery, fuzzy: boolean, ranked?: Ranked): Promise<SearchHit[]> {
     const matchedBy = foundBy(query, fuzzy);
-    const parts = matchedBy === 'text' && ranked ? await scoreParts(this.reads, ranked.terms, ranked.text, hits.map((h) => h.document)) : undefined;
+    const parts = matchedBy === 'text' && ranked ? await scoreParts(this.reads, ranked, hits.map((h) => h.document)) : undefined;
     return hits.map((hit) => {
       const own = parts?.get(`${hit.document.tenant_id}\u0000${hit.document.record_id}`);
       const score: RankingExplanation['score'] = own
@@ -145,7 +149,7 @@ export class PostgresSearchEngine implements SearchEngine {
       const rankedText = withoutStopWords(text.query, rules);
       onMatches?.(fullTextMatches(expanded, text.type, query));
       const found = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page);
-      if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText } };
+      if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText, stats: found.stats } };
     }
     // Typo tolerance turned off for the collection: no typo-tolerant fallback either.
     return rules.typos ? this.typos.fuzzy(text.query, query, page) : { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false, matches: sql`false` };

@@ -1,6 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import { prepared, sql, type Kysely } from '@trove/db';
 import { queryWords } from '../classify';
-import { type SearchHit, type SearchQuery } from '../port';
+import { type SearchHit, type SearchQuery, type SearchScope } from '../port';
 import { matchTerms, NO_RULES, type MatchTerm, type QueryRules } from '../terms';
 import { countLimit, exactly, scanned, toScan, type Scan, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
@@ -77,38 +78,159 @@ export function matchText(terms: QueryTerm[], mode: 'every' | 'any', where: 'any
 
 const num = (n: number) => sql.raw(String(n));
 
+/** BM25's term-frequency saturation and length normalisation, Lucene's and Elasticsearch's defaults. */
+const K1 = 1.2;
+const B = 0.75;
+/** What an occurrence of a word counts for by where it stands (tsv's weights): name A, description B, collection_data C. */
+const OCCURRENCE = sql.raw(`(case w when 'A' then 1.5 when 'B' then 1 when 'C' then 0.5 else 0.2 end)`);
+/**
+ * Documents a term's rarity is counted over, at most: a word held by this many is common, and its weight no longer
+ * falls (counting further would read every match of a common word). The collection's size is counted up to ten times
+ * that, so rarity still tells a rare word from a common one in a large collection.
+ */
+const DF_CAP = 1_000;
+/** Documents the average length is taken over (the scope's first, in index order). */
+const LENGTH_SAMPLE = 1_000;
+
+/**
+ * How rare each term is in the scope (BM25's idf, from the documents holding it as typed, counted up to DF_CAP, among
+ * the scope's, counted up to 10 × DF_CAP) and the scope's average document length in distinct words (tsv's lexemes):
+ * what a natural-language query's ranking weighs its terms and lengths by (relevance(); TermCounts counts them).
+ */
+export interface TermStats {
+  idf: number[];
+  avgdl: number;
+  /** The documents holding each term, as counted (at most DF_CAP). */
+  df: number[];
+}
+
+/** How long a scope's size, average length and terms' counts are reused: rarity moves slowly as a collection grows. */
+const STATS_TTL_MS = 60_000;
+
+/**
+ * Term statistics (TermStats) for a scope, counted by one statement and kept for STATS_TTL_MS: a question's rare words
+ * are usually new, its common ones usually counted already.
+ */
+export class TermCounts {
+  private readonly cache = new LRUCache<string, number>({ max: 50_000, ttl: STATS_TTL_MS });
+
+  constructor(private readonly db: Kysely<any>) {}
+
+  async stats(scope: SearchScope, terms: QueryTerm[]): Promise<TermStats> {
+    const prefix = JSON.stringify(scope);
+    const typed = { typos: false, prefix: true };
+    const keys = { n: `${prefix}\u0000n`, avgdl: `${prefix}\u0000avgdl`, terms: terms.map((t) => `${prefix}\u0000${termQuery(t, typed)}`) };
+    const missing = [keys.n, keys.avgdl, ...keys.terms].filter((k) => !this.cache.has(k));
+    if (missing.length > 0) {
+      const inScope = whereClause(scope, [], false);
+      const counted = terms.filter((_, i) => !this.cache.has(keys.terms[i]!));
+      const df = counted.map(
+        (t) => sql`(select count(*)::int from (select 1 from search_engine.documents d where ${inScope} and d.tsv @@ ${termQuery(t, typed)}::tsquery limit ${num(DF_CAP)}) x)`,
+      );
+      const sized = !this.cache.has(keys.n) || !this.cache.has(keys.avgdl);
+      const { rows } = await sql<{ n: number | null; avgdl: number | null; df: number[] }>`${prepared}
+        select ${sized ? sql`(select count(*)::int from (select 1 from search_engine.documents d where ${inScope} limit ${num(10 * DF_CAP)}) x)` : sql`null::int`} as n,
+          ${sized ? sql`(select avg(length(x.tsv))::float8 from (select d.tsv from search_engine.documents d where ${inScope} limit ${num(LENGTH_SAMPLE)}) x)` : sql`null::float8`} as avgdl,
+          array[${df.length > 0 ? sql.join(df, sql`, `) : sql``}]::int[] as df`.execute(this.db);
+      const row = rows[0]!;
+      if (sized) {
+        this.cache.set(keys.n, Number(row.n ?? 0));
+        this.cache.set(keys.avgdl, Math.max(1, Number(row.avgdl ?? 1)));
+      }
+      counted.forEach((t, i) => this.cache.set(`${prefix}\u0000${termQuery(t, typed)}`, Number(row.df[i] ?? 0)));
+    }
+    const size = this.cache.get(keys.n) ?? 0;
+    const df = keys.terms.map((k) => this.cache.get(k) ?? 0);
+    return {
+      df,
+      idf: df.map((n) => Math.log(1 + (Math.max(size, n) - n + 0.5) / (n + 0.5))),
+      avgdl: this.cache.get(keys.avgdl) ?? 1,
+    };
+  }
+}
+
+/**
+ * The words a term is counted by in BM25: its own (or its input's) and its one-word synonyms in full, its near words
+ * (typos) at TYPO_SHARE of an occurrence, so that a word as typed counts more than a near one.
+ */
+function lexemesOf(term: QueryTerm): { own: string[]; near: string[] } {
+  const own = [...new Set([...(term.parts ?? [term.word]), ...(term.synonyms ?? []).filter((w) => w.length === 1).map((w) => w[0]!)])];
+  return { own, near: term.typos.filter((t) => !own.includes(t)) };
+}
+
+const TYPO_SHARE = 0.3;
+
+/**
+ * BM25 of a document (`d`) for the terms, 0..1 (divided by the most it could reach: every term's idf × (K1 + 1)):
+ * each term's occurrences weighted by where they stand (OCCURRENCE), saturated by K1, the document's length (its
+ * distinct words) normalised against the scope's average by B, weighted by the term's rarity.
+ */
+function bm25(terms: QueryTerm[], stats: TermStats): Fragment {
+  const lexemes = terms.map(lexemesOf);
+  const norm = sql`(${num(1 - B)} + ${num(B)} * length(d.tsv) / ${num(stats.avgdl)}::float8)`;
+  const tf = lexemes.map(
+    ({ own, near }, i) =>
+      sql`(coalesce(sum(${OCCURRENCE}) filter (where u.lexeme = any(${own}::text[])), 0)
+        + ${num(TYPO_SHARE)} * coalesce(sum(${OCCURRENCE}) filter (where u.lexeme = any(${near}::text[])), 0))::float8 as tf${num(i)}`,
+  );
+  const parts = lexemes.map((_, i) => sql`${num(stats.idf[i]!)} * x.tf${num(i)} * ${num(K1 + 1)} / (x.tf${num(i)} + ${num(K1)} * ${norm})`);
+  const most = stats.idf.reduce((a, w) => a + w, 0) * (K1 + 1);
+  return sql`(select (${sql.join(parts, sql` + `)}) / ${num(most || 1)} from (
+    select ${sql.join(tf, sql`, `)} from unnest(d.tsv) u cross join lateral unnest(u.weights) w
+    where u.lexeme = any(${[...new Set(lexemes.flatMap((l) => [...l.own, ...l.near]))]}::text[])) x)`;
+}
+
+/** The share of the terms' rarity (idf) a document holds, 0..1, anywhere or (name) in its name. */
+function heldWeight(terms: QueryTerm[], stats: TermStats, name = false): Fragment {
+  const total = stats.idf.reduce((a, w) => a + w, 0) || 1;
+  const opts = { typos: true, prefix: true, name };
+  return sql`((${sql.join(
+    terms.map((t, i) => sql`${num(stats.idf[i]!)} * (d.tsv @@ ${termQuery(t, opts)}::tsquery)::int`),
+    sql` + `,
+  )}) / ${num(total)})`;
+}
+
 /**
  * A cheap ordering of candidates before relevance() scores the best of them: the name tier (2 equal to the query, 1
  * starting with it), then holding every word, then the weighted cover density. `everyHeld`: every candidate already
  * holds every word (a keyword query's matches), so that part is left out rather than tested on each.
  */
-export function prior(terms: QueryTerm[], query: string, everyHeld = false): Fragment {
+export function prior(terms: QueryTerm[], query: string, everyHeld = false, stats?: TermStats): Fragment {
   const key = searchText(query);
-  const every = everyHeld ? sql`0.5` : sql`(d.tsv @@ ${matchText(terms, 'every')}::tsquery)::int * 0.5`;
+  // Natural language: the share of the terms' rarity held stands in for holding every word.
+  const every = stats ? heldWeight(terms, stats) : everyHeld ? sql`0.5` : sql`(d.tsv @@ ${matchText(terms, 'every')}::tsquery)::int * 0.5`;
   return sql`((case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
     + ${every}
     + ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32) * 0.5)`;
 }
 
 /**
- * The relevance of a matching document, 0..1, from what a reader sees in a result: how many of the query's words
- * it holds (0.35), how many as typed rather than through a typo (0.15), how many in its name (0.15), how many
- * neighbouring query words stand together in it (0.2; a one-word query counts its one word), and the weighted cover
- * density of the matches (ts_rank_cd with RANK_WEIGHTS, 0.15). A name equal to the query (words compared as
- * searchText reads them) lifts the score into 0.9..0.99, a name starting with it into 0.8..0.89; all others stay at
- * or below 0.8, so ordering by score puts exact names first and name prefixes next. 1.0 stays an identifier's.
+ * The relevance of a matching document, 0..1, from what a reader sees in a result, each part a share (0..1) times its
+ * weight (relevanceParts()). A name equal to the query (words compared as searchText reads them) lifts the score into
+ * 0.9..0.99, a name starting with it into 0.8..0.89; all others stay at or below 0.8, so ordering by score puts exact
+ * names first and name prefixes next. 1.0 stays an identifier's.
  */
-export function relevance(terms: QueryTerm[], query: string): Fragment {
-  const { held, typed, named, together, density, key } = relevanceParts(terms, query);
-  const k = terms.length;
-  const base = sql`(0.35 * ${held} / ${num(k)} + 0.15 * ${typed} / ${num(k)} + 0.15 * ${named} / ${num(k)}
-    + 0.2 * ${together} / ${num(Math.max(1, k - 1))} + 0.15 * ${density})`;
+export function relevance(terms: QueryTerm[], query: string, stats?: TermStats): Fragment {
+  const { parts, key } = relevanceParts(terms, query, stats);
+  const base = sql`(${sql.join(
+    parts.map((p) => sql`${num(p.weight)} * ${p.value} / ${num(p.of)}`),
+    sql` + `,
+  )})`;
   return sql`(case when d.name_key = ${key} then 0.9 + 0.09 * ${base}
     when starts_with(d.name_key, ${key}) then 0.8 + 0.09 * ${base} else 0.8 * ${base} end)`;
 }
 
-/** What relevance() weighs, each a count of terms (or, for density, ts_rank_cd), and the name key it compares. */
-function relevanceParts(terms: QueryTerm[], query: string) {
+/**
+ * What relevance() weighs. A keyword query (every document holds every word): how many of its words a document
+ * holds (0.35), how many as typed rather than through a typo (0.15), how many in its name (0.15), how many
+ * neighbouring query words stand together in it (0.2; a one-word query counts its one word), and the weighted cover
+ * density of the matches (ts_rank_cd with RANK_WEIGHTS, 0.15). A natural-language query (any word; `stats` given):
+ * BM25 (0.75: bm25(), so that a rare word decides more than a common one and a long text does not win by holding
+ * every common word), how many of its words a document holds as typed (0.1: two words of a question held beat one held
+ * in a name), the share of the terms' rarity held in the name (0.05) and neighbouring words together (0.1). Measured
+ * on Cranfield's graded questions beside a reference BM25 library (bench/src/graded.ts, bench/RESULTS.md).
+ */
+function relevanceParts(terms: QueryTerm[], query: string, stats?: TermStats) {
   const k = terms.length;
   const all = { typos: true, prefix: true };
   const count = (parts: Fragment[]) => sql`(${sql.join(parts, sql` + `)})::float8`;
@@ -121,8 +243,22 @@ function relevanceParts(terms: QueryTerm[], query: string) {
       : count(
           terms.slice(1).map((t, i) => sql`(d.tsv @@ ${`${termQuery(terms[i]!, all)} <-> ${termQuery(t, all)}`}::tsquery)::int`),
         );
-  const density = sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32)`;
-  return { held, typed, named, together, density, key: searchText(query) };
+  const pairs = Math.max(1, k - 1);
+  const parts: Array<{ name: string; value: Fragment; of: number; weight: number }> = stats
+    ? [
+        { name: 'bm25', value: bm25(terms, stats), of: 1, weight: 0.75 },
+        { name: 'words_as_typed', value: typed, of: k, weight: 0.1 },
+        { name: 'words_in_name', value: heldWeight(terms, stats, true), of: 1, weight: 0.05 },
+        { name: 'words_together', value: together, of: pairs, weight: 0.1 },
+      ]
+    : [
+        { name: 'words_held', value: held, of: k, weight: 0.35 },
+        { name: 'words_as_typed', value: typed, of: k, weight: 0.15 },
+        { name: 'words_in_name', value: named, of: k, weight: 0.15 },
+        { name: 'words_together', value: together, of: pairs, weight: 0.2 },
+        { name: 'cover_density', value: sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32)`, of: 1, weight: 0.15 },
+      ];
+  return { parts, key: searchText(query) };
 }
 
 /**
@@ -131,16 +267,17 @@ function relevanceParts(terms: QueryTerm[], query: string) {
  */
 export async function scoreParts(
   db: Kysely<any>,
-  terms: QueryTerm[],
-  query: string,
+  ranked: { terms: QueryTerm[]; text: string; stats?: TermStats },
   hits: Array<{ tenant_id: string; record_id: string }>,
 ): Promise<Map<string, { name: 'equal' | 'starts_with' | 'other'; parts: Record<string, { share: number; weight: number }> }>> {
   const out = new Map<string, { name: 'equal' | 'starts_with' | 'other'; parts: Record<string, { share: number; weight: number }> }>();
-  if (hits.length === 0 || terms.length === 0) return out;
-  const { held, typed, named, together, density, key } = relevanceParts(terms, query);
-  const k = terms.length;
-  const { rows } = await sql<{ tenant_id: string; record_id: string; held: number; typed: number; named: number; together: number; density: number; name: string }>`
-    select d.tenant_id, d.record_id, ${held} as held, ${typed} as typed, ${named} as named, ${together} as together, ${density} as density,
+  if (hits.length === 0 || ranked.terms.length === 0) return out;
+  const { parts, key } = relevanceParts(ranked.terms, ranked.text, ranked.stats);
+  const { rows } = await sql<{ tenant_id: string; record_id: string; name: string; shares: number[] }>`
+    select d.tenant_id, d.record_id, array[${sql.join(
+      parts.map((p) => sql`${p.value}::float8`),
+      sql`, `,
+    )}] as shares,
       case when d.name_key = ${key} then 'equal' when starts_with(d.name_key, ${key}) then 'starts_with' else 'other' end as name
     from search_engine.documents d
     where (d.tenant_id, d.record_id) in (select * from unnest(${hits.map((h) => h.tenant_id)}::text[], ${hits.map((h) => h.record_id)}::text[]))`.execute(db);
@@ -150,13 +287,7 @@ export async function scoreParts(
     const share = (n: number, of: number) => Math.round((Number(n) / of) * 1e4) / 1e4;
     out.set(`${r.tenant_id}\u0000${r.record_id}`, {
       name: r.name as 'equal' | 'starts_with' | 'other',
-      parts: {
-        words_held: { share: share(r.held, k), weight: 0.35 * tier },
-        words_as_typed: { share: share(r.typed, k), weight: 0.15 * tier },
-        words_in_name: { share: share(r.named, k), weight: 0.15 * tier },
-        words_together: { share: share(r.together, Math.max(1, k - 1)), weight: 0.2 * tier },
-        cover_density: { share: share(r.density, 1), weight: 0.15 * tier },
-      },
+      parts: Object.fromEntries(parts.map((p, i) => [p.name, { share: share(r.shares[i]!, p.of), weight: p.weight * tier }])),
     });
   }
   return out;
@@ -167,11 +298,32 @@ export function fullTextMatches(terms: QueryTerm[], type: 'keyword' | 'natural_l
   return sql`${whereClause(query.scope, query.filters, false)} and d.tsv @@ ${matchText(terms, type === 'keyword' ? 'every' : 'any')}::tsquery`;
 }
 
+/**
+ * The rarest terms whose documents, all of them, fit among `bound` candidates (a tsquery matching any), or none when
+ * that is every term (the documents matching any term are then all candidates already): the documents a rare word
+ * finds rank high, and the first documents matching any word, mostly common ones, may not hold them.
+ */
+function rareTerms(terms: QueryTerm[], stats: TermStats, bound: number): string[] {
+  const byRarity = terms.map((t, i) => ({ t, df: stats.df[i]! })).sort((a, b) => a.df - b.df);
+  const rare: QueryTerm[] = [];
+  let held = 0;
+  for (const { t, df } of byRarity) {
+    if (df >= DF_CAP || held + df > bound) break;
+    rare.push(t);
+    held += df;
+  }
+  return rare.length > 0 && rare.length < terms.length ? [matchText(rare, 'any')] : [];
+}
+
 export class Ranking {
+  private readonly counts: TermCounts;
+
   constructor(
     private readonly db: Kysely<any>,
     private readonly totals: Totals,
-  ) {}
+  ) {
+    this.counts = new TermCounts(db);
+  }
 
   /**
    * The page of a keyword or natural-language query whose terms (queryTerms(), with their near words) are given, and
@@ -182,10 +334,12 @@ export class Ranking {
     type: 'keyword' | 'natural_language',
     query: SearchQuery,
     page: Page,
-  ): Promise<Found> {
+  ): Promise<Found & { stats?: TermStats }> {
     const where = whereClause(query.scope, query.filters, false);
     const text = query.text!.query;
-    const score = relevance(terms, text);
+    // Natural language weighs its terms by their rarity (TermCounts, one statement before the search unless counted lately).
+    const stats = type === 'natural_language' ? await this.counts.stats(query.scope, terms) : undefined;
+    const score = relevance(terms, text, stats);
     const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
     const matches = fullTextMatches(terms, type, query);
     const scope = query.scope;
@@ -197,10 +351,10 @@ export class Ranking {
           limit ${page.limit} offset ${page.offset}`.execute(this.db),
         this.totals.count(matches, scope, countLimit(query.exact_total)),
       ]);
-      return { hits: found.rows.map(toHit), ...total, fuzzy: false, matches };
+      return { hits: found.rows.map(toHit), ...total, fuzzy: false, matches, stats };
     }
     const bound = Math.max(CANDIDATES, page.offset + page.limit);
-    const ranked = { where, score, prior: prior(terms, text, type === 'keyword'), key: searchText(text), page, bound };
+    const ranked = { where, score, prior: prior(terms, text, type === 'keyword', stats), key: searchText(text), page, bound };
     if (type === 'keyword') {
       const bound = Math.max(KEYWORD_CANDIDATES, page.offset + page.limit);
       // The matches read: as many as the total is counted exactly (countLimit()), and at least the candidates.
@@ -223,8 +377,8 @@ export class Ranking {
     // Natural language matches any term, so the documents holding every term are candidates in their own right:
     // the first `bound` documents holding any term might hold only one.
     const every = matchText(terms, 'every');
-    const found = await this.candidates(ranked, tsText, matchText(terms, 'any', 'name'), every !== tsText ? [every] : []);
-    return { hits: found.hits, ...(await total(found.matched)), fuzzy: false, matches };
+    const found = await this.candidates(ranked, tsText, matchText(terms, 'any', 'name'), every !== tsText ? [every] : [], rareTerms(terms, stats!, bound));
+    return { hits: found.hits, ...(await total(found.matched)), fuzzy: false, matches, stats };
   }
 
   /**
@@ -297,6 +451,7 @@ export class Ranking {
     tsText: string,
     nameText: string,
     extra: string[],
+    whenMany: string[] = [],
   ): Promise<{ hits: SearchHit[]; matched?: number }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
@@ -324,6 +479,13 @@ export class Ranking {
           extra.map(
             (e) => sql`union all (select d.tenant_id, d.record_id, d.name_key, ${prior} from search_engine.documents d
               where ${where} and d.tsv @@ ${e}::tsquery limit ${bound})`,
+          ),
+          sql` `,
+        )}
+        ${sql.join(
+          whenMany.map(
+            (e) => sql`union all (select d.tenant_id, d.record_id, d.name_key, ${prior} from search_engine.documents d
+              where (select count(*) from anywhere) >= ${bound} and ${where} and d.tsv @@ ${e}::tsquery limit ${bound})`,
           ),
           sql` `,
         )}
