@@ -231,7 +231,12 @@ describe('settings', () => {
     expect(fresh.body).toEqual({
       collection,
       version: 0,
-      settings: { synonyms: [], stop_words: [], typo_tolerance: { enabled: true, min_word_size_one_typo: 5, min_word_size_two_typos: 9 } },
+      settings: {
+        synonyms: [],
+        stop_words: [],
+        searchable_fields: null,
+        typo_tolerance: { enabled: true, min_word_size_one_typo: 5, min_word_size_two_typos: 9, disable_on_fields: [] },
+      },
       updated_at: null,
     });
     const names = async (query: string) => (await search({ query })).body.results.map((r: { name: string }) => r.name).sort();
@@ -254,11 +259,35 @@ describe('settings', () => {
     expect(Math.min(...(await scores('hex bolt metric')))).toBeGreaterThanOrEqual(0.8);
 
     const typos = await patch({ typo_tolerance: { enabled: false } });
-    expect(typos.body.settings.typo_tolerance).toEqual({ enabled: false, min_word_size_one_typo: 5, min_word_size_two_typos: 9 });
+    expect(typos.body.settings.typo_tolerance).toEqual({ enabled: false, min_word_size_one_typo: 5, min_word_size_two_typos: 9, disable_on_fields: [] });
     expect(await names('carriaeg')).toEqual([]);
     await patch({ typo_tolerance: { enabled: true } });
     expect(await names('carriaeg')).toEqual(['Carriage bolt M8']);
     expect((await api('GET', settingsPath, { headers: bearer(admin) })).body.version).toBe(4);
+  });
+
+  it('searches only the searchable fields, and matches as typed where typos are off, from the next search', async () => {
+    const names = async (query: string) => (await search({ query })).body.results.map((r: { name: string }) => r.name).sort();
+    expect(await names('acme')).toEqual(['Hex bolt M10', 'Hex bolt M8 <zinc>', 'Wing nut M8']);
+    const tagsOnly = await patch({ searchable_fields: ['tags'] });
+    expect(tagsOnly.status).toBe(200);
+    expect(tagsOnly.body.settings.searchable_fields).toEqual(['tags']);
+    // brand is no longer searched; tags are, and the name and description always.
+    const acme = (await search({ query: 'acme' })).body.results as Array<{ score: number }>;
+    expect(acme.every((r) => r.score <= 0.5)).toBe(true);
+    expect(await names('m10')).toEqual(['Hex bolt M10']);
+    expect(await names('hand tightening')).toEqual(['Wing nut M8']);
+    await patch({ searchable_fields: null });
+    expect(await names('acme')).toEqual(['Hex bolt M10', 'Hex bolt M8 <zinc>', 'Wing nut M8']);
+
+    // "boltno" is one transposition from the brand "Bolton": found through the brand until typos are off there.
+    const found = async (query: string) => ((await search({ query, explain: true })).body.results as Array<{ name: string; ranking: { matched_by: string } }>).filter((r) => r.ranking.matched_by === 'text').map((r) => r.name);
+    expect(await found('boltno')).toEqual(['Carriage bolt M8']);
+    const off = await patch({ typo_tolerance: { disable_on_fields: ['brand'] } });
+    expect(off.body.settings.typo_tolerance).toMatchObject({ enabled: true, disable_on_fields: ['brand'] });
+    expect(await found('boltno')).toEqual([]);
+    expect(await found('bolton')).toEqual(['Carriage bolt M8']);
+    await patch({ typo_tolerance: { disable_on_fields: [] } });
   });
 
   it('refuses bad settings, naming the entry, and changes nothing', async () => {
@@ -270,6 +299,10 @@ describe('settings', () => {
       [{ typo_tolerance: { min_word_size_one_typo: 8, min_word_size_two_typos: 6 } }, ['body', 'typo_tolerance', 'min_word_size_two_typos']],
       [{ typo_tolerance: { min_word_size_one_typo: 2 } }, ['body', 'typo_tolerance', 'min_word_size_one_typo']],
       [{ ranking: ['words'] }, ['body', 'ranking']],
+      [{ searchable_fields: [] }, ['body', 'searchable_fields']],
+      [{ searchable_fields: ['brand', 'brand'] }, ['body', 'searchable_fields']],
+      [{ searchable_fields: ['specs..material'] }, ['body', 'searchable_fields', '0']],
+      [{ typo_tolerance: { disable_on_fields: 'brand' } }, ['body', 'typo_tolerance', 'disable_on_fields']],
       [{}, ['body']],
     ];
     for (const [body, loc] of cases) {

@@ -1471,7 +1471,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A collection's search settings (synonyms, stop words, typo tolerance) and their version */
+        /** A collection's search settings (synonyms, stop words, searchable fields, typo tolerance) and their version */
         get: operations["getCollectionsByCollectionSettings"];
         put?: never;
         post?: never;
@@ -13553,7 +13553,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A collection's search settings (synonyms, stop words, typo tolerance) and their version */
+            /** @description A collection's search settings (synonyms, stop words, searchable fields, typo tolerance) and their version */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13571,10 +13571,12 @@ export interface operations {
                                 synonyms: string[];
                             })[];
                             stop_words: string[];
+                            searchable_fields: string[] | null;
                             typo_tolerance: {
                                 enabled: boolean;
                                 min_word_size_one_typo: number;
                                 min_word_size_two_typos: number;
+                                disable_on_fields: string[];
                             };
                         };
                         updated_at: string | null;
@@ -13683,8 +13685,16 @@ export interface operations {
                  *         "the",
                  *         "a"
                  *       ],
+                 *       "searchable_fields": [
+                 *         "brand",
+                 *         "material",
+                 *         "specs.finish"
+                 *       ],
                  *       "typo_tolerance": {
-                 *         "min_word_size_one_typo": 4
+                 *         "min_word_size_one_typo": 4,
+                 *         "disable_on_fields": [
+                 *           "sku"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -13694,10 +13704,12 @@ export interface operations {
                         synonyms: string[];
                     })[];
                     stop_words?: string[];
+                    searchable_fields?: string[] | null;
                     typo_tolerance?: {
                         enabled?: boolean;
                         min_word_size_one_typo?: number;
                         min_word_size_two_typos?: number;
+                        disable_on_fields?: string[];
                     };
                 };
             };
@@ -13721,10 +13733,12 @@ export interface operations {
                                 synonyms: string[];
                             })[];
                             stop_words: string[];
+                            searchable_fields: string[] | null;
                             typo_tolerance: {
                                 enabled: boolean;
                                 min_word_size_one_typo: number;
                                 min_word_size_two_typos: number;
+                                disable_on_fields: string[];
                             };
                         };
                         updated_at: string | null;
@@ -13849,10 +13863,12 @@ export interface operations {
                                 synonyms: string[];
                             })[];
                             stop_words: string[];
+                            searchable_fields: string[] | null;
                             typo_tolerance: {
                                 enabled: boolean;
                                 min_word_size_one_typo: number;
                                 min_word_size_two_typos: number;
+                                disable_on_fields: string[];
                             };
                         };
                         updated_at: string | null;
@@ -13952,8 +13968,16 @@ export interface operations {
                  *         "the",
                  *         "a"
                  *       ],
+                 *       "searchable_fields": [
+                 *         "brand",
+                 *         "material",
+                 *         "specs.finish"
+                 *       ],
                  *       "typo_tolerance": {
-                 *         "min_word_size_one_typo": 4
+                 *         "min_word_size_one_typo": 4,
+                 *         "disable_on_fields": [
+                 *           "sku"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -13963,10 +13987,12 @@ export interface operations {
                         synonyms: string[];
                     })[];
                     stop_words?: string[];
+                    searchable_fields?: string[] | null;
                     typo_tolerance?: {
                         enabled?: boolean;
                         min_word_size_one_typo?: number;
                         min_word_size_two_typos?: number;
+                        disable_on_fields?: string[];
                     };
                 };
             };
@@ -13990,10 +14016,12 @@ export interface operations {
                                 synonyms: string[];
                             })[];
                             stop_words: string[];
+                            searchable_fields: string[] | null;
                             typo_tolerance: {
                                 enabled: boolean;
                                 min_word_size_one_typo: number;
                                 min_word_size_two_typos: number;
+                                disable_on_fields: string[];
                             };
                         };
                         updated_at: string | null;

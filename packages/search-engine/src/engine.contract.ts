@@ -1254,6 +1254,45 @@ function testSettings(s: ContractSuite): void {
       expect(namesOf(await s.find(own(t), { text: 'wimg nut', settings: four }))).toEqual(['Wing nut']);
     });
 
+    it('searches only the searchable fields of collection_data, earlier ones weighing more', async () => {
+      const t = tenant();
+      await s.index(
+        doc(t, { name: 'Alpha', collection_data: { notes: 'zinc plated', material: 'steel' } }),
+        doc(t, { name: 'Zulu', collection_data: { material: 'zinc', notes: 'steel core' } }),
+        doc(t, { name: 'Zinc Bravo' }),
+      );
+      const names = async (text: string, settings?: CollectionSettings, type?: QueryType) => namesOf(await s.find(own(t), { text, settings, type }));
+      expect((await names('zinc')).sort()).toEqual(['Alpha', 'Zinc Bravo', 'Zulu']);
+      // notes is not searched: Alpha's "zinc plated" finds nothing; the name always is.
+      const material = settingsWith({ searchable_fields: ['material'] });
+      expect((await names('zinc', material)).sort()).toEqual(['Zinc Bravo', 'Zulu']);
+      expect(await names('plated', material)).toEqual([]);
+      expect((await names('zinc plated', material, 'natural_language')).sort()).toEqual(['Zinc Bravo', 'Zulu']);
+      // Both searched, in order: the field named first ranks its holder first, whatever the names' order.
+      const steel = async (order: string[]) => names('steel', settingsWith({ searchable_fields: order }));
+      expect(await steel(['material', 'notes'])).toEqual(['Alpha', 'Zulu']);
+      expect(await steel(['notes', 'material'])).toEqual(['Zulu', 'Alpha']);
+      // Highlights and explanations show the searched fields only.
+      const [hit] = (await s.find(own(t), { text: 'zinc', settings: material, highlight: MARK, explain: true })).hits.filter((h) => h.document.name === 'Zulu');
+      expect(hit!.highlights).toEqual({ 'collection_data.material': '<mark>zinc</mark>' });
+      expect(Object.keys(hit!.ranking!.score.parts)).toContain('searchable_fields');
+    });
+
+    it('matches words only as typed in the fields typo tolerance is off for', async () => {
+      const t = tenant();
+      await s.index(doc(t, { name: 'Bracket', collection_data: { code: 'KLMNOP', kind: 'angle' } }), doc(t, { name: 'Flange' }));
+      const found = async (text: string, disable_on_fields: string[]) =>
+        namesOf(await s.find(own(t), { text, settings: settingsWith({ typo_tolerance: { ...DEFAULT_SETTINGS.typo_tolerance, disable_on_fields } }) }));
+      // "klmnoq" is one substitution from the code, "angel" one transposition from the kind.
+      expect(await found('klmnoq', [])).toEqual(['Bracket']);
+      expect(await found('klmnoq', ['code'])).toEqual([]);
+      expect(await found('angel', ['code'])).toEqual(['Bracket']);
+      expect(await found('klmnop', ['code'])).toEqual(['Bracket']);
+      // Off on the name: no typo in it, nor the typo-tolerant fallback's guesses by name.
+      expect(await found('flnage', [])).toEqual(['Flange']);
+      expect(await found('flnage', ['name'])).toEqual([]);
+    });
+
     it('highlights what synonyms found', async () => {
       const t = tenant();
       await s.index(doc(t, { name: 'Hex screw M8' }));

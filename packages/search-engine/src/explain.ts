@@ -1,5 +1,5 @@
 import type { RankingExplanation } from '@trove/contracts';
-import { matcherOf, searchedTexts } from './highlight';
+import { fieldMatcher, matcherOf, searchedTexts } from './highlight';
 import { identifierSpans } from './identifiers';
 import type { IndexDocument, SearchQuery } from './port';
 import { withinTypos } from './typos';
@@ -31,7 +31,8 @@ export function explainMatches(document: IndexDocument, query: Pick<SearchQuery,
   const terms = new Map<string, RankingExplanation['terms'][number]['matches']>(matcher.terms.map((t) => [t, []]));
   const identifiers: Matches['identifiers'] = [];
   const phrases = new Set<string>();
-  searchedTexts(document, (field, text) => {
+  searchedTexts(document, matcher.fields, (field, text) => {
+    const typos = fieldMatcher(matcher, field).typos;
     // The terms each word of the field stands for, in order, to find neighbouring terms together.
     const found: Array<Set<string>> = [];
     for (const m of text.matchAll(WORD)) {
@@ -45,7 +46,7 @@ export function explainMatches(document: IndexDocument, query: Pick<SearchQuery,
               : 'typed'
             : w.prefix && token.startsWith(w.word)
               ? 'prefix'
-              : !w.synonym && matcher.typos && withinTypos(w.word, token, matcher.typos)
+              : !w.synonym && typos && withinTypos(w.word, token, typos)
                 ? 'typo'
                 : undefined;
         if (!as) continue;

@@ -1,6 +1,6 @@
 import { editionBases, identifierSpans, normaliseIdentifier } from './identifiers';
 import type { IndexDocument, SearchHit, SearchQuery } from './port';
-import { matchTerms, rulesOf } from './terms';
+import { matchTerms, rulesOf, searchedField, typosInField, type FieldRules } from './terms';
 import { withinTypos, type TypoRules } from './typos';
 
 /**
@@ -33,6 +33,8 @@ export interface Matcher {
   identifiers: Set<string>;
   /** How typos are matched; none when the collection turns them off. */
   typos?: TypoRules;
+  /** The fields full text reads and where typos count (the collection's settings). */
+  fields: FieldRules;
 }
 
 /** The hits with their highlights, when the query asks for them; as they are otherwise. */
@@ -48,7 +50,7 @@ export function matcherOf(text: SearchQuery['text'], settings: SearchQuery['sett
   const rules = rulesOf(settings);
   if (text.type === 'identifier') {
     const asked = text.identifiers.length > 0 ? text.identifiers.map(normaliseIdentifier) : [normaliseIdentifier(text.query)];
-    return { words: [], terms: [], identifiers: new Set([...asked, ...editionBases(text.query)]) };
+    return { words: [], terms: [], identifiers: new Set([...asked, ...editionBases(text.query)]), fields: rules.fields };
   }
   const terms = matchTerms(text.query, text.type === 'keyword' ? 'keyword' : 'any', rules);
   // A synonym rule's words and its synonyms' words each count where they stand.
@@ -59,28 +61,36 @@ export function matcherOf(text: SearchQuery['text'], settings: SearchQuery['sett
   // Identifiers are indexed as words of their own (writes.ts): a query word may name one ("din933"), and so may the
   // query's text ("DIN 933 bolts").
   const identifiers = new Set([...words.map((w) => w.word.toUpperCase()), ...identifierSpans(text.query).flatMap((s) => s.forms)]);
-  return { words, terms: terms.map((t) => t.word), identifiers, typos: rules.typos };
+  return { words, terms: terms.map((t) => t.word), identifiers, typos: rules.typos, fields: rules.fields };
 }
 
 /** The document's fields holding a match, highlighted. */
 export function highlightDocument(document: IndexDocument, matcher: Matcher, tags: Tags): Record<string, string> {
   const out: Record<string, string> = {};
-  searchedTexts(document, (field, text) => {
-    const highlighted = highlightText(text, matcher, tags);
+  searchedTexts(document, matcher.fields, (field, text) => {
+    const highlighted = highlightText(text, fieldMatcher(matcher, field), tags);
     if (highlighted !== undefined) out[field] = highlighted;
   });
   return out;
 }
 
+/** The matcher as it reads one field: without typos where the collection turns them off (disable_on_fields). */
+export function fieldMatcher(matcher: Matcher, field: string): Matcher {
+  return matcher.typos && !typosInField(matcher.fields, field) ? { ...matcher, typos: undefined } : matcher;
+}
+
 /**
  * Each text full text searches in a document, with its field: the name, the description and collection_data's text
- * and number values (nested keys and array indexes dotted), as the engines index them.
+ * and number values (nested keys and array indexes dotted), as the engines index them; of collection_data, only the
+ * collection's searchable fields when it names them.
  */
-export function searchedTexts(document: IndexDocument, each: (field: string, text: string) => void): void {
+export function searchedTexts(document: IndexDocument, fields: FieldRules, each: (field: string, text: string) => void): void {
   each('name', document.name);
   if (document.description) each('description', document.description);
   const visit = (value: unknown, path: string, depth: number): void => {
-    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) each(path, String(value));
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
+      if (searchedField(fields, path)) each(path, String(value));
+    }
     else if (value && typeof value === 'object' && depth < MAX_DEPTH) {
       for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) visit(v, `${path}.${key}`, depth + 1);
     }

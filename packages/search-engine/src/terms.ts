@@ -40,7 +40,16 @@ export interface MatchTerm {
   synonyms?: string[][];
 }
 
-/** What a query takes from its collection's settings: stop words, synonyms and the typo rules (undefined: no typos). */
+/**
+ * Which fields full text reads, from a collection's settings: the collection_data fields searched (in order of weight;
+ * undefined: every one), and where a word matches only as typed (typo_tolerance.disable_on_fields).
+ */
+export interface FieldRules {
+  searchable?: string[];
+  typedOnly: { name: boolean; description: boolean; data: string[] };
+}
+
+/** What a query takes from its collection's settings: stop words, synonyms, the typo rules (undefined: no typos), fields. */
 export interface QueryRules {
   stopWords: Set<string>;
   /** Each rule's input as words, joined by spaces, to what it also finds, each as words. */
@@ -48,9 +57,40 @@ export interface QueryRules {
   /** The longest input, in words. */
   longest: number;
   typos?: TypoRules;
+  fields: FieldRules;
 }
 
-export const NO_RULES: QueryRules = { stopWords: new Set(), synonyms: new Map(), longest: 0, typos: DEFAULT_TYPO_RULES };
+const EVERY_FIELD: FieldRules = { typedOnly: { name: false, description: false, data: [] } };
+
+export const NO_RULES: QueryRules = { stopWords: new Set(), synonyms: new Map(), longest: 0, typos: DEFAULT_TYPO_RULES, fields: EVERY_FIELD };
+
+/** Whether the field rules change what full text reads at all (else every field, typos everywhere). */
+export function fieldsRestricted(fields: FieldRules): boolean {
+  const { name, description, data } = fields.typedOnly;
+  return fields.searchable !== undefined || name || description || data.length > 0;
+}
+
+/** A collection_data path ("specs.material") as a document's field reads it ("collection_data.specs.material"). */
+const underData = (path: string, field: string) => field === `collection_data.${path}` || field.startsWith(`collection_data.${path}.`);
+
+/** Whether full text reads this field of a document (`name`, `description`, `collection_data.<path>`). */
+export function searchedField(fields: FieldRules, field: string): boolean {
+  if (field === 'name' || field === 'description' || fields.searchable === undefined) return true;
+  return fields.searchable.some((path) => underData(path, field));
+}
+
+/** Whether a word matches through a typo in this field. */
+export function typosInField(fields: FieldRules, field: string): boolean {
+  if (field === 'name') return !fields.typedOnly.name;
+  if (field === 'description') return !fields.typedOnly.description;
+  return !fields.typedOnly.data.some((path) => underData(path, field));
+}
+
+/** disable_on_fields read: `name` and `description` are the record's own, anything else (or collection_data.x) its data's. */
+function typedOnlyOf(names: string[]): FieldRules['typedOnly'] {
+  const data = names.filter((f) => f !== 'name' && f !== 'description').map((f) => f.replace(/^collection_data\./, ''));
+  return { name: names.includes('name'), description: names.includes('description'), data };
+}
 
 /** A collection's settings as a query applies them: a group's every term finds what each other term would. */
 export function rulesOf(settings: CollectionSettings | undefined): QueryRules {
@@ -71,12 +111,16 @@ export function rulesOf(settings: CollectionSettings | undefined): QueryRules {
     if (Array.isArray(rule)) for (const term of rule) add(term, rule);
     else for (const input of rule.input) add(input, rule.synonyms);
   }
-  const { enabled, min_word_size_one_typo: one, min_word_size_two_typos: two } = settings.typo_tolerance;
+  const { enabled, min_word_size_one_typo: one, min_word_size_two_typos: two, disable_on_fields } = settings.typo_tolerance;
   return {
     stopWords: new Set(settings.stop_words.flatMap((w) => queryWords(w))),
     synonyms,
     longest: Math.max(0, ...[...synonyms.keys()].map((k) => k.split(' ').length)),
     typos: enabled ? { one, two } : undefined,
+    fields: {
+      ...(settings.searchable_fields && { searchable: settings.searchable_fields.map((f) => f.replace(/^collection_data\./, '')) }),
+      typedOnly: typedOnlyOf(disable_on_fields ?? []),
+    },
   };
 }
 

@@ -76,7 +76,7 @@ export const COLLECTION_SETTINGS_READ = endpoint({
   service: 'search',
   method: 'GET',
   path: '/collections/:collection/settings',
-  summary: "A collection's search settings (synonyms, stop words, typo tolerance) and their version",
+  summary: "A collection's search settings (synonyms, stop words, searchable fields, typo tolerance) and their version",
   exposed: withKey('records'),
   params: collectionParams,
   answer: collectionSettingsAnswer,
@@ -90,7 +90,12 @@ export const COLLECTION_SETTINGS_UPDATE = endpoint({
   exposed: withKey('records'),
   params: collectionParams,
   body: collectionSettingsPatch,
-  example: { synonyms: [['bolt', 'screw'], { input: ['m8'], synonyms: ['m8 x 1.25'] }], stop_words: ['the', 'a'], typo_tolerance: { min_word_size_one_typo: 4 } },
+  example: {
+    synonyms: [['bolt', 'screw'], { input: ['m8'], synonyms: ['m8 x 1.25'] }],
+    stop_words: ['the', 'a'],
+    searchable_fields: ['brand', 'material', 'specs.finish'],
+    typo_tolerance: { min_word_size_one_typo: 4, disable_on_fields: ['sku'] },
+  },
   answer: collectionSettingsAnswer,
 });
 

@@ -206,7 +206,9 @@ export class ElasticsearchEngine implements SearchEngine {
   private async find(query: SearchQuery, mode: SearchMode): Promise<SearchResult> {
     const result = searchResult(await this.client.search<Partial<StoredDocument>>(searchRequest(query, this.indexes)), mode, query);
     // Typo tolerance turned off for the collection: no typo-tolerant fallback either.
-    if (mode !== 'ranked' || result.total_estimate > 0 || !query.text || !fuzzyQuery(query.text) || !rulesOf(query.settings).typos) return result;
+    const rules = rulesOf(query.settings);
+    // No typo-tolerant fallback (it guesses by name) where typos are off, or off on names.
+    if (mode !== 'ranked' || result.total_estimate > 0 || !query.text || !fuzzyQuery(query.text) || !rules.typos || rules.fields.typedOnly.name) return result;
     const fuzzy = searchRequest(query, this.indexes, true);
     return searchResult(await this.client.search<Partial<StoredDocument>>(fuzzy), 'fuzzy', query);
   }

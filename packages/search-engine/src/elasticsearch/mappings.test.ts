@@ -50,6 +50,7 @@ describe('Elasticsearch layout', () => {
       n: 'double',
       b: 'boolean',
       j: 'keyword',
+      t: 'text',
     });
   });
 

@@ -100,6 +100,12 @@ export const documentMappings: estypes.MappingTypeMapping = {
         n: { type: 'double' },
         /** Boolean values: sort. */
         b: { type: 'boolean' },
+        /**
+         * The value's words (nested objects' too), for a collection naming its searchable fields (queries.ts). A
+         * document written before this field existed has none until it is written again: data_text still finds it
+         * while the collection searches every field.
+         */
+        t: { type: 'text', analyzer: 'words', similarity: 'boolean' },
       },
     },
   },

@@ -1,5 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { DEFAULT_SETTINGS } from '@trove/contracts';
 import type { AggregateQuery, SearchQuery } from '../port';
+import { rulesOf } from '../terms';
 import { TENANT } from './__tests__/fixtures';
 import { indexesOf } from './mappings';
 import {
@@ -191,6 +193,35 @@ describe('text queries', () => {
     });
     expect(textQuery({ type: 'keyword', query: 'm8x40', identifiers: [] })).toEqual({
       multi_match: { query: 'm8x40', fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' },
+    });
+  });
+
+  it('reads collection_data field by field when a collection names searchable fields or turns typos off on some', () => {
+    const settings = (searchable_fields: string[] | null, disable_on_fields: string[]) => ({
+      ...DEFAULT_SETTINGS,
+      searchable_fields,
+      typo_tolerance: { ...DEFAULT_SETTINGS.typo_tolerance, disable_on_fields },
+    });
+    const own = ['name^10', 'identifiers.text^10', 'description^4'];
+    const nested = (filter: object, boost: number, match: object) => ({
+      nested: { path: 'data', score_mode: 'max', query: { bool: { filter: [filter], must: [match] } }, boost },
+    });
+    const prefix = { match_bool_prefix: { 'data.t': { query: 'nut', operator: 'and' } } };
+    const fuzzy = { match: { 'data.t': { query: 'zincs', fuzziness: 'AUTO:5,9' } } };
+    // material weighs 1, notes.text (read as notes) 1/2; typos off on notes.
+    expect(textQuery({ type: 'keyword', query: 'nut', identifiers: [] }, rulesOf(settings(['material', 'notes.text'], ['notes'])))).toEqual({
+      bool: { should: [{ multi_match: { query: 'nut', type: 'bool_prefix', operator: 'and', fields: own } }, nested({ terms: { 'data.k': ['material'] } }, 1, prefix), nested({ terms: { 'data.k': ['notes'] } }, 0.5, prefix)], minimum_should_match: 1 },
+    });
+    // Every field searched, typos off on the name and on code: the typo query leaves both out.
+    const typo = textQuery({ type: 'natural_language', query: 'zincs', identifiers: [] }, rulesOf(settings(null, ['name', 'code']))) as { bool: { should: Array<{ bool: { should: object[] } }> } };
+    expect(typo.bool.should[0]!.bool.should[1]).toEqual({
+      bool: {
+        should: [
+          { multi_match: { query: 'zincs', type: 'best_fields', fuzziness: 'AUTO:5,9', boost: 0.5, fields: ['description^4'] } },
+          nested({ bool: { must_not: [{ terms: { 'data.k': ['code'] } }] } }, 0.5, fuzzy),
+        ],
+        minimum_should_match: 1,
+      },
     });
   });
 

@@ -16,7 +16,7 @@ import type {
 import { queryWords } from '../classify';
 import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
 import { matchTerms, NO_RULES, rulesOf, withoutStopWords, type MatchTerm, type QueryRules } from '../terms';
-import { DEFAULT_TYPO_RULES, transpositions, typoBudget, type TypoRules } from '../typos';
+import { transpositions, typoBudget } from '../typos';
 import type { Indexes } from './mappings';
 import { equalForms, fromSource, generationId, INTERNAL_FIELDS, numericValue, type StoredDocument } from './source';
 
@@ -138,9 +138,7 @@ export function textQuery(text: SearchQuery['text'], rules: QueryRules = NO_RULE
     const terms = matchTerms(text.query, 'any', rules);
     if (terms.length === 0) return undefined;
     // Any term matches; neighbouring query terms standing together in a field score again.
-    const together: Query[] = terms.slice(1).map((term, i) => ({
-      multi_match: { query: `${terms[i]!.word} ${term.word}`, fields: TEXT_FIELDS, type: 'phrase' },
-    }));
+    const together: Query[] = terms.slice(1).map((term, i) => across(fieldsOf(rules, false), { query: `${terms[i]!.word} ${term.word}`, type: 'phrase' }));
     return { bool: { should: [...terms.map((t) => termQuery(t, rules)), ...together], minimum_should_match: 1 } };
   }
   const terms = matchTerms(text.query, 'keyword', rules);
@@ -154,12 +152,68 @@ export function textQuery(text: SearchQuery['text'], rules: QueryRules = NO_RULE
  * do; or any of its synonyms, a word or a phrase, scored as the term typed.
  */
 function termQuery(term: MatchTerm, rules: QueryRules): Query {
-  const own: Query = term.parts ? { bool: { must: term.parts.map((p) => wordQuery(p, false, rules.typos)) } } : wordQuery(term.word, term.prefix, rules.typos);
+  const own: Query = term.parts ? { bool: { must: term.parts.map((p) => wordQuery(p, false, rules)) } } : wordQuery(term.word, term.prefix, rules);
   if (!term.synonyms || term.synonyms.length === 0) return own;
-  const synonyms: Query[] = term.synonyms.map((words) => ({
-    multi_match: { query: words.join(' '), fields: TEXT_FIELDS, type: words.length === 1 ? 'best_fields' : 'phrase' },
-  }));
+  const synonyms: Query[] = term.synonyms.map((words) => across(fieldsOf(rules, false), { query: words.join(' '), type: words.length === 1 ? 'best_fields' : 'phrase' }));
   return { bool: { should: [own, ...synonyms], minimum_should_match: 1 } };
+}
+
+/**
+ * Where a word is looked for under a collection's settings (terms.ts FieldRules): the record's own text fields (one
+ * multi_match), and collection_data as a whole (data_text) or field by field (the nested entries' words, `data.t`,
+ * each searchable field weighing (n - i) / n of collection_data's weight, as in the PostgreSQL engine's order), or all
+ * but the fields typos are off for. `typo`: for a typo's match, which leaves out the fields typos are off for.
+ */
+interface Fields {
+  own: string[];
+  data: 'all' | { keys: string[]; boost: number }[] | { except: string[] };
+}
+
+/** A dotted field's top-level key: the nested entries hold top-level keys (source.ts dataEntries). */
+const topKey = (field: string) => field.split('.')[0]!;
+
+export function fieldsOf(rules: QueryRules, typo: boolean): Fields {
+  const { searchable, typedOnly } = rules.fields;
+  const own = TEXT_FIELDS.filter(
+    (f) => f !== 'data_text' && !(typo && typedOnly.name && /^(name|identifiers)/.test(f)) && !(typo && typedOnly.description && f.startsWith('description')),
+  );
+  const off = typo ? typedOnly.data.map(topKey) : [];
+  if (searchable === undefined) return { own, data: off.length === 0 ? 'all' : { except: [...new Set(off)] } };
+  const keys = [...new Set(searchable.map(topKey))].filter((k) => !off.includes(k));
+  return { own, data: keys.map((k, i) => ({ keys: [k], boost: (keys.length - i) / keys.length })) };
+}
+
+interface MatchOptions {
+  query: string;
+  type: 'best_fields' | 'bool_prefix' | 'phrase';
+  operator?: 'and' | 'or';
+  fuzziness?: string;
+  boost?: number;
+  tie_breaker?: number;
+}
+
+/** The same match on one field of the nested entries (`data.t`). */
+function matchOn(field: string, m: MatchOptions): Query {
+  if (m.type === 'phrase') return { match_phrase: { [field]: { query: m.query } } };
+  if (m.type === 'bool_prefix') return { match_bool_prefix: { [field]: { query: m.query, ...(m.operator && { operator: m.operator }) } } };
+  return { match: { [field]: { query: m.query, ...(m.operator && { operator: m.operator }), ...(m.fuzziness && { fuzziness: m.fuzziness }) } } };
+}
+
+/** A match across the fields: one multi_match, with nested queries for collection_data read field by field. */
+function across(fields: Fields, m: MatchOptions): Query {
+  const plain: Query = { multi_match: { ...m, fields: fields.data === 'all' ? [...fields.own, 'data_text'] : fields.own } };
+  if (fields.data === 'all') return plain;
+  // A multi_match with no fields would search the index's default fields: none is left out instead.
+  const own = fields.own.length > 0 ? [plain] : [];
+  const nested = (filter: Query, boost: number): Query => ({
+    nested: { path: 'data', score_mode: 'max', query: { bool: { filter: [filter], must: [matchOn('data.t', m)] } }, boost: boost * (m.boost ?? 1) },
+  });
+  const data =
+    'except' in fields.data
+      ? [nested({ bool: { must_not: [{ terms: { 'data.k': fields.data.except } }] } }, 1)]
+      : fields.data.map((g) => nested({ terms: { 'data.k': g.keys } }, g.boost));
+  if (own.length + data.length === 0) return { bool: { must_not: [{ match_all: {} }] } };
+  return { bool: { should: [...own, ...data], minimum_should_match: 1 } };
 }
 
 /**
@@ -168,15 +222,17 @@ function termQuery(term: MatchTerm, rules: QueryRules): Query {
  * (transpositions count one; a collection's typo settings move both bounds); a shorter word's transpositions are spelt
  * out. No typos when the collection turns them off (`typos` undefined).
  */
-function wordQuery(word: string, prefix: boolean, typos: TypoRules | undefined = DEFAULT_TYPO_RULES): Query {
-  const typed: Query = prefix
-    ? { multi_match: { query: word, fields: TEXT_FIELDS, type: 'bool_prefix', operator: 'and' } }
-    : { multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and', tie_breaker: 0.3 } };
+function wordQuery(word: string, prefix: boolean, rules: QueryRules): Query {
+  const { typos } = rules;
+  const typed = prefix
+    ? across(fieldsOf(rules, false), { query: word, type: 'bool_prefix', operator: 'and' })
+    : across(fieldsOf(rules, false), { query: word, type: 'best_fields', operator: 'and', tie_breaker: 0.3 });
   if (!typos || typoBudget(word, typos) === 0) return typed;
+  const near = fieldsOf(rules, true);
   const typo: Query =
     word.length < typos.one
-      ? { multi_match: { query: transpositions(word).join(' '), fields: TEXT_FIELDS, type: 'best_fields', operator: 'or', boost: TYPO_BOOST } }
-      : { multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', fuzziness: `AUTO:${typos.one},${typos.two}`, boost: TYPO_BOOST } };
+      ? across(near, { query: transpositions(word).join(' '), type: 'best_fields', operator: 'or', boost: TYPO_BOOST })
+      : across(near, { query: word, type: 'best_fields', fuzziness: `AUTO:${typos.one},${typos.two}`, boost: TYPO_BOOST });
   return { bool: { should: [typed, typo], minimum_should_match: 1 } };
 }
 

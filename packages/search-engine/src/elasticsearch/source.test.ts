@@ -5,18 +5,21 @@ import { dataEntries, documentId, equalForms, MAX_ENTRIES, fromSource, numericVa
 describe('stored documents', () => {
   it('turns collection_data into key/value entries typed as their JSON values', () => {
     expect(dataEntries({ size: 'M8', length: 40, price: '12.50', stock: true })).toEqual([
-      { k: 'size', j: '"M8"', s: 'M8' },
-      { k: 'length', j: '40', n: 40 },
-      { k: 'price', j: '"12.50"', s: '12.50' },
+      { k: 'size', j: '"M8"', s: 'M8', t: 'M8' },
+      { k: 'length', j: '40', n: 40, t: '40' },
+      { k: 'price', j: '"12.50"', s: '12.50', t: '12.50' },
       { k: 'stock', j: 'true', b: true },
     ]);
   });
 
-  it('gives the distinct scalars of an array entries for equality only, and skips nulls and nested objects', () => {
-    expect(dataEntries({ tags: ['a', 'b', 'a', 2], none: null, nested: { x: 1 }, list: [{ y: 2 }] })).toEqual([
-      { k: 'tags', j: '"a"' },
-      { k: 'tags', j: '"b"' },
-      { k: 'tags', j: '2' },
+  it('gives the distinct scalars of an array entries for equality, nested objects text only, and skips nulls', () => {
+    expect(dataEntries({ tags: ['a', 'b', 'a', 2], none: null, nested: { x: 1, y: 'deep' }, list: [{ y: 2 }, true] })).toEqual([
+      { k: 'tags', j: '"a"', t: 'a' },
+      { k: 'tags', j: '"b"', t: 'b' },
+      { k: 'tags', j: '2', t: '2' },
+      { k: 'nested', t: '1 deep' },
+      { k: 'list', j: 'true' },
+      { k: 'list', t: '2' },
     ]);
   });
 
@@ -29,7 +32,7 @@ describe('stored documents', () => {
   it('keeps at most MAX_ENTRIES entries, below the nested objects limit Elasticsearch enforces', () => {
     const entries = dataEntries({ first: 'x', many: Array.from({ length: 20_000 }, (_, i) => i), after: 'y' });
     expect(entries).toHaveLength(MAX_ENTRIES);
-    expect(entries[0]).toEqual({ k: 'first', j: '"x"', s: 'x' });
+    expect(entries[0]).toEqual({ k: 'first', j: '"x"', s: 'x', t: 'x' });
   });
 
   it('reads numbers and plain numerals as numbers, nothing else', () => {

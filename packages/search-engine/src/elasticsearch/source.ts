@@ -11,10 +11,12 @@ import type { IndexDocument, Scalar } from '../port';
 export interface DataEntry {
   k: string;
   /** The value as JSON: equality (10 and "10" are different values) and group-by keys. */
-  j: string;
+  j?: string;
   s?: string;
   n?: number;
   b?: boolean;
+  /** The words of the value (a string, a number, or a nested object's or array's text values): searchable_fields. */
+  t?: string;
 }
 
 /** What the records and public indexes hold for a record. */
@@ -88,6 +90,11 @@ function isScalar(value: unknown): value is Scalar {
  */
 export const MAX_ENTRIES = 5_000;
 
+/** The words of a scalar as full text reads them: strings and finite numbers (a boolean is no search term). */
+function textOf(value: Scalar): { t?: string } {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? { t: String(value) } : {};
+}
+
 /**
  * One entry per scalar value of each top-level key. An array's distinct scalar elements get entries too, holding only
  * their JSON: equality and group-by see the elements (as PostgreSQL's jsonb containment does), while ranges, stats and
@@ -104,14 +111,21 @@ export function dataEntries(collection_data: Record<string, unknown>): DataEntry
         if (entries.length >= MAX_ENTRIES) break;
         if (!isScalar(element)) continue;
         const j = JSON.stringify(element);
-        if (!seen.has(j)) entries.push({ k, j });
+        if (!seen.has(j)) entries.push({ k, j, ...textOf(element) });
         seen.add(j);
       }
+      // The text of the array's nested objects and arrays, under its key.
+      const nested = value.filter((e) => e !== null && typeof e === 'object');
+      if (nested.length > 0 && entries.length < MAX_ENTRIES) entries.push({ k, t: dataText({ [k]: nested }) });
     } else if (isScalar(value)) {
       const j = JSON.stringify(value);
-      if (typeof value === 'string') entries.push({ k, j, s: value });
-      else if (typeof value === 'number') entries.push({ k, j, n: value });
+      if (typeof value === 'string') entries.push({ k, j, s: value, t: value });
+      else if (typeof value === 'number') entries.push({ k, j, n: value, ...textOf(value) });
       else entries.push({ k, j, b: value });
+    } else if (value !== null && typeof value === 'object') {
+      // A nested object: not filterable (no j), but its text is its key's.
+      const t = dataText({ [k]: value });
+      if (t) entries.push({ k, t });
     }
   }
   return entries;

@@ -13,14 +13,15 @@ import type {
 } from '../port';
 import type { RankingExplanation } from '@trove/contracts';
 import { withHighlights } from '../highlight';
-import { rulesOf, withoutStopWords } from '../terms';
+import { rulesOf, withoutStopWords, type FieldRules } from '../terms';
 import { Aggregation, type Sample } from './aggregation';
 import { Totals } from './counting';
 import { IdentifierSearch } from './identifiers';
 import { Listing } from './listing';
 import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
-import { fullTextMatches, queryTerms, Ranking, scoreParts, type QueryTerm, type TermStats } from './ranking';
+import { fullTextMatches, Ranking, scoreParts, type TermStats } from './ranking';
+import { queryTerms, type QueryTerm } from './tsquery';
 import { explainMatches, foundBy, SCORE_PART } from '../explain';
 import type { Found, Fragment } from './rows';
 import { Typos } from './typos';
@@ -34,6 +35,7 @@ interface Ranked {
   terms: QueryTerm[];
   text: string;
   stats?: TermStats;
+  fields: FieldRules;
 }
 
 /**
@@ -147,12 +149,14 @@ export class PostgresSearchEngine implements SearchEngine {
       const expanded = rules.typos ? await this.typos.withTypos(query.scope, terms, rules.typos) : terms;
       // Names are compared with the query without its stop words.
       const rankedText = withoutStopWords(text.query, rules);
-      onMatches?.(fullTextMatches(expanded, text.type, query));
-      const found = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page);
-      if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText, stats: found.stats } };
+      onMatches?.(fullTextMatches(expanded, text.type, query, rules.fields));
+      const found = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page, rules.fields);
+      if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText, stats: found.stats, fields: rules.fields } };
     }
-    // Typo tolerance turned off for the collection: no typo-tolerant fallback either.
-    return rules.typos ? this.typos.fuzzy(text.query, query, page) : { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false, matches: sql`false` };
+    // Typo tolerance turned off for the collection, or for names: no typo-tolerant fallback (it guesses by name) either.
+    return rules.typos && !rules.fields.typedOnly.name
+      ? this.typos.fuzzy(text.query, query, page)
+      : { hits: [], total_estimate: 0, total_is_estimate: false, fuzzy: false, matches: sql`false` };
   }
 
   async aggregate(query: AggregateQuery): Promise<AggregateResult> {

@@ -1,10 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import { prepared, sql, type Kysely } from '@trove/db';
-import { queryWords } from '../classify';
 import { type SearchHit, type SearchQuery, type SearchScope } from '../port';
-import { matchTerms, NO_RULES, type MatchTerm, type QueryRules } from '../terms';
 import { countLimit, exactly, scanned, toScan, type Scan, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
+import { NO_RULES, type FieldRules } from '../terms';
+import { fieldMatches, fieldOrder } from './fields';
+import { matchText, searchText, termQuery, type QueryTerm } from './tsquery';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Found, type Fragment, type Page } from './rows';
 
 /**
@@ -30,51 +31,6 @@ const POOL = 100;
 
 /** Rank weights for D, C, B, A: collection_data text (C) counts a quarter of a description (B), a tenth of a name. */
 export const RANK_WEIGHTS = '{0.05, 0.1, 0.4, 1.0}';
-
-/** The text the tsvectors and tsqueries are built from: lowercase runs of letters and digits, space-separated. */
-export function searchText(text: string): string {
-  return queryWords(text).join(' ');
-}
-
-/**
- * One term of a query (terms.ts: a word, matched as a prefix when it is a keyword query's last, or a synonym rule's
- * words, with its synonyms), and its near words (typos).
- */
-export interface QueryTerm extends MatchTerm {
-  typos: string[];
-}
-
-/**
- * The terms a query matches with (terms.ts), or none when it has no letters or digits. keyword: every word, the last
- * as a prefix. any: the distinct words, stop words dropped unless they are all there is. `rules`: the collection's
- * stop words and synonyms.
- */
-export function queryTerms(query: string, mode: 'keyword' | 'any', rules: QueryRules = NO_RULES): QueryTerm[] {
-  return matchTerms(query, mode, rules).map((t) => ({ ...t, typos: [] }));
-}
-
-/**
- * tsquery text for one term: its word (as a prefix when asked) or any of its near words. Lexemes are runs of letters
- * and digits only, quoted, so no user character ever reaches tsquery syntax.
- */
-function termQuery(term: QueryTerm, opts: { typos: boolean; prefix: boolean; name?: boolean }): string {
-  // In the name only: the name is tsv's weight-A part (writes.ts), so each lexeme is marked :A.
-  const a = opts.name ? 'A' : '';
-  const marks = (prefix: boolean) => (prefix ? `:*${a}` : a ? `:${a}` : '');
-  const lexeme = (word: string, prefix = false) => `'${word}'${marks(prefix)}`;
-  // A synonym rule's words each match anywhere (as a query's words do); a synonym's words in a row.
-  const own = term.parts ? `(${term.parts.map((p) => lexeme(p)).join(' & ')})` : lexeme(term.word, term.prefix && opts.prefix);
-  const synonyms = (term.synonyms ?? []).map((words) => (words.length === 1 ? lexeme(words[0]!) : `(${words.map((w) => lexeme(w)).join(' <-> ')})`));
-  const typos = opts.typos ? term.typos.map((t) => lexeme(t)) : [];
-  const alternatives = [own, ...synonyms, ...typos];
-  return alternatives.length === 1 ? own : `(${alternatives.join(' | ')})`;
-}
-
-/** tsquery text matching the terms: `every` one of them or `any`, anywhere in the document or in its name only. */
-export function matchText(terms: QueryTerm[], mode: 'every' | 'any', where: 'anywhere' | 'name' = 'anywhere'): string {
-  const opts = { typos: true, prefix: true, name: where === 'name' };
-  return terms.map((t) => termQuery(t, opts)).join(mode === 'any' ? ' | ' : ' & ');
-}
 
 const num = (n: number) => sql.raw(String(n));
 
@@ -210,8 +166,8 @@ export function prior(terms: QueryTerm[], query: string, everyHeld = false, stat
  * 0.9..0.99, a name starting with it into 0.8..0.89; all others stay at or below 0.8, so ordering by score puts exact
  * names first and name prefixes next. 1.0 stays an identifier's.
  */
-export function relevance(terms: QueryTerm[], query: string, stats?: TermStats): Fragment {
-  const { parts, key } = relevanceParts(terms, query, stats);
+export function relevance(terms: QueryTerm[], query: string, stats?: TermStats, fields?: FieldRules): Fragment {
+  const { parts, key } = relevanceParts(terms, query, stats, fields);
   const base = sql`(${sql.join(
     parts.map((p) => sql`${num(p.weight)} * ${p.value} / ${num(p.of)}`),
     sql` + `,
@@ -230,7 +186,7 @@ export function relevance(terms: QueryTerm[], query: string, stats?: TermStats):
  * in a name), the share of the terms' rarity held in the name (0.05) and neighbouring words together (0.1). Measured
  * on Cranfield's graded questions beside a reference BM25 library (bench/src/graded.ts, bench/RESULTS.md).
  */
-function relevanceParts(terms: QueryTerm[], query: string, stats?: TermStats) {
+function relevanceParts(terms: QueryTerm[], query: string, stats?: TermStats, fields?: FieldRules) {
   const k = terms.length;
   const all = { typos: true, prefix: true };
   const count = (parts: Fragment[]) => sql`(${sql.join(parts, sql` + `)})::float8`;
@@ -258,6 +214,11 @@ function relevanceParts(terms: QueryTerm[], query: string, stats?: TermStats) {
         { name: 'words_together', value: together, of: pairs, weight: 0.2 },
         { name: 'cover_density', value: sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.tsv, ${matchText(terms, 'any')}::tsquery, 32)`, of: 1, weight: 0.15 },
       ];
+  // A collection naming its searchable fields: how early in them the words stand weighs 0.15, the rest 0.85 of it.
+  if (fields?.searchable) {
+    for (const p of parts) p.weight = Math.round(p.weight * 0.85 * 1e4) / 1e4;
+    parts.push({ name: 'searchable_fields', value: fieldOrder(terms, fields.searchable), of: 1, weight: 0.15 });
+  }
   return { parts, key: searchText(query) };
 }
 
@@ -267,12 +228,12 @@ function relevanceParts(terms: QueryTerm[], query: string, stats?: TermStats) {
  */
 export async function scoreParts(
   db: Kysely<any>,
-  ranked: { terms: QueryTerm[]; text: string; stats?: TermStats },
+  ranked: { terms: QueryTerm[]; text: string; stats?: TermStats; fields?: FieldRules },
   hits: Array<{ tenant_id: string; record_id: string }>,
 ): Promise<Map<string, { name: 'equal' | 'starts_with' | 'other'; parts: Record<string, { share: number; weight: number }> }>> {
   const out = new Map<string, { name: 'equal' | 'starts_with' | 'other'; parts: Record<string, { share: number; weight: number }> }>();
   if (hits.length === 0 || ranked.terms.length === 0) return out;
-  const { parts, key } = relevanceParts(ranked.terms, ranked.text, ranked.stats);
+  const { parts, key } = relevanceParts(ranked.terms, ranked.text, ranked.stats, ranked.fields);
   const { rows } = await sql<{ tenant_id: string; record_id: string; name: string; shares: number[] }>`
     select d.tenant_id, d.record_id, array[${sql.join(
       parts.map((p) => sql`${p.value}::float8`),
@@ -293,9 +254,19 @@ export async function scoreParts(
   return out;
 }
 
-/** The condition a keyword or natural-language query's matches meet (what its total counts). */
-export function fullTextMatches(terms: QueryTerm[], type: 'keyword' | 'natural_language', query: Pick<SearchQuery, 'scope' | 'filters'>): Fragment {
-  return sql`${whereClause(query.scope, query.filters, false)} and d.tsv @@ ${matchText(terms, type === 'keyword' ? 'every' : 'any')}::tsquery`;
+/**
+ * The condition a keyword or natural-language query's matches meet (what its total counts), under the collection's
+ * field settings (fields.ts) when it has them.
+ */
+export function fullTextMatches(
+  terms: QueryTerm[],
+  type: 'keyword' | 'natural_language',
+  query: Pick<SearchQuery, 'scope' | 'filters'>,
+  fields: FieldRules = NO_RULES.fields,
+): Fragment {
+  const mode = type === 'keyword' ? 'every' : 'any';
+  const held = fieldMatches(terms, mode, fields);
+  return sql`${whereClause(query.scope, query.filters, false)} and d.tsv @@ ${matchText(terms, mode)}::tsquery${held ? sql` and ${held}` : sql``}`;
 }
 
 /**
@@ -334,14 +305,17 @@ export class Ranking {
     type: 'keyword' | 'natural_language',
     query: SearchQuery,
     page: Page,
+    fields: FieldRules = NO_RULES.fields,
   ): Promise<Found & { stats?: TermStats }> {
-    const where = whereClause(query.scope, query.filters, false);
+    // Every source of candidates reads `where`, so the collection's field settings (fields.ts) hold for each.
+    const held = fieldMatches(terms, type === 'keyword' ? 'every' : 'any', fields);
+    const where = held ? sql`${whereClause(query.scope, query.filters, false)} and ${held}` : whereClause(query.scope, query.filters, false);
     const text = query.text!.query;
     // Natural language weighs its terms by their rarity (TermCounts, one statement before the search unless counted lately).
     const stats = type === 'natural_language' ? await this.counts.stats(query.scope, terms) : undefined;
-    const score = relevance(terms, text, stats);
+    const score = relevance(terms, text, stats, fields);
     const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
-    const matches = fullTextMatches(terms, type, query);
+    const matches = fullTextMatches(terms, type, query, fields);
     const scope = query.scope;
     if (query.sort) {
       const [found, total] = await Promise.all([

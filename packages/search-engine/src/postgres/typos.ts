@@ -4,7 +4,8 @@ import type { IndexChange, SearchQuery, SearchScope } from '../port';
 import { DEFAULT_TYPO_RULES, oneTypoAway, typoBudget, typoDistance, withinTypos, type TypoRules } from '../typos';
 import { countLimit, exactly, type Totals } from './counting';
 import { collectionCondition, sortOrder, whereClause } from './filters';
-import { CANDIDATES, searchText, type QueryTerm } from './ranking';
+import { CANDIDATES } from './ranking';
+import { searchText, type QueryTerm } from './tsquery';
 import { DOCUMENT_COLUMNS, textArray, toHit, type DocumentRow, type Found, type Page } from './rows';
 
 /**

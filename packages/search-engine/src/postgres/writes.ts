@@ -3,7 +3,7 @@ import { changeProblem, cleanJson, dataText } from '../documents';
 import { identifiersOf } from '../identifiers';
 import type { Maintenance } from './maintenance';
 import type { ApplyOutcome, IndexChange, IndexDocument } from '../port';
-import { searchText } from './ranking';
+import { searchText } from './tsquery';
 import { isVocabularyWord } from '../typos';
 import type { Fragment } from './rows';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, type CollectionSettings, type CollectionSettingsAnswer } from '@trove/contracts';
+import { DEFAULT_SETTINGS, withDefaults, type CollectionSettings, type CollectionSettingsAnswer } from '@trove/contracts';
 import { sql, type Kysely } from '@trove/db';
 
 /**
@@ -12,7 +12,7 @@ export async function readSettings(db: Kysely<any>, tenant_id: string, collectio
     where tenant_id = ${tenant_id} and collection = ${collection}`.execute(db);
   const row = rows[0];
   if (!row) return { collection, version: 0, settings: DEFAULT_SETTINGS, updated_at: null };
-  return { collection, version: row.version, settings: { ...DEFAULT_SETTINGS, ...row.settings }, updated_at: new Date(row.updated_at).toISOString() };
+  return { collection, version: row.version, settings: withDefaults(row.settings), updated_at: new Date(row.updated_at).toISOString() };
 }
 
 /**
@@ -33,7 +33,7 @@ export async function changeSettings(
     const { rows } = await sql<{ settings: CollectionSettings }>`
       select settings from search.collection_settings
       where tenant_id = ${tenant_id} and collection = ${collection} for update`.execute(trx);
-    const settings = change({ ...DEFAULT_SETTINGS, ...rows[0]!.settings });
+    const settings = change(withDefaults(rows[0]!.settings));
     const updated = await sql<{ version: number; updated_at: Date }>`
       update search.collection_settings set settings = ${JSON.stringify(settings)}::jsonb, version = version + 1, updated_at = now()
       where tenant_id = ${tenant_id} and collection = ${collection}
