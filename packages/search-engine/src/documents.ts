@@ -1,5 +1,5 @@
 import { firstUnstorable, replaceUnstorable } from '@trove/contracts';
-import type { IndexChange, IndexDocument } from './port';
+import type { IndexChange, IndexDocument, Scalar } from './port';
 
 /** Helpers both engines use to read documents the same way. */
 
@@ -78,4 +78,16 @@ function clean(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(clean);
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [cleanText(k), clean(v)]));
+}
+
+/**
+ * Ties by value in jsonb order, as the PostgreSQL engine sorts them: strings (by code point, as the engine's C
+ * collation compares them), then numbers, then booleans (false first).
+ */
+export function compareScalars(a: Scalar, b: Scalar): number {
+  const rank = (v: Scalar) => (typeof v === 'string' ? 0 : typeof v === 'number' ? 1 : 2);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
 }

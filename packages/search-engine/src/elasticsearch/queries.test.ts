@@ -1,6 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { DEFAULT_SETTINGS } from '@trove/contracts';
 import type { AggregateQuery, SearchQuery } from '../port';
+import { compareScalars } from '../documents';
 import { rulesOf } from '../terms';
 import { TENANT } from './__tests__/fixtures';
 import { indexesOf } from './mappings';
@@ -9,7 +10,6 @@ import {
   aggregateResult,
   collectionsRequest,
   collectionsResult,
-  compareScalars,
   filterQuery,
   fuzzyQuery,
   modeOf,

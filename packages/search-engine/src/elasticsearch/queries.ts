@@ -14,6 +14,7 @@ import type {
   Sort,
 } from '../port';
 import { queryWords } from '../classify';
+import { compareScalars } from '../documents';
 import { detectIdentifier, editionBases, normaliseIdentifier } from '../identifiers';
 import { matchTerms, NO_RULES, rulesOf, withoutStopWords, type MatchTerm, type QueryRules } from '../terms';
 import { transpositions, typoBudget } from '../typos';
@@ -454,15 +455,6 @@ export function collectionsResult(response: estypes.SearchResponse): CollectionG
         .slice(0, AGGREGATE_GROUP_LIMIT)
         .map((t) => ({ value: t.name, count: t.count })),
     }));
-}
-
-/** Ties by value in jsonb order, as the PostgreSQL engine sorts them: strings, then numbers, then booleans. */
-export function compareScalars(a: Scalar, b: Scalar): number {
-  const rank = (v: Scalar) => (typeof v === 'string' ? 0 : typeof v === 'number' ? 1 : 2);
-  if (rank(a) !== rank(b)) return rank(a) - rank(b);
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  const [x, y] = [String(a), String(b)];
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 interface Bucket {

@@ -2,6 +2,7 @@ import { AGGREGATE_GROUP_LIMIT } from '@trove/contracts';
 import { sql, type Kysely } from '@trove/db';
 import { COUNTED_EXACTLY, type AggregateQuery, type AggregateResult, type CollectionGroup, type FacetAnswer, type FieldStats, type Filter, type Scalar, type SearchScope } from '../port';
 import type { Total, Totals } from './counting';
+import { FacetTally, type FacetRows } from './facet-tally';
 import { collectionCondition, whereClause } from './filters';
 import type { Fragment } from './rows';
 
@@ -39,10 +40,20 @@ const FACET_SAMPLE_LEAST = 400;
 const FACET_SAMPLE_PAGES = 2_000;
 
 /** Facets counted on a sample of a search's matches, and how many it read. */
+/**
+ * A page sample of a search's matches (earlySample()): each matching row as [row address, v0, v1, ...] (FacetRows'
+ * shape), on `percent` of the table's pages.
+ */
 export interface Sample {
   percent: number;
-  facets: Record<string, FacetAnswer>;
-  read: number;
+  rows: unknown[][];
+}
+
+/** Rows of [row address, v0, v1, ...] counted into one tally, each group's rows standing for `weight` documents each. */
+function tallied(fields: string[], groups: Array<{ rows: unknown[][]; weight: number }>): FacetTally {
+  const tally = new FacetTally(fields);
+  for (const { rows, weight } of groups) for (const row of rows) tally.add(row.slice(1), weight);
+  return tally;
 }
 
 /** Facets counted on a sample, scaled to the total (`scale`: matches per sampled match) and marked estimated. */
@@ -131,11 +142,16 @@ export class Aggregation {
    * connections): the matches on FACET_SAMPLE_PAGES of the table's pages. facets() uses it when the search's total
    * calls for an estimate and it holds enough matches.
    */
-  earlySample(scope: SearchScope, matches: Fragment, fields: string[], limit: number): Promise<Sample> {
+  earlySample(matches: Fragment, fields: string[]): Promise<Sample> {
     const sample = (async (): Promise<Sample> => {
       const percent = Math.min(100, (100 * FACET_SAMPLE_PAGES) / (await this.totals.tablePages()));
-      const { arrays } = await this.source(scope, fields);
-      return { percent, ...(await this.facetsRead(sql`search_engine.documents d tablesample system (${percent}) repeatable (17)`, matches, fields, arrays, limit)) };
+      const { rows } = await sql<{ r: unknown[] }>`
+        select jsonb_build_array(d.ctid::text${sql.join(
+          fields.map((f) => sql`, ${facetValue(f)}`),
+          sql``,
+        )}) as r
+        from search_engine.documents d tablesample system (${percent}) repeatable (17) where ${matches}`.execute(this.db);
+      return { percent, rows: rows.map((row) => row.r) };
     })();
     sample.catch(() => undefined);
     return sample;
@@ -143,23 +159,38 @@ export class Aggregation {
 
   /**
    * A search's facets (SearchQuery.facets) over the documents matching `matches` (a search's condition, read on the
-   * documents table, since it may test the text), `total` of them: exact when the total is exact and at most
-   * FACETS_COUNTED_EXACTLY (or the search asks for exact_total); else from a sample holding at least
-   * FACET_SAMPLE_LEAST matches (the early one, earlySample(), or one sized to hold about FACET_SAMPLE) when that reads
-   * fewer pages than the matches, scaled to the total.
+   * documents table, since it may test the text), `total` of them:
+   * - from the matches a keyword statement read (`prefix`, ranking.ts), counted here, when they are all of them;
+   * - exact when the total is exact and at most FACETS_COUNTED_EXACTLY (or the search asks for exact_total);
+   * - else estimated: the matches the keyword statement read (the first it found, in whatever order its plan reads)
+   *   counted as they are, and the others from the early page sample (earlySample(): its matches the statement did not
+   *   read, each standing for 100 / percent), a stratified estimate no load order can bias; without those, the early
+   *   sample alone when it holds
+   *   FACET_SAMPLE_LEAST matches, or a sample sized to hold about FACET_SAMPLE, when that reads fewer pages than the
+   *   matches, scaled to the total.
    */
   async facets(
     scope: SearchScope,
     matches: Fragment,
     total: Total,
     asked: { fields: string[]; limit: number },
-    opts: { exactTotal?: boolean; early?: Promise<Sample> } = {},
+    opts: { exactTotal?: boolean; early?: Promise<Sample>; prefix?: FacetRows } = {},
   ): Promise<Record<string, FacetAnswer>> {
     const { fields, limit } = asked;
+    const { prefix } = opts;
+    if (prefix?.complete) return tallied(fields, [{ rows: prefix.rows, weight: 1 }]).answers(limit, false);
     const exact = (!total.total_is_estimate && total.total_estimate <= FACETS_COUNTED_EXACTLY) || opts.exactTotal === true;
     if (!exact && opts.early) {
       const early = await opts.early;
-      if (early.read >= FACET_SAMPLE_LEAST) return scaledFacets(early.facets, total.total_estimate / early.read);
+      if (prefix && prefix.rows.length > 0) {
+        const read = new Set(prefix.rows.map((r) => r[0]));
+        const beyond = early.rows.filter((r) => !read.has(r[0]));
+        return tallied(fields, [
+          { rows: prefix.rows, weight: 1 },
+          { rows: beyond, weight: 100 / early.percent },
+        ]).answers(limit, true);
+      }
+      if (early.rows.length >= FACET_SAMPLE_LEAST) return tallied(fields, [{ rows: early.rows, weight: total.total_estimate / early.rows.length }]).answers(limit, true);
     }
     // A sample of the table's pages holding about FACET_SAMPLE matches, when that reads fewer pages than the matches.
     const percent = Math.min(100, (100 * FACET_SAMPLE) / Math.max(1, total.total_estimate));
@@ -282,7 +313,7 @@ function numberOf(source: Source, field: string): Fragment {
 }
 
 /** A facet field's value a document: a collection_data field's, or record_type's or collection's as jsonb. */
-function facetValue(field: string): Fragment {
+export function facetValue(field: string): Fragment {
   return field === 'record_type' || field === 'collection' ? sql`to_jsonb(${sql.ref(`d.${field}`)})` : sql`d.data -> ${field}`;
 }
 

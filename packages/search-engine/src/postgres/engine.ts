@@ -24,6 +24,7 @@ import { fullTextMatches, Ranking, scoreParts, type TermStats } from './ranking'
 import { queryTerms, type QueryTerm } from './tsquery';
 import { explainMatches, foundBy, SCORE_PART } from '../explain';
 import type { Found, Fragment } from './rows';
+import type { FacetRows } from './facet-tally';
 import { Typos } from './typos';
 import { Writes } from './writes';
 
@@ -108,11 +109,15 @@ export class PostgresSearchEngine implements SearchEngine {
     // condition is known, on a server (two connections; PGlite's one would run them one after the other), unless an
     // exact total asks for exact facets.
     const onMatches =
-      asked && !query.exact_total && this.database.kind === 'postgres' ? (m: Fragment) => (early = this.aggregation.earlySample(query.scope, m, asked.fields, asked.limit)) : undefined;
-    const { matches, ranked, ...found } = await this.find(query, onMatches);
+      asked && !query.exact_total && this.database.kind === 'postgres' ? (m: Fragment) => (early = this.aggregation.earlySample(m, asked.fields)) : undefined;
+    const { matches, ranked, facetRows, ...found } = await this.find(query, onMatches);
     const facets =
       asked &&
-      (await this.aggregation.facets(query.scope, found.total_estimate > 0 ? matches : sql`false`, found, asked, { exactTotal: query.exact_total, early }));
+      (await this.aggregation.facets(query.scope, found.total_estimate > 0 ? matches : sql`false`, found, asked, {
+        exactTotal: query.exact_total,
+        early,
+        ...(found.total_estimate > 0 && facetRows && { prefix: facetRows }),
+      }));
     const hits = withHighlights(found.hits, query);
     return { ...found, hits: query.explain ? await this.explained(hits, query, found.fuzzy, ranked) : hits, ...(facets && { facets }) };
   }
@@ -138,7 +143,7 @@ export class PostgresSearchEngine implements SearchEngine {
    * language: the query's words expanded to their near words (typos.ts), then matched and ranked (ranking.ts); when
    * that matches nothing, the typo-tolerant fallback on names (typos.ts).
    */
-  private async find(query: SearchQuery, onMatches?: (matches: Fragment) => void): Promise<Found & { ranked?: Ranked }> {
+  private async find(query: SearchQuery, onMatches?: (matches: Fragment) => void): Promise<Found & { ranked?: Ranked; facetRows?: FacetRows }> {
     const page = { limit: query.limit, offset: query.offset };
     const text = query.text;
     if (!text || !text.query.trim()) return this.listing.filtered(query, page);
@@ -150,8 +155,8 @@ export class PostgresSearchEngine implements SearchEngine {
       // Names are compared with the query without its stop words.
       const rankedText = withoutStopWords(text.query, rules);
       onMatches?.(fullTextMatches(expanded, text.type, query, rules.fields));
-      const found = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page, rules.fields);
-      if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText, stats: found.stats, fields: rules.fields } };
+      const { stats, ...found } = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page, rules.fields);
+      if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText, stats, fields: rules.fields } };
     }
     // Typo tolerance turned off for the collection, or for names: no typo-tolerant fallback (it guesses by name) either.
     return rules.typos && !rules.fields.typedOnly.name

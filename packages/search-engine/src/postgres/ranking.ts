@@ -4,6 +4,8 @@ import { type SearchHit, type SearchQuery, type SearchScope } from '../port';
 import { countLimit, exactly, scanned, toScan, type Scan, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { NO_RULES, type FieldRules } from '../terms';
+import { facetValue } from './aggregation';
+import type { FacetRows } from './facet-tally';
 import { fieldMatches, fieldOrder } from './fields';
 import { matchText, searchText, termQuery, type QueryTerm } from './tsquery';
 import { DOCUMENT_COLUMNS, toHit, type DocumentRow, type Found, type Fragment, type Page } from './rows';
@@ -306,7 +308,7 @@ export class Ranking {
     query: SearchQuery,
     page: Page,
     fields: FieldRules = NO_RULES.fields,
-  ): Promise<Found & { stats?: TermStats }> {
+  ): Promise<Found & { stats?: TermStats; facetRows?: FacetRows }> {
     // Every source of candidates reads `where`, so the collection's field settings (fields.ts) hold for each.
     const held = fieldMatches(terms, type === 'keyword' ? 'every' : 'any', fields);
     const where = held ? sql`${whereClause(query.scope, query.filters, false)} and ${held}` : whereClause(query.scope, query.filters, false);
@@ -333,10 +335,10 @@ export class Ranking {
       const bound = Math.max(KEYWORD_CANDIDATES, page.offset + page.limit);
       // The matches read: as many as the total is counted exactly (countLimit()), and at least the candidates.
       const read = Math.max(countLimit(query.exact_total), bound);
-      const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read, countLimit(query.exact_total) + 1);
+      const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read, countLimit(query.exact_total) + 1, query.facets?.fields);
       // Estimated from the matches counted, the first countLimit() + 1 however many more this page read: one total on every page.
       const total = found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope, found.scan);
-      return { hits: found.hits, ...total, fuzzy: false, matches };
+      return { hits: found.hits, ...total, fuzzy: false, matches, ...(found.facetRows && { facetRows: found.facetRows }) };
     }
     // Counted beside the ranking (on a server, on a second connection): needed whenever the candidates are not all
     // the matches, and cheap when they are.
@@ -372,14 +374,23 @@ export class Ranking {
     nameText: string,
     read: number,
     estimatedFrom: number,
-  ): Promise<{ hits: SearchHit[]; matched?: number; scan?: Scan }> {
+    facetFields?: string[],
+  ): Promise<{ hits: SearchHit[]; matched?: number; scan?: Scan; facetRows?: FacetRows }> {
     const { where, score, prior, key, page, bound } = ranked;
     const tsQuery = sql`${tsText}::tsquery`;
-    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number; scan: number[] | null }>`${prepared}
+    // Asked for facets: the values of the matches read, with their row address, given back once (facets()).
+    const values = (facetFields ?? []).map((field, i) => sql`, ${facetValue(field)} as ${sql.raw(`v${i}`)}`);
+    const facetRows = facetFields
+      ? sql`(select jsonb_agg(jsonb_build_array(m.row::text${sql.join(
+          facetFields.map((_, i) => sql.raw(`, m.v${i}`)),
+          sql``,
+        )})) from m)`
+      : sql`null::jsonb`;
+    const found = await sql<Partial<DocumentRow> & { score: number | null; matched: number; scan: number[] | null; facet_rows: unknown[][] | null }>`${prepared}
       with m as materialized (
         select d.ctid as row, d.name_key,
           (case when d.name_key = ${key} then 2 when starts_with(d.name_key, ${key}) then 1 else 0 end)
-            + (d.tsv @@ ${nameText}::tsquery)::int as tier
+            + (d.tsv @@ ${nameText}::tsquery)::int as tier${sql.join(values, sql``)}
         from search_engine.documents d where ${where} and d.tsv @@ ${tsQuery} limit ${read + 1}
       ),
       exactly as materialized (
@@ -388,7 +399,7 @@ export class Ranking {
           and ${where} and d.name_key = ${key} and d.tsv @@ ${tsQuery} limit ${bound}
       ),
       c as (
-        select row from (select * from exactly union all (select * from m order by tier desc limit ${bound})) c group by row
+        select row from (select * from exactly union all (select row, name_key, tier from m order by tier desc limit ${bound})) c group by row
       ),
       pool as (
         select d.ctid as row from c join search_engine.documents d on d.ctid = c.row
@@ -398,16 +409,20 @@ export class Ranking {
         select d.ctid as row, d.name_key, d.record_id, ${score} as score from pool join search_engine.documents d on d.ctid = pool.row
         order by score desc, d.name_key collate "C", d.record_id limit ${page.limit} offset ${page.offset}
       )
-      select counted.matched, ${scanned(sql`counted.matched`, read, estimatedFrom)} as scan, p.* from (select count(*)::int as matched from m) counted
+      select counted.matched, ${scanned(sql`counted.matched`, read, estimatedFrom)} as scan,
+        case when p.n is null or p.n = 1 then counted.facet_rows end as facet_rows, p.*
+      from (select count(*)::int as matched, ${facetRows} as facet_rows from m) counted
       left join lateral (
-        select ${DOCUMENT_COLUMNS}, top.score, top.name_key from top join search_engine.documents d on d.ctid = top.row
+        select ${DOCUMENT_COLUMNS}, top.score, top.name_key, row_number() over () as n from top join search_engine.documents d on d.ctid = top.row
       ) p on true
       order by p.score desc, p.name_key collate "C", p.record_id`.execute(this.db);
     const matched = Number(found.rows[0]?.matched ?? 0);
+    const rows = found.rows.find((r) => r.facet_rows != null)?.facet_rows;
     return {
       hits: found.rows.filter((r) => r.record_id != null).map((r) => toHit(r as DocumentRow & { score: number })),
       matched: matched <= read ? matched : undefined,
       scan: toScan(found.rows[0]?.scan),
+      ...(facetFields && { facetRows: { rows: rows ?? [], complete: matched <= read } }),
     };
   }
 
