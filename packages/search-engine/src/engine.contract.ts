@@ -628,6 +628,21 @@ function testKeywordRanking(s: ContractSuite): void {
       expect(results[4]!.hits.every((h) => h.score === 1)).toBe(true);
     });
 
+    it('ranks an exact title above longer titles holding it, however often they say it, in both query types', async () => {
+      const t = tenant();
+      await s.index(
+        film(t, 'Terminator 2: Judgment Day', { tagline: 'The Terminator is back', notes: 'terminator terminator' }),
+        film(t, 'Terminator 3: Rise of the Machines', { tagline: 'The Terminator returns' }),
+        film(t, 'Terminator Salvation', { notes: 'the terminator war' }),
+        film(t, 'The Terminator', { director: 'James Cameron' }),
+      );
+      for (const type of ['keyword', 'natural_language'] as const) {
+        const found = await s.find(own(t, 'movies'), { text: 'The Terminator', type });
+        expect(namesOf(found)[0]).toBe('The Terminator');
+        expect(found.hits[0]!.score).toBeGreaterThan(found.hits[1]!.score);
+      }
+    });
+
     it('ranks an exact name first, then names starting with the query, ties in one fixed order', async () => {
       const films = (t: string) => [
         film(t, 'The Lego Batman Movie', { character: 'Batman', villain: 'Joker', notes: 'Batman batman batman' }),

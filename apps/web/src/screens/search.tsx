@@ -38,6 +38,8 @@ const PART_NAMES: Record<string, string> = {
   words_in_name: 'words in its name',
   words_together: 'neighbouring words together',
   cover_density: 'how densely the words cover it',
+  bm25: 'BM25: its words weighed by their rarity, how often it holds them and its length',
+  searchable_fields: 'how early in the searchable fields its words stand',
 };
 
 /** The explanation of a result's rank: how it was found, each word's matches, and the score's parts. */
