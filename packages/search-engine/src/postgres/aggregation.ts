@@ -32,22 +32,12 @@ function tableOf(source: Source): Fragment {
 
 /** Matches a search's facets are counted exactly up to, as its total is (counting.ts's COUNTED_EXACTLY). */
 const FACETS_COUNTED_EXACTLY = COUNTED_EXACTLY;
+/** Matches a keyword search asked for facets reads in its own statement (ranking.ts), counted from exactly when they are all. */
+export const FACETS_READ = 3_000;
 /** Matches a sample for estimated facets should hold: counts off by a few percent for a value of a tenth of them. */
 const FACET_SAMPLE = 1_000;
-/** The fewest matches a sample may hold to stand for them all. */
-const FACET_SAMPLE_LEAST = 400;
-/** Pages of the table an early sample reads (earlySample()): about 15 ms here. */
+/** Pages of the table a sample for the matches a keyword statement did not read holds (pageSample()): about 15 ms here. */
 const FACET_SAMPLE_PAGES = 2_000;
-
-/** Facets counted on a sample of a search's matches, and how many it read. */
-/**
- * A page sample of a search's matches (earlySample()): each matching row as [row address, v0, v1, ...] (FacetRows'
- * shape), on `percent` of the table's pages.
- */
-export interface Sample {
-  percent: number;
-  rows: unknown[][];
-}
 
 /** Rows of [row address, v0, v1, ...] counted into one tally, each group's rows standing for `weight` documents each. */
 function tallied(fields: string[], groups: Array<{ rows: unknown[][]; weight: number }>): FacetTally {
@@ -138,59 +128,36 @@ export class Aggregation {
   }
 
   /**
-   * A sample for a search's facets drawn beside the search itself (the PostgreSQL server runs the two on two
-   * connections): the matches on FACET_SAMPLE_PAGES of the table's pages. facets() uses it when the search's total
-   * calls for an estimate and it holds enough matches.
-   */
-  earlySample(matches: Fragment, fields: string[]): Promise<Sample> {
-    const sample = (async (): Promise<Sample> => {
-      const percent = Math.min(100, (100 * FACET_SAMPLE_PAGES) / (await this.totals.tablePages()));
-      const { rows } = await sql<{ r: unknown[] }>`
-        select jsonb_build_array(d.ctid::text${sql.join(
-          fields.map((f) => sql`, ${facetValue(f)}`),
-          sql``,
-        )}) as r
-        from search_engine.documents d tablesample system (${percent}) repeatable (17) where ${matches}`.execute(this.db);
-      return { percent, rows: rows.map((row) => row.r) };
-    })();
-    sample.catch(() => undefined);
-    return sample;
-  }
-
-  /**
    * A search's facets (SearchQuery.facets) over the documents matching `matches` (a search's condition, read on the
    * documents table, since it may test the text), `total` of them:
-   * - from the matches a keyword statement read (`prefix`, ranking.ts), counted here, when they are all of them;
+   * - from the matches a keyword statement read (`prefix`, ranking.ts: at least FACETS_READ), counted here, when they
+   *   are all of them;
    * - exact when the total is exact and at most FACETS_COUNTED_EXACTLY (or the search asks for exact_total);
    * - else estimated: the matches the keyword statement read (the first it found, in whatever order its plan reads)
-   *   counted as they are, and the others from the early page sample (earlySample(): its matches the statement did not
-   *   read, each standing for 100 / percent), a stratified estimate no load order can bias; without those, the early
-   *   sample alone when it holds
-   *   FACET_SAMPLE_LEAST matches, or a sample sized to hold about FACET_SAMPLE, when that reads fewer pages than the
-   *   matches, scaled to the total.
+   *   counted as they are, and the others from a sample of FACET_SAMPLE_PAGES of the table's pages (its matches the
+   *   statement did not read, each standing for 100 / percent), a stratified estimate no load order can bias;
+   *   without a statement's matches (natural language, a sorted search), a sample sized to hold about FACET_SAMPLE
+   *   matches, when that reads fewer pages than the matches, scaled to the total.
    */
   async facets(
     scope: SearchScope,
     matches: Fragment,
     total: Total,
     asked: { fields: string[]; limit: number },
-    opts: { exactTotal?: boolean; early?: Promise<Sample>; prefix?: FacetRows } = {},
+    opts: { exactTotal?: boolean; prefix?: FacetRows } = {},
   ): Promise<Record<string, FacetAnswer>> {
     const { fields, limit } = asked;
     const { prefix } = opts;
     if (prefix?.complete) return tallied(fields, [{ rows: prefix.rows, weight: 1 }]).answers(limit, false);
     const exact = (!total.total_is_estimate && total.total_estimate <= FACETS_COUNTED_EXACTLY) || opts.exactTotal === true;
-    if (!exact && opts.early) {
-      const early = await opts.early;
-      if (prefix && prefix.rows.length > 0) {
-        const read = new Set(prefix.rows.map((r) => r[0]));
-        const beyond = early.rows.filter((r) => !read.has(r[0]));
-        return tallied(fields, [
-          { rows: prefix.rows, weight: 1 },
-          { rows: beyond, weight: 100 / early.percent },
-        ]).answers(limit, true);
-      }
-      if (early.rows.length >= FACET_SAMPLE_LEAST) return tallied(fields, [{ rows: early.rows, weight: total.total_estimate / early.rows.length }]).answers(limit, true);
+    if (!exact && prefix && prefix.rows.length > 0) {
+      const sample = await this.pageSample(matches, fields);
+      const read = new Set(prefix.rows.map((r) => r[0]));
+      const beyond = sample.rows.filter((r) => !read.has(r[0]));
+      return tallied(fields, [
+        { rows: prefix.rows, weight: 1 },
+        { rows: beyond, weight: 100 / sample.percent },
+      ]).answers(limit, sample.percent < 100);
     }
     // A sample of the table's pages holding about FACET_SAMPLE matches, when that reads fewer pages than the matches.
     const percent = Math.min(100, (100 * FACET_SAMPLE) / Math.max(1, total.total_estimate));
@@ -199,6 +166,18 @@ export class Aggregation {
     const from = sampled ? sql`search_engine.documents d tablesample system (${percent}) repeatable (17)` : sql`search_engine.documents d`;
     const { facets, read } = await this.facetsRead(from, matches, fields, arrays, limit);
     return sampled && read > 0 ? scaledFacets(facets, total.total_estimate / read) : facets;
+  }
+
+  /** The matches on FACET_SAMPLE_PAGES of the table's pages (a repeatable sample), each as [row address, v0, v1, ...]. */
+  private async pageSample(matches: Fragment, fields: string[]): Promise<{ percent: number; rows: unknown[][] }> {
+    const percent = Math.min(100, (100 * FACET_SAMPLE_PAGES) / (await this.totals.tablePages()));
+    const { rows } = await sql<{ r: unknown[] }>`
+      select jsonb_build_array(d.ctid::text${sql.join(
+        fields.map((f) => sql`, ${facetValue(f)}`),
+        sql``,
+      )}) as r
+      from search_engine.documents d tablesample system (${percent}) repeatable (17) where ${matches}`.execute(this.db);
+    return { percent, rows: rows.map((row) => row.r) };
   }
 
   /**

@@ -14,16 +14,16 @@ import type {
 import type { RankingExplanation } from '@trove/contracts';
 import { withHighlights } from '../highlight';
 import { rulesOf, withoutStopWords, type FieldRules } from '../terms';
-import { Aggregation, type Sample } from './aggregation';
+import { Aggregation } from './aggregation';
 import { Totals } from './counting';
 import { IdentifierSearch } from './identifiers';
 import { Listing } from './listing';
 import { Maintenance } from './maintenance';
 import { searchEngineMigrations } from './migrations';
-import { fullTextMatches, Ranking, scoreParts, type TermStats } from './ranking';
+import { Ranking, scoreParts, type TermStats } from './ranking';
 import { queryTerms, type QueryTerm } from './tsquery';
 import { explainMatches, foundBy, SCORE_PART } from '../explain';
-import type { Found, Fragment } from './rows';
+import type { Found } from './rows';
 import type { FacetRows } from './facet-tally';
 import { Typos } from './typos';
 import { Writes } from './writes';
@@ -104,18 +104,11 @@ export class PostgresSearchEngine implements SearchEngine {
    */
   async search(query: SearchQuery): Promise<SearchResult> {
     const asked = query.facets;
-    let early: Promise<Sample> | undefined;
-    // A full-text search's facets may be estimated from a sample: drawn beside the search as soon as its matches'
-    // condition is known, on a server (two connections; PGlite's one would run them one after the other), unless an
-    // exact total asks for exact facets.
-    const onMatches =
-      asked && !query.exact_total && this.database.kind === 'postgres' ? (m: Fragment) => (early = this.aggregation.earlySample(m, asked.fields)) : undefined;
-    const { matches, ranked, facetRows, ...found } = await this.find(query, onMatches);
+    const { matches, ranked, facetRows, ...found } = await this.find(query);
     const facets =
       asked &&
       (await this.aggregation.facets(query.scope, found.total_estimate > 0 ? matches : sql`false`, found, asked, {
         exactTotal: query.exact_total,
-        early,
         ...(found.total_estimate > 0 && facetRows && { prefix: facetRows }),
       }));
     const hits = withHighlights(found.hits, query);
@@ -143,7 +136,7 @@ export class PostgresSearchEngine implements SearchEngine {
    * language: the query's words expanded to their near words (typos.ts), then matched and ranked (ranking.ts); when
    * that matches nothing, the typo-tolerant fallback on names (typos.ts).
    */
-  private async find(query: SearchQuery, onMatches?: (matches: Fragment) => void): Promise<Found & { ranked?: Ranked; facetRows?: FacetRows }> {
+  private async find(query: SearchQuery): Promise<Found & { ranked?: Ranked; facetRows?: FacetRows }> {
     const page = { limit: query.limit, offset: query.offset };
     const text = query.text;
     if (!text || !text.query.trim()) return this.listing.filtered(query, page);
@@ -154,7 +147,6 @@ export class PostgresSearchEngine implements SearchEngine {
       const expanded = rules.typos ? await this.typos.withTypos(query.scope, terms, rules.typos) : terms;
       // Names are compared with the query without its stop words.
       const rankedText = withoutStopWords(text.query, rules);
-      onMatches?.(fullTextMatches(expanded, text.type, query, rules.fields));
       const { stats, ...found } = await this.ranking.fullText(expanded, text.type, { ...query, text: { ...text, query: rankedText } }, page, rules.fields);
       if (found.total_estimate > 0) return { ...found, ranked: { terms: expanded, text: rankedText, stats, fields: rules.fields } };
     }

@@ -4,7 +4,7 @@ import { type SearchHit, type SearchQuery, type SearchScope } from '../port';
 import { countLimit, exactly, scanned, toScan, type Scan, type Total, type Totals } from './counting';
 import { sortOrder, whereClause } from './filters';
 import { NO_RULES, type FieldRules } from '../terms';
-import { facetValue } from './aggregation';
+import { FACETS_READ, facetValue } from './aggregation';
 import type { FacetRows } from './facet-tally';
 import { fieldMatches, fieldOrder } from './fields';
 import { matchText, searchText, termQuery, type QueryTerm } from './tsquery';
@@ -260,7 +260,7 @@ export async function scoreParts(
  * The condition a keyword or natural-language query's matches meet (what its total counts), under the collection's
  * field settings (fields.ts) when it has them.
  */
-export function fullTextMatches(
+function fullTextMatches(
   terms: QueryTerm[],
   type: 'keyword' | 'natural_language',
   query: Pick<SearchQuery, 'scope' | 'filters'>,
@@ -333,8 +333,9 @@ export class Ranking {
     const ranked = { where, score, prior: prior(terms, text, type === 'keyword', stats), key: searchText(text), page, bound };
     if (type === 'keyword') {
       const bound = Math.max(KEYWORD_CANDIDATES, page.offset + page.limit);
-      // The matches read: as many as the total is counted exactly (countLimit()), and at least the candidates.
-      const read = Math.max(countLimit(query.exact_total), bound);
+      // The matches read: as many as the total is counted exactly (countLimit()), and at least the candidates; with
+      // facets, at least FACETS_READ, which they are counted from exactly when those are all the matches.
+      const read = Math.max(countLimit(query.exact_total), bound, query.facets ? FACETS_READ : 0);
       const found = await this.keywordMatches({ ...ranked, bound }, tsText, matchText(terms, 'every', 'name'), read, countLimit(query.exact_total) + 1, query.facets?.fields);
       // Estimated from the matches counted, the first countLimit() + 1 however many more this page read: one total on every page.
       const total = found.matched !== undefined ? exactly(found.matched) : await this.totals.estimate(matches, read + 1, scope, found.scan);
