@@ -34,37 +34,58 @@ function valuesBut(fields: string[]): Fragment {
   return fields.reduce<Fragment>((data, f) => sql`(${data} #- ${pathOf(f)}::text[])`, sql`coalesce(d.data, '{}'::jsonb)`);
 }
 
-/** Whether a document holds the term where the collection's fields allow it. */
-function termHeld(term: QueryTerm, fields: FieldRules): Fragment {
+/**
+ * The words a document's collection_data fields are tested against under the settings, each read once a document
+ * (wordsSources()): `searchable`, the searchable fields' words; `typos`, those where near words count (typos on and
+ * the field not typed-only) when that differs from tsv's own C part.
+ */
+interface FieldWords {
+  searchable?: Fragment;
+  typos?: Fragment;
+}
+
+function fieldWords(fields: FieldRules): FieldWords {
+  const { data } = fields.typedOnly;
+  if (fields.searchable === undefined) return data.length > 0 ? { typos: wordsOf(valuesBut(data)) } : {};
+  const typoFields = fields.searchable.filter((f) => !data.some((off) => f === off || f.startsWith(`${off}.`)));
+  return { searchable: wordsOf(fieldsValues(fields.searchable)), ...(typoFields.length > 0 && { typos: wordsOf(fieldsValues(typoFields)) }) };
+}
+
+/** Whether a document holds the term where the collection's fields allow it (`words`: the columns of fieldWords()'s). */
+function termHeld(term: QueryTerm, fields: FieldRules, words: FieldWords): Fragment {
   const own = { typos: false, prefix: true };
   const near = { typos: true, prefix: true, own: false };
-  const { name, description, data } = fields.typedOnly;
+  const { name, description } = fields.typedOnly;
   const tests: Fragment[] = [sql`d.tsv @@ ${termQuery(term, { ...own, weights: 'AB' })}::tsquery`];
   const typoWeights = `${name ? '' : 'A'}${description ? '' : 'B'}`;
   const typos = term.typos.length > 0;
   if (typos && typoWeights) tests.push(sql`d.tsv @@ ${termQuery(term, { ...near, weights: typoWeights })}::tsquery`);
-  if (fields.searchable === undefined) {
-    tests.push(sql`d.tsv @@ ${termQuery(term, { ...own, weights: 'C' })}::tsquery`);
-    if (typos && data.length === 0) tests.push(sql`d.tsv @@ ${termQuery(term, { ...near, weights: 'C' })}::tsquery`);
-    else if (typos) tests.push(sql`${wordsOf(valuesBut(data))} @@ ${termQuery(term, near)}::tsquery`);
-  } else {
-    tests.push(sql`${wordsOf(fieldsValues(fields.searchable))} @@ ${termQuery(term, own)}::tsquery`);
-    const typoFields = fields.searchable.filter((f) => !data.some((off) => f === off || f.startsWith(`${off}.`)));
-    if (typos && typoFields.length > 0) tests.push(sql`${wordsOf(fieldsValues(typoFields))} @@ ${termQuery(term, near)}::tsquery`);
-  }
+  if (words.searchable) tests.push(sql`${words.searchable} @@ ${termQuery(term, own)}::tsquery`);
+  else tests.push(sql`d.tsv @@ ${termQuery(term, { ...own, weights: 'C' })}::tsquery`);
+  if (typos && words.typos) tests.push(sql`${words.typos} @@ ${termQuery(term, near)}::tsquery`);
+  else if (typos && !words.searchable) tests.push(sql`d.tsv @@ ${termQuery(term, { ...near, weights: 'C' })}::tsquery`);
   return sql`(${sql.join(tests, sql` or `)})`;
 }
 
 /**
  * The condition a full-text match also meets under the collection's field settings (every term held, or any), or
- * undefined when the settings leave every field searched with typos everywhere.
+ * undefined when the settings leave every field searched with typos everywhere. The fields' words are read once a
+ * document (a subquery kept apart by offset 0, else the planner would read them again for each term).
  */
 export function fieldMatches(terms: QueryTerm[], mode: 'every' | 'any', fields: FieldRules): Fragment | undefined {
   if (!fieldsRestricted(fields) || terms.length === 0) return undefined;
-  return sql`(${sql.join(
-    terms.map((t) => termHeld(t, fields)),
+  const sources = fieldWords(fields);
+  const columns = (Object.keys(sources) as Array<keyof FieldWords>).map((k) => ({ k, expr: sources[k]! }));
+  const words = Object.fromEntries(columns.map(({ k }) => [k, sql.raw(`w.${k}`)]));
+  const held = sql`(${sql.join(
+    terms.map((t) => termHeld(t, fields, words)),
     mode === 'every' ? sql` and ` : sql` or `,
   )})`;
+  if (columns.length === 0) return held;
+  return sql`coalesce((select ${held} from (select ${sql.join(
+    columns.map(({ k, expr }) => sql`${expr} as ${sql.raw(k)}`),
+    sql`, `,
+  )} offset 0) w), false)`;
 }
 
 /** Searchable fields weighed one by one, the rest together below them: reading each costs every scored document. */

@@ -81,9 +81,9 @@ export class TermCounts {
     const missing = [keys.n, keys.avgdl, ...keys.terms].filter((k) => !this.cache.has(k));
     if (missing.length > 0) {
       const inScope = whereClause(scope, [], false);
-      const counted = terms.filter((_, i) => !this.cache.has(keys.terms[i]!));
+      const counted = terms.map((t, i) => ({ t, key: keys.terms[i]! })).filter(({ key }) => !this.cache.has(key));
       const df = counted.map(
-        (t) => sql`(select count(*)::int from (select 1 from search_engine.documents d where ${inScope} and d.tsv @@ ${termQuery(t, typed)}::tsquery limit ${num(DF_CAP)}) x)`,
+        ({ t }) => sql`(select count(*)::int from (select 1 from search_engine.documents d where ${inScope} and d.tsv @@ ${termQuery(t, typed)}::tsquery limit ${num(DF_CAP)}) x)`,
       );
       const sized = !this.cache.has(keys.n) || !this.cache.has(keys.avgdl);
       const { rows } = await sql<{ n: number | null; avgdl: number | null; df: number[] }>`${prepared}
@@ -95,7 +95,7 @@ export class TermCounts {
         this.cache.set(keys.n, Number(row.n ?? 0));
         this.cache.set(keys.avgdl, Math.max(1, Number(row.avgdl ?? 1)));
       }
-      counted.forEach((t, i) => this.cache.set(`${prefix}\u0000${termQuery(t, typed)}`, Number(row.df[i] ?? 0)));
+      counted.forEach(({ key }, i) => this.cache.set(key, Number(row.df[i] ?? 0)));
     }
     const size = this.cache.get(keys.n) ?? 0;
     const df = keys.terms.map((k) => this.cache.get(k) ?? 0);
@@ -257,21 +257,6 @@ export async function scoreParts(
 }
 
 /**
- * The condition a keyword or natural-language query's matches meet (what its total counts), under the collection's
- * field settings (fields.ts) when it has them.
- */
-function fullTextMatches(
-  terms: QueryTerm[],
-  type: 'keyword' | 'natural_language',
-  query: Pick<SearchQuery, 'scope' | 'filters'>,
-  fields: FieldRules = NO_RULES.fields,
-): Fragment {
-  const mode = type === 'keyword' ? 'every' : 'any';
-  const held = fieldMatches(terms, mode, fields);
-  return sql`${whereClause(query.scope, query.filters, false)} and d.tsv @@ ${matchText(terms, mode)}::tsquery${held ? sql` and ${held}` : sql``}`;
-}
-
-/**
  * The rarest terms whose documents, all of them, fit among `bound` candidates (a tsquery matching any), or none when
  * that is every term (the documents matching any term are then all candidates already): the documents a rare word
  * finds rank high, and the first documents matching any word, mostly common ones, may not hold them.
@@ -317,7 +302,8 @@ export class Ranking {
     const stats = type === 'natural_language' ? await this.counts.stats(query.scope, terms) : undefined;
     const score = relevance(terms, text, stats, fields);
     const tsText = matchText(terms, type === 'keyword' ? 'every' : 'any');
-    const matches = fullTextMatches(terms, type, query, fields);
+    // The condition its matches meet (what its total counts).
+    const matches = sql`${where} and d.tsv @@ ${tsText}::tsquery`;
     const scope = query.scope;
     if (query.sort) {
       const [found, total] = await Promise.all([
