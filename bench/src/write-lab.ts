@@ -7,8 +7,11 @@
  *   node bench/dist/write-lab.js [--records=30000]
  *
  * LAB_DROP=documents_name_trgm,documents_data drops those indexes first (what each one costs a document);
- * LAB_SQL='alter index ...; ...' runs statements first (storage settings).
+ * LAB_SQL='alter index ...; ...' runs statements first (storage settings); LAB_IDS=random gives the documents random
+ * record ids (as records' randomUUID() does) instead of ascending ones. Prints the documents/s of each tenth of the
+ * load as it goes (how writing slows as the table grows).
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, sql } from '@trove/db';
 import { PostgresSearchEngine, type IndexChange } from '@trove/search-engine';
@@ -35,26 +38,35 @@ async function main() {
     const tenant = '00000000-0000-4000-8000-000000000001';
     const all = [...catalogue(count, 42)];
     const meter = await CpuMeter.start(url.toString(), []);
-    const batches: IndexChange[][] = [];
-    for (let i = 0; i < all.length; i += 1000) {
-      batches.push(all.slice(i, i + 1000).map((r, j): IndexChange => {
+    // Each batch built as it is sent (a million documents built at once would not fit the heap twice over).
+    const batch = (i: number): IndexChange[] =>
+      all.slice(i, i + 1000).map((r, j): IndexChange => {
         // The description as a field of its own (as file uploads map it) and a description_llm like records generates.
         const { description, ...data } = r.collection_data;
         return {
           op: 'upsert',
           active_generation: 1,
           document: {
-            tenant_id: tenant, record_id: `00000000-0000-4000-8000-${String(i + j).padStart(12, '0')}`, version: 1, collection: 'catalogue',
+            tenant_id: tenant, record_id: process.env.LAB_IDS === 'random' ? randomUUID() : `00000000-0000-4000-8000-${String(i + j).padStart(12, '0')}`, version: 1, collection: 'catalogue',
             record_type: 'product', generation: 1, name: r.name, description,
             description_llm: `${r.name} is a product record in the catalogue collection. ${Object.entries(data).map(([k, v]) => `${k}: ${String(v)}`).join(', ')}`,
             collection_data: data, source_type: 'api', status: 'active', visibility: 'private', updated_at: new Date().toISOString(),
           },
         };
-      }));
-    }
+      });
     const from = await meter.mark();
     const node0 = process.cpuUsage();
-    for (const b of batches) await engine.apply(b);
+    const batches = Math.ceil(all.length / 1000);
+    const tenth = Math.max(1, Math.ceil(batches / 10));
+    let t0 = performance.now();
+    for (let n = 0; n < batches; n++) {
+      await engine.apply(batch(n * 1000));
+      if ((n + 1) % tenth === 0 || n === batches - 1) {
+        const took = (performance.now() - t0) / 1000;
+        console.error(`up to ${Math.min(all.length, (n + 1) * 1000)} documents: ${Math.round((((n % tenth) + 1) * 1000) / took)} documents/s`);
+        t0 = performance.now();
+      }
+    }
     const node = process.cpuUsage(node0);
     const usage = CpuMeter.between(from, await meter.mark());
     console.log(`PostgreSQL ${((1e6 * usage.postgres) / all.length).toFixed(1)} µs/doc, Node ${((node.user + node.system) / all.length).toFixed(1)} µs/doc`);
