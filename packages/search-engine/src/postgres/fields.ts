@@ -35,15 +35,16 @@ function valuesBut(fields: string[]): Fragment {
 }
 
 /**
- * The words a document's collection_data fields are tested against under the settings, each read once a document
- * (wordsSources()): `searchable`, the searchable fields' words; `typos`, those where near words count (typos on and
- * the field not typed-only) when that differs from tsv's own C part.
+ * The words a document's collection_data fields are tested against under the settings (fieldWords(); read once a
+ * document by fieldMatches()): `searchable`, the searchable fields' words; `typos`, those where near words count
+ * (typos on and the field not typed-only) when that differs from tsv's own C part.
  */
 interface FieldWords {
   searchable?: Fragment;
   typos?: Fragment;
 }
 
+/** The FieldWords the settings call for (none when tsv's C part serves both). */
 function fieldWords(fields: FieldRules): FieldWords {
   const { data } = fields.typedOnly;
   if (fields.searchable === undefined) return data.length > 0 ? { typos: wordsOf(valuesBut(data)) } : {};
